@@ -1,0 +1,1 @@
+"""Speed and memory figures for trackerkit; run them all with `make bench`."""

@@ -1,0 +1,131 @@
+"""One error family for trackerkit.
+
+    TrackerkitError
+    ├── TrackerDecodeError      a tracker piece the strict decoder refuses (every problem, with paths)
+    ├── StaleRevisionError      a save on a revision that moved since the piece was opened
+    ├── EditRefusedError        a person's edit refused whole (unlinked tracker, open turn, moved take)
+    ├── TurnError               a turn that cannot run or failed (no turn open, a refusing model, ...)
+    ├── NotFoundError           a take, message, tracker or file that is not there
+    ├── BadRequestError         a malformed argument, such as a message id of the wrong shape
+    ├── PromptTooLargeError     the fixed parts of a request alone do not fit its window
+    ├── ModelError              a model endpoint that is away or answered nonsense
+    └── TraceLineError          a trace line that cannot be read (file and line number)
+
+Messages are whole sentences that say what is wrong, where, and what was found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "BadRequestError",
+    "EditRefusedError",
+    "ModelError",
+    "NotFoundError",
+    "Problem",
+    "PromptTooLargeError",
+    "StaleRevisionError",
+    "TraceLineError",
+    "TrackerDecodeError",
+    "TrackerkitError",
+    "TurnError",
+]
+
+
+class TrackerkitError(Exception):
+    """The base of every error trackerkit raises on purpose."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One reason a tracker piece was refused: where (a path such as `body.fields[2].maxField`) and why."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class TrackerDecodeError(TrackerkitError):
+    """The strict decoder refused a tracker piece; `.problems` lists every reason at once."""
+
+    def __init__(self, problems: list[Problem], source: str | None = None) -> None:
+        self.problems = list(problems)
+        self.source = source
+        where = f"{source}: " if source else ""
+        lines = "; ".join(str(p) for p in self.problems)
+        count = len(self.problems)
+        noun = "problem" if count == 1 else "problems"
+        super().__init__(f"{where}tracker refused with {count} {noun}: {lines}")
+
+
+class StaleRevisionError(TrackerkitError):
+    """A save named a revision that is no longer the piece's revision; nothing was written."""
+
+    def __init__(self, tracker_id: str, base_revision: int, current_revision: int) -> None:
+        self.tracker_id = tracker_id
+        self.base_revision = base_revision
+        self.current_revision = current_revision
+        super().__init__(
+            f"tracker {tracker_id!r} was opened at revision {base_revision} but is now at revision "
+            f"{current_revision}; nothing was written. Reopen it and apply the edits again."
+        )
+
+
+class EditRefusedError(TrackerkitError):
+    """A person's edit was refused whole; nothing was written."""
+
+
+class TurnError(TrackerkitError):
+    """A turn could not run, or failed; its pending writes were dropped."""
+
+
+class NotFoundError(TrackerkitError):
+    """A take, message, tracker or file that was asked for is not there."""
+
+
+class BadRequestError(TrackerkitError):
+    """An argument is malformed (for example a message id of the wrong shape)."""
+
+
+class PromptTooLargeError(TrackerkitError):
+    """The fixed parts of a request (card, trackers block, tool) alone do not fit its window."""
+
+    def __init__(self, window: int, reserve: int, parts: dict[str, int]) -> None:
+        self.window = window
+        self.reserve = reserve
+        self.parts = dict(parts)
+        named = ", ".join(f"{name} {tokens} tokens" for name, tokens in self.parts.items())
+        total = sum(self.parts.values())
+        super().__init__(
+            f"the fixed parts of the request need {total} tokens ({named}) but the window of "
+            f"{window} tokens leaves {window - reserve} after the reply reserve of {reserve}; "
+            "shorten one of them or use a larger window."
+        )
+
+
+class ModelError(TrackerkitError):
+    """A model endpoint was unreachable, timed out or answered something unreadable."""
+
+
+class TraceLineError(TrackerkitError):
+    """One trace line that could not be read, named by file and 1-based line number."""
+
+    def __init__(self, file: str, line: int, reason: str) -> None:
+        self.file = file
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{file}:{line}: {reason}")
+
+    def __repr__(self) -> str:
+        return f"TraceLineError(file={self.file!r}, line={self.line}, reason={self.reason!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TraceLineError):
+            return NotImplemented
+        return (self.file, self.line, self.reason) == (other.file, other.line, other.reason)
+
+    def __hash__(self) -> int:
+        return hash((self.file, self.line, self.reason))

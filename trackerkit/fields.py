@@ -1,0 +1,181 @@
+"""Field models: the four field types, their keys, and the name and icon rules (TR-1..TR-7)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Discriminator, PlainSerializer, PlainValidator
+from pydantic import Field as _Key
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "FIELD_TYPES",
+    "ICON_PATTERN",
+    "MAX_SAFE_INTEGER",
+    "NAME_PATTERN",
+    "BooleanField",
+    "ChoiceField",
+    "Field",
+    "FieldType",
+    "Number",
+    "NumberField",
+    "TextField",
+    "describe_value",
+    "is_number",
+]
+
+#: TR-1: a lowercase letter, then lowercase letters, digits or `_`, 64 characters at most.
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}")
+#: TR-6: `lucide:<name>` or `mdi:<name>`; the name is lowercase letters and digits in hyphenated words.
+ICON_PATTERN = re.compile(r"(?:lucide|mdi):[a-z0-9]+(?:-[a-z0-9]+)*")
+#: TR-11: whole numbers past this magnitude are refused as unusually large (JavaScript's safe range).
+MAX_SAFE_INTEGER = 2**53 - 1
+
+FieldType: TypeAlias = Literal["text", "number", "boolean", "choice"]
+FIELD_TYPES: tuple[FieldType, ...] = ("text", "number", "boolean", "choice")
+
+
+def is_number(value: object) -> bool:
+    """True for an int or float that is finite and inside the safe range; never for a bool (TR-8)."""
+    if type(value) is int:
+        return abs(value) <= MAX_SAFE_INTEGER
+    if type(value) is float:
+        return math.isfinite(value) and abs(value) <= MAX_SAFE_INTEGER
+    return False
+
+
+def describe_value(value: object) -> str:
+    """A short, plain description of what was found, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f'the text "{shown}"'
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _check_number(value: object) -> int | float:
+    if is_number(value):
+        return value  # type: ignore[return-value]
+    if type(value) in (int, float) and not (isinstance(value, float) and not math.isfinite(value)):
+        raise PydanticCustomError(
+            "unusually_large",
+            "is unusually large: {found} is past the ceiling of 2^53-1",
+            {"found": repr(value)},
+        )
+    raise PydanticCustomError(
+        "number", "must be a finite number; found {found}", {"found": describe_value(value)}
+    )
+
+
+def _check_name(value: object) -> str:
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "name", "must be a field name; found {found}", {"found": describe_value(value)}
+        )
+    if NAME_PATTERN.fullmatch(value) is None:
+        raise PydanticCustomError(
+            "name",
+            "must be a lowercase letter, then lowercase letters, digits or _, at most 64 "
+            'characters; found "{found}"',
+            {"found": value if len(value) <= 70 else value[:67] + "..."},
+        )
+    return value
+
+
+def _check_icon(value: object) -> str:
+    if not isinstance(value, str) or ICON_PATTERN.fullmatch(value) is None:
+        raise PydanticCustomError(
+            "icon",
+            "must be an icon id such as lucide:heart or mdi:sword; found {found}",
+            {"found": describe_value(value)},
+        )
+    return value
+
+
+#: A JSON number that is a real number: not a bool, not NaN or infinite, not past 2^53-1.
+Number = Annotated[int | float, PlainValidator(_check_number), PlainSerializer(lambda v: v)]
+FieldName = Annotated[str, PlainValidator(_check_name), PlainSerializer(lambda v: v)]
+IconId = Annotated[str, PlainValidator(_check_icon), PlainSerializer(lambda v: v)]
+
+
+class _FieldBase(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, strict=True, populate_by_name=True, allow_inf_nan=False
+    )
+
+    name: FieldName
+    description: str
+    icon: IconId | None = None
+
+
+class TextField(_FieldBase):
+    """A line of text; starts empty unless it has a default."""
+
+    type: Literal["text"]
+    default: str | None = None
+
+
+class NumberField(_FieldBase):
+    """A number, with an optional range (`min`, `max`) or a top taken from another field (`maxField`)."""
+
+    type: Literal["number"]
+    min: Number | None = None
+    max: Number | None = None
+    max_field: FieldName | None = _Key(default=None, alias="maxField")
+    default: Number | None = None
+
+
+class BooleanField(_FieldBase):
+    """Yes or no; starts false unless it has a default."""
+
+    type: Literal["boolean"]
+    default: bool | None = None
+
+
+class ChoiceField(_FieldBase):
+    """One of a fixed list of texts; starts at the first choice unless it has a default."""
+
+    type: Literal["choice"]
+    choices: list[str]
+    default: str | None = None
+
+
+#: A tracker field: a discriminated union on `type` (TR-2).
+Field = Annotated[TextField | NumberField | BooleanField | ChoiceField, Discriminator("type")]
+
+
+def _keys_of(model: type[BaseModel]) -> frozenset[str]:
+    return frozenset(f.alias or name for name, f in model.model_fields.items())
+
+
+#: Which keys each type may carry, for plain messages about a key on the wrong type.
+KEYS_BY_TYPE: dict[str, frozenset[str]] = {
+    "text": _keys_of(TextField),
+    "number": _keys_of(NumberField),
+    "boolean": _keys_of(BooleanField),
+    "choice": _keys_of(ChoiceField),
+}
+
+
+def owner_types(key: str) -> list[str]:
+    """The field types that may carry `key` (empty when no type knows it)."""
+    return [t for t, keys in KEYS_BY_TYPE.items() if key in keys]
+
+
+def field_from_python(data: Any) -> TextField | NumberField | BooleanField | ChoiceField:
+    """Validate one field from plain data (used by the decoder to check fields one at a time)."""
+    from pydantic import TypeAdapter
+
+    adapter: TypeAdapter[TextField | NumberField | BooleanField | ChoiceField] = TypeAdapter(Field)
+    return adapter.validate_python(data)

@@ -1,0 +1,457 @@
+"""The tracker piece: its model, the strict decoder with ceilings, encoding, the blank tracker.
+
+Rules TR-9..TR-12 and TR-19 (the field rules TR-1..TR-7 live in `fields.py`, values in `values.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, PrivateAttr
+
+from trackerkit.errors import Problem, TrackerDecodeError
+from trackerkit.fields import (
+    KEYS_BY_TYPE,
+    MAX_SAFE_INTEGER,
+    BooleanField,
+    ChoiceField,
+    Field,
+    IconId,
+    NumberField,
+    TextField,
+    describe_value,
+    field_from_python,
+    owner_types,
+)
+from trackerkit.values import AnyField, refusal, top_order
+
+__all__ = [
+    "CHANGES_STYLES",
+    "MAX_ITEMS",
+    "MAX_TEXT",
+    "ChangesStyle",
+    "Layout",
+    "Tracker",
+    "TrackerBody",
+    "blank_tracker",
+    "decode_tracker",
+    "encode_tracker",
+]
+
+#: TR-11 ceilings: about a hundred times past real use; not design limits.
+MAX_ITEMS = 10_000
+MAX_TEXT = 1_000_000
+_MAX_DEPTH = 32
+_MAX_PROBLEMS = 200
+
+Layout = Literal["record", "list"]
+ChangesStyle = Literal["chips", "card", "toast", "hidden"]
+CHANGES_STYLES: tuple[ChangesStyle, ...] = ("chips", "card", "toast", "hidden")
+_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+
+
+def _check_id(value: object) -> str:
+    from pydantic_core import PydanticCustomError
+
+    if (
+        not isinstance(value, str)
+        or not 1 <= len(value) <= 128
+        or not set(value) <= _ID_CHARS
+        or value[0] in "-_"
+    ):
+        raise PydanticCustomError(
+            "piece_id",
+            "must be an id of letters, digits, - and _ (1 to 128 characters, starting with a "
+            "letter or digit); found {found}",
+            {"found": describe_value(value)},
+        )
+    return value
+
+
+class TrackerBody(BaseModel):
+    """What a tracker tracks: layout, fields, note, and how it is shown (TR-9)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    layout: Layout
+    fields: list[Field]
+    note: str
+    template: str | None = None
+    icon: IconId | None = None
+    changes: ChangesStyle | None = None
+
+
+class Tracker(BaseModel):
+    """A tracker piece as it is stored: `{"kind": "tracker", "id", "revision", "name", ...}`.
+
+    Build one with `decode_tracker` (which checks every rule); constructing it directly checks
+    only the shape.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    kind: Literal["tracker"] = "tracker"
+    id: str
+    revision: int = 0
+    name: str
+    description: str
+    body: TrackerBody
+
+    _order: tuple[int, ...] | None = PrivateAttr(default=None)
+    _by_name: dict[str, AnyField] | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # Equal as stored: an absent optional key and an explicit null are the same piece.
+        if not isinstance(other, Tracker):
+            return NotImplemented
+        return encode_tracker(self) == encode_tracker(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    @pydantic.field_validator("id", mode="plain")
+    @classmethod
+    def _id(cls, value: object) -> str:
+        return _check_id(value)
+
+    @property
+    def layout(self) -> Layout:
+        """`record` or `list`."""
+        return self.body.layout
+
+    @property
+    def fields(self) -> list[AnyField]:
+        """The fields, in order."""
+        return self.body.fields
+
+    @property
+    def style(self) -> ChangesStyle:
+        """How a reply's changes to this tracker are drawn; `chips` when the piece says nothing."""
+        return self.body.changes or "chips"
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """Field positions with every top before the fields it bounds (computed once)."""
+        if self._order is None:
+            self._order = top_order(self.body.fields)
+        return self._order
+
+    def field(self, name: str) -> AnyField | None:
+        """The field called `name`, or None."""
+        if self._by_name is None:
+            self._by_name = {f.name: f for f in self.body.fields}
+        return self._by_name.get(name)
+
+    def field_icons(self) -> dict[str, str]:
+        """Each field's icon, for the fields that have one."""
+        return {f.name: f.icon for f in self.body.fields if f.icon}
+
+
+def blank_tracker(id: str, name: str = "Tracker") -> Tracker:
+    """The blank tracker (TR-10): a record with one number field, `value`, that starts at 0."""
+    return decode_tracker(
+        {
+            "kind": "tracker",
+            "id": id,
+            "revision": 0,
+            "name": name,
+            "description": "",
+            "body": {
+                "layout": "record",
+                "fields": [{"name": "value", "description": "", "type": "number"}],
+                "note": "",
+            },
+        }
+    )
+
+
+def encode_tracker(tracker: Tracker) -> dict[str, Any]:
+    """The piece as plain JSON data; `decode_tracker(encode_tracker(t)) == t`."""
+    return tracker.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
+    """Read a tracker piece through the strict decoder (TR-12).
+
+    Args:
+        data: parsed JSON (a dict), as read from a `<id>.json` file.
+        source: a file name to put in front of the error message.
+    Returns:
+        The tracker.
+    Raises:
+        TrackerDecodeError: with `.problems`, every problem at once, each with its path
+            (`body.fields[2].maxField`) and a plain sentence.
+    """
+    problems = _ceiling_problems(data)
+    if problems:
+        raise TrackerDecodeError(problems, source)
+    if not isinstance(data, dict):
+        raise TrackerDecodeError(
+            [Problem("", f"must be a JSON object; found {describe_value(data)}")], source
+        )
+    try:
+        tracker = Tracker.model_validate(data)
+    except pydantic.ValidationError as exc:
+        problems = [_plain(err, data) for err in exc.errors()]
+        problems += _loose_problems(data)
+        raise TrackerDecodeError(_dedupe(problems), source) from None
+    problems = _body_problems(tracker)
+    if problems:
+        raise TrackerDecodeError(problems, source)
+    return tracker
+
+
+# --- ceilings (TR-11): one iterative pass over the raw data, before any model work ---------------
+
+
+def _ceiling_problems(data: object) -> list[Problem]:
+    problems: list[Problem] = []
+    stack: list[tuple[object, str, int]] = [(data, "", 0)]
+    while stack and len(problems) < _MAX_PROBLEMS:
+        value, path, depth = stack.pop()
+        if isinstance(value, str):
+            if len(value) > MAX_TEXT:
+                problems.append(
+                    Problem(
+                        path,
+                        f"is unusually large: a text of {len(value):,} characters passes the ceiling of {MAX_TEXT:,}",
+                    )
+                )
+        elif isinstance(value, bool) or value is None:
+            continue
+        elif isinstance(value, int | float):
+            if abs(value) > MAX_SAFE_INTEGER:
+                problems.append(
+                    Problem(path, f"is unusually large: {value!r} passes the ceiling of 2^53-1")
+                )
+        elif isinstance(value, list | dict):
+            if len(value) > MAX_ITEMS:
+                what = "a list" if isinstance(value, list) else "an object"
+                problems.append(
+                    Problem(
+                        path,
+                        f"is unusually large: {what} of {len(value):,} items passes the ceiling of {MAX_ITEMS:,}",
+                    )
+                )
+                continue
+            if depth >= _MAX_DEPTH:
+                problems.append(
+                    Problem(path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels")
+                )
+                continue
+            if isinstance(value, list):
+                stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+            else:
+                for key, item in value.items():
+                    if isinstance(key, str) and len(key) > MAX_TEXT:
+                        problems.append(
+                            Problem(
+                                path,
+                                "is unusually large: a key passes the ceiling of 1,000,000 characters",
+                            )
+                        )
+                        continue
+                    stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
+    return problems
+
+
+# --- pydantic errors in plain words -------------------------------------------------------------
+
+_TAGS = frozenset(KEYS_BY_TYPE)
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    previous: int | str | None = None
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif isinstance(previous, int) and part in _TAGS:
+            pass  # the discriminated union's tag, not a key of the document
+        elif part in ("function-plain", "function-after"):
+            pass
+        else:
+            out += f".{part}" if out else part
+        previous = part
+    return out
+
+
+def _lookup(data: object, loc: tuple[int | str, ...]) -> object:
+    at = data
+    for part in loc:
+        if isinstance(at, dict) and isinstance(part, str) and part in at:
+            at = at[part]
+        elif isinstance(at, list) and isinstance(part, int) and 0 <= part < len(at):
+            at = at[part]
+    return at
+
+
+def _plain(err: Any, data: object) -> Problem:
+    loc: tuple[int | str, ...] = tuple(err["loc"])
+    kind: str = err["type"]
+    path = _path(loc)
+    found = describe_value(err.get("input"))
+    if kind == "missing":
+        return Problem(path, "is required")
+    if kind == "extra_forbidden":
+        key = str(loc[-1])
+        owner = _lookup(data, loc[:-1])
+        ftype = owner.get("type") if isinstance(owner, dict) else None
+        types = owner_types(key)
+        if ftype in _TAGS and types:
+            return Problem(path, f"belongs to {' and '.join(types)} fields, not to a {ftype} field")
+        return Problem(path, "is not a known key")
+    if kind == "union_tag_invalid":
+        owner = _lookup(data, loc)
+        tag = owner.get("type") if isinstance(owner, dict) else None
+        return Problem(
+            path + ".type",
+            f"must be one of text, number, boolean, choice; found {describe_value(tag)}",
+        )
+    if kind == "union_tag_not_found":
+        return Problem(path + ".type", "is required (text, number, boolean or choice)")
+    if kind == "literal_error":
+        expected = err.get("ctx", {}).get("expected", "")
+        return Problem(path, f"must be one of {expected}; found {found}")
+    messages = {
+        "string_type": "must be text",
+        "bool_type": "must be true or false",
+        "int_type": "must be a whole number",
+        "list_type": "must be a list",
+        "model_type": "must be an object",
+        "dict_type": "must be an object",
+        "model_attributes_type": "must be an object",
+    }
+    if kind in messages:
+        return Problem(path, f"{messages[kind]}; found {found}")
+    return Problem(path, str(err["msg"]))
+
+
+def _dedupe(problems: list[Problem]) -> list[Problem]:
+    return list(dict.fromkeys(problems))
+
+
+def _loose_problems(data: dict[str, Any]) -> list[Problem]:
+    """The rules across keys for what did parse, when the document as a whole did not."""
+    body = data.get("body")
+    fields = body.get("fields") if isinstance(body, dict) else None
+    if not isinstance(fields, list):
+        return []
+    parsed: list[AnyField] = []
+    problems: list[Problem] = []
+    for i, raw in enumerate(fields):
+        try:
+            field = field_from_python(raw)
+        except pydantic.ValidationError:
+            continue
+        parsed.append(field)
+        problems += _field_problems(field, f"body.fields[{i}]")
+    if len(parsed) == len(fields):
+        layout = body.get("layout") if isinstance(body, dict) else None
+        problems = _fields_rules(parsed, layout if layout in ("record", "list") else "record")
+    return problems
+
+
+# --- rules across keys (TR-3..TR-7, TR-9, TR-19) -----------------------------------------------
+
+
+def _field_problems(field: AnyField, path: str) -> list[Problem]:
+    problems: list[Problem] = []
+    if isinstance(field, ChoiceField):
+        if not field.choices:
+            problems.append(Problem(f"{path}.choices", "needs at least one choice"))
+        seen: set[str] = set()
+        for j, choice in enumerate(field.choices):
+            if choice in seen:
+                problems.append(Problem(f"{path}.choices[{j}]", f'repeats the choice "{choice}"'))
+            seen.add(choice)
+    if isinstance(field, NumberField):
+        if field.min is not None and field.max is not None and field.min > field.max:
+            problems.append(
+                Problem(f"{path}.min", f"must be at most max ({field.max}); found {field.min}")
+            )
+        if field.max_field is not None and field.max is not None:
+            problems.append(
+                Problem(
+                    f"{path}.maxField",
+                    "cannot come with max: a number takes a fixed max or a top field, not both",
+                )
+            )
+    if field.default is not None and not (isinstance(field, ChoiceField) and not field.choices):
+        reason = refusal(field, field.default)
+        if reason is not None:
+            problems.append(Problem(f"{path}.default", reason))
+    return problems
+
+
+def _body_problems(tracker: Tracker) -> list[Problem]:
+    problems: list[Problem] = []
+    if not tracker.name.strip():
+        problems.append(Problem("name", "must not be blank"))
+    return problems + _fields_rules(tracker.body.fields, tracker.body.layout)
+
+
+def _fields_rules(fields: list[AnyField], layout: Layout) -> list[Problem]:
+    problems: list[Problem] = []
+    if not fields:
+        problems.append(Problem("body.fields", "needs at least one field"))
+    first: dict[str, int] = {}
+    for i, field in enumerate(fields):
+        path = f"body.fields[{i}]"
+        if field.name in first:
+            problems.append(
+                Problem(
+                    f"{path}.name",
+                    f'repeats the name "{field.name}" of fields[{first[field.name]}]',
+                )
+            )
+        else:
+            first[field.name] = i
+        if layout == "list" and field.name == "name":
+            problems.append(
+                Problem(f"{path}.name", 'is reserved on a list: the row name is "name"')
+            )
+        problems += _field_problems(field, path)
+    by_name = {f.name: f for f in fields}
+    for i, field in enumerate(fields):
+        if not isinstance(field, NumberField) or field.max_field is None:
+            continue
+        path = f"body.fields[{i}].maxField"
+        target = by_name.get(field.max_field)
+        if field.max_field == field.name:
+            problems.append(Problem(path, "cannot name the field itself"))
+        elif target is None:
+            problems.append(
+                Problem(path, f'names "{field.max_field}", which is not a field of this tracker')
+            )
+        elif not isinstance(target, NumberField):
+            problems.append(
+                Problem(
+                    path, f'names "{field.max_field}", which is a {target.type} field, not a number'
+                )
+            )
+        else:
+            loop = _top_loop(field.name, by_name)
+            if loop:
+                problems.append(Problem(path, "makes a loop of tops: " + " -> ".join(loop)))
+    return problems
+
+
+def _top_loop(start: str, by_name: dict[str, AnyField]) -> list[str]:
+    chain = [start]
+    seen = {start}
+    at = by_name.get(start)
+    while isinstance(at, NumberField) and at.max_field is not None:
+        nxt = at.max_field
+        if nxt == start:
+            return [*chain, nxt]
+        if nxt in seen or nxt not in by_name:
+            return []
+        chain.append(nxt)
+        seen.add(nxt)
+        at = by_name[nxt]
+    return []
+
+
+# Re-exported for type checkers reading `tracker.fields`.
+_FIELD_CLASSES = (TextField, NumberField, BooleanField, ChoiceField)
