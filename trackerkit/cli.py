@@ -6,16 +6,69 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+import orjson
+
 from trackerkit.errors import TrackerkitError
+from trackerkit.library import Verdict, check_paths
 
 # Each command module registers its sub-commands on the parser; the handler is stored as `func`.
 Handler = Callable[[argparse.Namespace], int]
+Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 
-def _registrars() -> list[Callable[[argparse._SubParsersAction[argparse.ArgumentParser]], None]]:
-    from trackerkit.trace.cli import register as register_trace
+def _registrars() -> list[Registrar]:
+    registrars: list[Registrar] = [register_trackers]
+    try:
+        from trackerkit.trace.cli import register as register_trace
+    except ModuleNotFoundError as exc:
+        # The trace commands land with the trace package; until then the tracker side stands alone.
+        if exc.name not in ("trackerkit.trace", "trackerkit.trace.cli"):
+            raise
+    else:
+        registrars.append(register_trace)
+    return registrars
 
-    return [register_trace]
+
+def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The tracker-side commands: `check`."""
+    check = sub.add_parser(
+        "check",
+        help="decode tracker files or folders and print every problem",
+        description=(
+            "Decode tracker files (or every *.json in a folder) through the strict decoder. "
+            "Prints each problem as `file: path: message`; exits 1 when any file is refused."
+        ),
+    )
+    check.add_argument(
+        "paths", nargs="+", metavar="PATH", help="a tracker file or a folder of them"
+    )
+    check.add_argument("--json", action="store_true", help="print machine-readable verdicts")
+    check.set_defaults(func=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    checked = check_paths(args.paths)
+    verdicts = [v for _, found in checked for v in found]
+    if args.json:
+        print(orjson.dumps([v.to_json() for v in verdicts], option=orjson.OPT_INDENT_2).decode())
+    else:
+        for verdict in verdicts:
+            for line in verdict.lines():
+                print(line)
+        for path, found in checked:
+            print(f"{path}: {_summary(found)}")
+    return 0 if all(v.ok for v in verdicts) else 1
+
+
+def _summary(verdicts: list[Verdict]) -> str:
+    total = len(verdicts)
+    if total == 0:
+        return "no tracker files (*.json)"
+    noun = "tracker" if total == 1 else "trackers"
+    refused = sum(not v.ok for v in verdicts)
+    if refused:
+        return f"{refused} of {total} {noun} refused"
+    return f"{total} {noun}, all decode" if total > 1 else "1 tracker, decodes"
 
 
 def build_parser() -> argparse.ArgumentParser:
