@@ -17,6 +17,7 @@ from trackerkit.errors import (
     TurnError,
 )
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
+from trackerkit.library import Library, Links, Verdict, check_paths, linked_in, load_scenes
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
 from trackerkit.values import Value, accepts, initial_value
 
@@ -28,6 +29,8 @@ __all__ = [
     "ChoiceField",
     "EditRefusedError",
     "Field",
+    "Library",
+    "Links",
     "ModelError",
     "NotFoundError",
     "NumberField",
@@ -42,9 +45,13 @@ __all__ = [
     "TrackerkitError",
     "TurnError",
     "Value",
+    "Verdict",
     "accepts",
     "blank_tracker",
+    "check_paths",
     "decode_tracker",
     "encode_tracker",
     "initial_value",
+    "linked_in",
+    "load_scenes",
 ]
