@@ -3,6 +3,7 @@
 The public API is this module's `__all__`; everything else is private.
 """
 
+from trackerkit.chat import Chat, PanelEntry, Turn
 from trackerkit.errors import (
     BadRequestError,
     EditRefusedError,
@@ -18,7 +19,12 @@ from trackerkit.errors import (
 )
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
 from trackerkit.library import Library, Links, Verdict, check_paths, linked_in, load_scenes
+from trackerkit.line import line_of
+from trackerkit.scene import LeftOut, Linked, Scene, load_scene
+from trackerkit.state import Delta, Message, Take, Version
+from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
+from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
 
 __version__ = "0.1.0"
@@ -26,32 +32,50 @@ __version__ = "0.1.0"
 __all__ = [
     "BadRequestError",
     "BooleanField",
+    "Chat",
     "ChoiceField",
+    "Delta",
     "EditRefusedError",
     "Field",
+    "LeftOut",
     "Library",
+    "Linked",
     "Links",
+    "Message",
     "ModelError",
     "NotFoundError",
     "NumberField",
+    "PanelEntry",
     "Problem",
     "PromptTooLargeError",
+    "Scene",
     "StaleRevisionError",
+    "Take",
     "TextField",
+    "ToolDefinition",
     "TraceLineError",
     "Tracker",
     "TrackerBody",
     "TrackerDecodeError",
     "TrackerkitError",
+    "Turn",
     "TurnError",
+    "UpdateError",
+    "UpdateResult",
     "Value",
     "Verdict",
+    "Version",
     "accepts",
+    "apply_tracker_updates",
     "blank_tracker",
     "check_paths",
     "decode_tracker",
     "encode_tracker",
     "initial_value",
+    "line_of",
     "linked_in",
+    "load_scene",
     "load_scenes",
+    "tracker_value",
+    "update_trackers_tool",
 ]

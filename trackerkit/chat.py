@@ -1,0 +1,351 @@
+"""A chat on a scene: takes, turns that write replies, swipes, cuts, forks and a person's edits.
+
+`Chat` ties the scene's linked trackers to the take's state. A turn (`begin_turn`) fixes the state
+its reply sees, runs update calls whose deltas stay pending, and `commit` stamps them on the new
+reply version (`fail` drops them). A person's edit writes message-level deltas on the tip message.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from trackerkit.errors import EditRefusedError, NotFoundError, TurnError
+from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
+from trackerkit.state import Delta, Message, State, Take, Version, fold, new_message_id
+from trackerkit.tool import ToolDefinition, update_trackers_tool
+from trackerkit.tracker import Tracker
+from trackerkit.update import (
+    UpdateItem,
+    UpdateResult,
+    apply_tracker_updates,
+    slot_of,
+    tracker_value,
+)
+from trackerkit.values import Value
+
+__all__ = ["Chat", "PanelEntry", "Turn", "TurnKind"]
+
+TurnKind: TypeAlias = Literal["reply", "swipe", "regenerate", "continue"]
+_KINDS: tuple[TurnKind, ...] = ("reply", "swipe", "regenerate", "continue")
+
+
+@dataclass(frozen=True, slots=True)
+class PanelEntry:
+    """One linked tracker in the Trackers panel: its value at the tip and the reply that last changed it."""
+
+    tracker: Tracker
+    value: dict[str, Value] | dict[str, dict[str, Value]]
+    changed_by: str | None
+
+
+class Turn:
+    """One reply being written: the state it sees, pending deltas, and the tool it may call."""
+
+    def __init__(
+        self,
+        chat: Chat,
+        kind: TurnKind,
+        take: Take,
+        linked: Linked,
+        base: State,
+        tool: ToolDefinition | None,
+    ) -> None:
+        self.chat = chat
+        self.kind = kind
+        self.take = take
+        self.linked = linked
+        self.base = base
+        self.tool = tool
+        self.pending: list[Delta] = []
+        self.results: list[UpdateResult] = []
+        self.open = True
+        self.message: Message | None = None
+
+    @property
+    def trackers(self) -> tuple[Tracker, ...]:
+        """The linked trackers this turn loaded (TR-25)."""
+        return self.linked.trackers
+
+    @property
+    def state(self) -> State:
+        """The state as the reply sees it now: the base, then the pending deltas (TR-32)."""
+        return fold(self.pending, self.base)
+
+    def values(self) -> dict[str, Any]:
+        """Each loaded tracker's value as the reply sees it now, by tracker name."""
+        state = self.state
+        return {t.name: tracker_value(t, state) for t in self.trackers}
+
+    def call(self, arguments: object) -> UpdateResult:
+        """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38)."""
+        if not self.open:
+            return UpdateResult(
+                False,
+                answer="The turn is no longer open, so nothing was kept; the change did not happen.",
+            )
+        if self.tool is None:
+            return UpdateResult(
+                False, answer="No tracker tool is offered on this turn; nothing was written."
+            )
+        result = apply_tracker_updates(self.trackers, self.state, arguments)
+        if result.ok:
+            self.pending.extend(result.deltas)
+        self.results.append(result)
+        return result
+
+    def commit(self, text: str) -> Message:
+        """Stamp the pending deltas on the new reply version and close the turn."""
+        if not self.open:
+            raise TurnError("this turn is closed already; begin a new turn")
+        take = self.take
+        if self.kind == "reply":
+            message = Message(new_message_id(), "assistant", [Version(text, tuple(self.pending))])
+            take.append(message)
+        elif self.kind in ("swipe", "regenerate"):
+            message = take.messages[-1]
+            message.versions.append(Version(text, tuple(self.pending)))
+            message.shown = len(message.versions) - 1
+            take.changed(len(take.messages) - 1)
+        else:
+            message = take.messages[-1]
+            old = message.version
+            message.versions[message.shown] = Version(
+                old.text + text, old.deltas + tuple(self.pending)
+            )
+            if self.pending:
+                take.changed(len(take.messages) - 1)
+            else:
+                take.version += 1
+        self.open = False
+        self.message = message
+        self.chat._turn = None
+        return message
+
+    def fail(self) -> None:
+        """Drop the pending deltas and close the turn: a failed turn keeps nothing (TR-38)."""
+        self.pending.clear()
+        self.open = False
+        if self.chat._turn is self:
+            self.chat._turn = None
+
+
+class Chat:
+    """A chat on a scene: takes (branches) of messages, and the trackers the scene links.
+
+    Args:
+        scene: the scene (its linked tracker ids, card, names, window).
+        pieces: where tracker pieces are read from at each turn: a folder (`data/trackers`), a
+            mapping of id to piece JSON or `Tracker`, a list of trackers, or a `PieceSource`.
+    """
+
+    def __init__(
+        self,
+        scene: Scene,
+        pieces: PieceSource | Mapping[str, object] | Sequence[Tracker] | str | Path,
+    ) -> None:
+        self.scene = scene
+        self.source = source_for(pieces)
+        self._take_ids = itertools.count(1)
+        first = Take(self._new_take_id())
+        self.takes: dict[str, Take] = {first.id: first}
+        self.current = first.id
+        self._turn: Turn | None = None
+
+    def _new_take_id(self) -> str:
+        return f"t{next(self._take_ids)}"
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def take(self) -> Take:
+        """The take being shown."""
+        return self.takes[self.current]
+
+    def get_take(self, take_id: str | None = None) -> Take:
+        """A take by id (the current one when None).
+
+        Raises:
+            NotFoundError: no take has that id.
+        """
+        if take_id is None:
+            return self.take
+        take = self.takes.get(take_id)
+        if take is None:
+            raise NotFoundError(
+                f"this chat has no take {take_id!r} (takes: {', '.join(self.takes)})"
+            )
+        return take
+
+    @property
+    def messages(self) -> list[Message]:
+        """The live messages of the current take."""
+        return self.take.messages
+
+    @property
+    def turn_open(self) -> bool:
+        """True while a reply is being written."""
+        return self._turn is not None
+
+    def linked(self) -> Linked:
+        """Load the linked trackers through the strict decoder, as a turn does (TR-25)."""
+        return load_linked(self.scene, self.source)
+
+    def values(self, message_id: str | None = None) -> dict[str, Any]:
+        """Each linked tracker's value at a message (the tip when None), by tracker name."""
+        state = self.take.state_at(message_id)
+        return {t.name: tracker_value(t, state) for t in self.linked().trackers}
+
+    def panel(self) -> list[PanelEntry]:
+        """The Trackers panel (TR-26): each linked tracker's value at the tip and the reply that last changed it."""
+        take = self.take
+        state = take.state_at()
+        entries = []
+        for tracker in self.linked().trackers:
+            slot = slot_of(tracker)
+            changed_by = next(
+                (m.id for m in reversed(take.messages) if any(d.slot == slot for d in m.deltas())),
+                None,
+            )
+            entries.append(PanelEntry(tracker, tracker_value(tracker, state), changed_by))
+        return entries
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def _guard(self, what: str) -> None:
+        if self._turn is not None:
+            raise TurnError(
+                f"cannot {what} while a reply is being written; commit or fail the turn first"
+            )
+
+    def add_user(self, text: str) -> Message:
+        """Add a person's message at the end of the current take."""
+        self._guard("add a message")
+        message = Message(new_message_id(), "user", [Version(text)])
+        self.take.append(message)
+        return message
+
+    def begin_turn(
+        self, kind: TurnKind = "reply", *, tools_supported: bool = True, taken: Collection[str] = ()
+    ) -> Turn:
+        """Open a turn that writes a reply, fixing the state it sees (TR-33).
+
+        A reply sees the tip; a swipe or regenerate sees the state before the reply it replaces;
+        a continue sees the state as it stands, with the reply's own writes, and is offered no tool.
+        The tool is offered when the scene has tool access, the connection takes tools, the turn
+        is not a continue, and a linked tracker loaded (TR-34).
+
+        Raises:
+            TurnError: a turn is open already, the kind is unknown, or there is no reply to swipe,
+                regenerate or continue.
+        """
+        self._guard("begin a turn")
+        if kind not in _KINDS:
+            raise TurnError(f"unknown turn kind {kind!r}; use one of {', '.join(_KINDS)}")
+        take = self.take
+        if kind != "reply" and (not take.messages or take.messages[-1].role != "assistant"):
+            raise TurnError(
+                f"nothing to {kind}: the last message of take {take.id!r} is not a reply"
+            )
+        linked = self.linked()
+        base = (
+            take.state_before(len(take) - 1) if kind in ("swipe", "regenerate") else take.state_at()
+        )
+        offered = (
+            self.scene.tool_access
+            and tools_supported
+            and kind != "continue"
+            and bool(linked.trackers)
+        )
+        tool = update_trackers_tool(linked.trackers, taken) if offered else None
+        turn = Turn(self, kind, take, linked, base, tool)
+        self._turn = turn
+        return turn
+
+    def show_version(self, message_id: str, index: int) -> None:
+        """Show another version of a reply; the trackers follow that version's writes (TR-23)."""
+        self._guard("show another version")
+        take = self.take
+        position = take.index_of(message_id)
+        message = take.messages[position]
+        if not 0 <= index < len(message.versions):
+            raise NotFoundError(
+                f"message {message_id!r} has {len(message.versions)} versions; there is no version {index}"
+            )
+        if message.shown != index:
+            message.shown = index
+            take.changed(position)
+
+    def cut(self, message_id: str) -> list[Message]:
+        """Drop a message and everything after it from the current take."""
+        self._guard("cut")
+        take = self.take
+        return take.cut(take.index_of(message_id))
+
+    def fork(self, message_id: str) -> Take:
+        """Start a new take sharing the history up to and including `message_id`, and show it."""
+        self._guard("fork")
+        take = self.take
+        end = take.index_of(message_id) + 1
+        forked = Take(self._new_take_id(), [m.copy() for m in take.messages[:end]])
+        self.takes[forked.id] = forked
+        self.current = forked.id
+        return forked
+
+    def use(self, take_id: str) -> Take:
+        """Show another take."""
+        self._guard("switch takes")
+        take = self.get_take(take_id)
+        self.current = take.id
+        return take
+
+    def edit(
+        self,
+        tracker: str,
+        set: Mapping[str, object] | None = None,
+        row: str | None = None,
+        remove: bool = False,
+        base_version: int | None = None,
+    ) -> UpdateResult:
+        """A person's edit (TR-27): the tool's item shape and clamps, written on the tip message.
+
+        Raises:
+            EditRefusedError: refused whole, nothing written: a tracker the scene does not link or
+                a turn would leave out, a reply being written, no message to write on, a take that
+                moved past `base_version`, or an item the update rules refuse.
+        """
+        if self._turn is not None:
+            raise EditRefusedError("a reply is being written in this scene; edit once it is done")
+        take = self.take
+        if base_version is not None and base_version != take.version:
+            raise EditRefusedError(
+                f"the take moved on since it was read (read at version {base_version}, now {take.version}); read it again"
+            )
+        if not take.messages:
+            raise EditRefusedError("the take has no message to write the edit on")
+        linked = self.linked()
+        target = linked.by_name(tracker)
+        if target is None:
+            left = next(
+                (lo for lo in linked.left_out if self._name_of(lo.tracker_id) == tracker), None
+            )
+            reason = (
+                f"a turn leaves it out: {left.reason}" if left else "the scene does not link it"
+            )
+            raise EditRefusedError(f"cannot edit {tracker!r}: {reason}")
+        item = UpdateItem(tracker, row, remove, set)
+        result = apply_tracker_updates([target], take.state_at(), [item])
+        if not result.ok:
+            raise EditRefusedError("; ".join(str(e) for e in result.errors))
+        if result.deltas:
+            take.messages[-1].edits.extend(result.deltas)
+            take.changed(len(take.messages) - 1)
+        return result
+
+    def _name_of(self, tracker_id: str) -> str | None:
+        raw = self.source.raw(tracker_id)
+        name = raw.get("name") if isinstance(raw, dict) else None
+        return name if isinstance(name, str) else None

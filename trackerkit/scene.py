@@ -1,0 +1,249 @@
+"""Scenes: which trackers a chat links, and what a turn loads of them (TR-24, TR-25).
+
+A scene links tracker pieces by id, in order, without duplicates, and keeps the `trackerChanges`
+switch (on unless the scene says false; only false is stored). When a turn loads, each linked piece
+is read through the strict decoder; one that is gone, refused, or whose name an earlier linked
+tracker already has is left out, with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import orjson
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from trackerkit.errors import NotFoundError, TrackerDecodeError, TrackerkitError
+from trackerkit.tracker import Tracker, decode_tracker
+
+__all__ = [
+    "FolderSource",
+    "LeftOut",
+    "Linked",
+    "MappingSource",
+    "PieceSource",
+    "Prompting",
+    "Scene",
+    "load_linked",
+    "load_scene",
+    "source_for",
+]
+
+
+class Prompting(BaseModel):
+    """A scene's prompting settings: the linked trackers and the change-visuals switch."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    trackers: list[str] = Field(default_factory=list)
+    tracker_changes: Literal[False] | None = Field(default=None, alias="trackerChanges")
+
+    @pydantic.field_validator("tracker_changes", mode="before")
+    @classmethod
+    def _only_false_is_kept(cls, value: object) -> object:
+        # TR-24: on unless the scene says otherwise, so true or null clears the switch.
+        return None if value is True else value
+
+    @pydantic.field_validator("trackers")
+    @classmethod
+    def _no_duplicates(cls, ids: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for tracker_id in ids:
+            if tracker_id in seen:
+                raise ValueError(
+                    f"links tracker {tracker_id!r} twice; a scene links each tracker once"
+                )
+            seen.add(tracker_id)
+        return ids
+
+
+class Scene(BaseModel):
+    """A scene as saved in `data/scenes/<id>.json`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    id: str
+    title: str
+    card: str = ""
+    user: str = "User"
+    char: str = "Assistant"
+    builtin: str | None = None
+    prompting: Prompting = Field(default_factory=Prompting)
+    window: int = Field(default=8192, gt=0)
+    reserve: int = Field(default=1024, ge=0)
+    tool_access: bool = Field(default=True, alias="toolAccess")
+    turns: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def trackers(self) -> list[str]:
+        """The linked tracker ids, in order."""
+        return list(self.prompting.trackers)
+
+    @property
+    def changes_on(self) -> bool:
+        """Whether replies draw their change visuals (the `trackerChanges` switch, TR-24)."""
+        return self.prompting.tracker_changes is not False
+
+    def link(self, tracker_id: str) -> Scene:
+        """This scene with `tracker_id` linked at the end (unchanged when it is linked already)."""
+        if tracker_id in self.prompting.trackers:
+            return self
+        prompting = self.prompting.model_copy(
+            update={"trackers": [*self.prompting.trackers, tracker_id]}
+        )
+        return self.model_copy(update={"prompting": prompting})
+
+    def unlink(self, tracker_id: str) -> Scene:
+        """This scene without `tracker_id`."""
+        ids = [t for t in self.prompting.trackers if t != tracker_id]
+        return self.model_copy(
+            update={"prompting": self.prompting.model_copy(update={"trackers": ids})}
+        )
+
+    def with_changes(self, on: bool | None) -> Scene:
+        """This scene with the `trackerChanges` switch set; only False is kept (TR-24)."""
+        value = False if on is False else None
+        prompting = self.prompting.model_copy(update={"tracker_changes": value})
+        return self.model_copy(update={"prompting": prompting})
+
+    def to_json(self) -> dict[str, Any]:
+        """The scene as stored (only a False switch is written)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def load_scene(path: str | Path) -> Scene:
+    """Read a scene file.
+
+    Raises:
+        NotFoundError: no such file.
+        TrackerkitError: the file is not JSON or not a scene (the message names the key).
+    """
+    path = Path(path)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise NotFoundError(f"no scene file at {path}") from None
+    except orjson.JSONDecodeError as exc:
+        raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
+    try:
+        return Scene.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise TrackerkitError(f"{path}: {where}: {first['msg']}") from None
+
+
+class PieceSource(Protocol):
+    """Where a turn reads tracker pieces from: `raw(id)` gives the stored JSON, or None when gone."""
+
+    def raw(self, tracker_id: str) -> object | None: ...
+
+
+@dataclass(frozen=True)
+class FolderSource:
+    """Pieces stored as `<folder>/<id>.json` (the library folder)."""
+
+    folder: Path
+
+    def raw(self, tracker_id: str) -> object | None:
+        """The piece's JSON, None when the file is gone; bad JSON reads as the bytes' text."""
+        path = self.folder / f"{tracker_id}.json"
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            parsed: object = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return data.decode("utf-8", "replace")
+        return parsed
+
+
+@dataclass(frozen=True)
+class MappingSource:
+    """Pieces held in memory: id -> raw JSON or a decoded `Tracker`."""
+
+    pieces: Mapping[str, object]
+
+    def raw(self, tracker_id: str) -> object | None:
+        """The piece's JSON (a `Tracker` is encoded), or None when there is none."""
+        piece = self.pieces.get(tracker_id)
+        if isinstance(piece, Tracker):
+            from trackerkit.tracker import encode_tracker
+
+            return encode_tracker(piece)
+        return piece
+
+
+def source_for(
+    pieces: PieceSource | Mapping[str, object] | Sequence[Tracker] | str | Path,
+) -> PieceSource:
+    """Make a `PieceSource` from a folder path, a mapping of pieces, a list of trackers, or a source."""
+    if isinstance(pieces, str | Path):
+        return FolderSource(Path(pieces))
+    if isinstance(pieces, Mapping):
+        return MappingSource(pieces)
+    if isinstance(pieces, Sequence):
+        return MappingSource({t.id: t for t in pieces if isinstance(t, Tracker)})
+    return pieces
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A linked tracker a turn left out, and why (TR-25)."""
+
+    tracker_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Linked:
+    """What a turn loaded: the usable trackers in link order and the ones left out."""
+
+    trackers: tuple[Tracker, ...]
+    left_out: tuple[LeftOut, ...] = ()
+
+    def by_name(self, name: str) -> Tracker | None:
+        """The loaded tracker called `name` (exact), or None."""
+        return next((t for t in self.trackers if t.name == name), None)
+
+    def by_id(self, tracker_id: str) -> Tracker | None:
+        """The loaded tracker with that id, or None."""
+        return next((t for t in self.trackers if t.id == tracker_id), None)
+
+
+def load_linked(scene: Scene, source: PieceSource) -> Linked:
+    """Read each linked tracker through the strict decoder, leaving out what cannot serve (TR-25)."""
+    trackers: list[Tracker] = []
+    left_out: list[LeftOut] = []
+    names: dict[str, str] = {}
+    for tracker_id in scene.prompting.trackers:
+        raw = source.raw(tracker_id)
+        if raw is None:
+            left_out.append(LeftOut(tracker_id, "the piece is gone from the library"))
+            continue
+        try:
+            tracker = decode_tracker(raw, source=f"{tracker_id}.json")
+        except TrackerDecodeError as exc:
+            left_out.append(
+                LeftOut(tracker_id, f"the decoder refused it: {'; '.join(map(str, exc.problems))}")
+            )
+            continue
+        if tracker.id != tracker_id:
+            left_out.append(LeftOut(tracker_id, f"the piece says its id is {tracker.id!r}"))
+            continue
+        if tracker.name in names:
+            left_out.append(
+                LeftOut(
+                    tracker_id,
+                    f"its name {tracker.name!r} is already taken by {names[tracker.name]!r}",
+                )
+            )
+            continue
+        names[tracker.name] = tracker_id
+        trackers.append(tracker)
+    return Linked(tuple(trackers), tuple(left_out))

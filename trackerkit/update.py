@@ -1,0 +1,440 @@
+"""Applying `update_trackers` items: clamps and tops, all or nothing, and the answer (TR-13..TR-20, TR-35..TR-38).
+
+Items apply in order, each on what the earlier ones left; if any item is refused nothing is
+written and the answer lists every item's error. A number outside its range is clamped, and one
+past a top taken from another field is brought down to that field's value; tops are settled
+before their dependents. An update is judged against what is stored, so writing the stored value
+is no change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import orjson
+
+from trackerkit.fields import NumberField, describe_value, is_number
+from trackerkit.line import line_of
+from trackerkit.state import LIST_PREFIX, RECORD_PREFIX, Delta, State, copy_state
+from trackerkit.tracker import Tracker
+from trackerkit.values import Value, clamp_to_range, hold_to_top, read_values, refusal, same_value
+
+__all__ = [
+    "UpdateError",
+    "UpdateItem",
+    "UpdateResult",
+    "apply_tracker_updates",
+    "read_updates",
+    "slot_of",
+    "tracker_value",
+]
+
+_ITEM_KEYS = frozenset({"tracker", "row", "remove", "set"})
+
+
+def slot_of(tracker: Tracker) -> str:
+    """The scene-state slot a tracker keeps its state in (TR-21)."""
+    prefix = RECORD_PREFIX if tracker.layout == "record" else LIST_PREFIX
+    return prefix + tracker.id
+
+
+def tracker_value(
+    tracker: Tracker, state: Mapping[str, Mapping[str, object]]
+) -> dict[str, Value] | dict[str, dict[str, Value]]:
+    """A tracker's value as a turn reads it (TR-22): initial values filled, misfits read as initial, tops applied.
+
+    A record reads as `{field: value}`; a list as `{row name: {field: value}}` in row order.
+    """
+    stored = state.get(slot_of(tracker), {})
+    if tracker.layout == "record":
+        return read_values(tracker.fields, stored, tracker.order)
+    rows: dict[str, dict[str, Value]] = {}
+    for name, row in stored.items():
+        if isinstance(row, Mapping):
+            rows[name] = read_values(tracker.fields, row, tracker.order)
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateItem:
+    """One item of an `update_trackers` call, as its shape was read (contents not yet checked)."""
+
+    tracker: str
+    row: str | None = None
+    remove: bool = False
+    set: Mapping[str, object] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateError:
+    """Why one item was refused: its index (0-based), tracker, field or row, and a plain reason."""
+
+    index: int
+    tracker: str | None
+    message: str
+    field: str | None = None
+    row: str | None = None
+
+    def __str__(self) -> str:
+        where = f"item {self.index + 1}"
+        if self.tracker:
+            where += f" ({self.tracker}"
+            where += f", row {line_of(self.row)!r}" if self.row is not None else ""
+            where += f", {self.field}" if self.field else ""
+            where += ")"
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The net change of one tracker key in a batch: a record field or a list row."""
+
+    tracker: str
+    key: str
+    before: object
+    after: object
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateResult:
+    """The outcome of a batch: `ok`, the deltas to keep, the answer for the model, and any errors."""
+
+    ok: bool
+    deltas: tuple[Delta, ...] = ()
+    answer: str = ""
+    errors: tuple[UpdateError, ...] = ()
+    changes: tuple[Change, ...] = field(default=())
+
+    @property
+    def change_count(self) -> int:
+        """How many keys the batch changed (what the trace keeps instead of the answer, TR-39)."""
+        return len(self.deltas)
+
+
+def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]]:
+    """Check only the call's shape (TR-37): `{"updates": [{tracker, row?, remove?, set?}, ...]}`.
+
+    Accepts the arguments object or the bare `updates` list. Contents (trackers, fields, values,
+    rows) are checked later, as each item runs.
+    """
+    updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
+    if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
+        extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))
+        return [], [UpdateError(-1, None, f"the call takes only updates; found {extra}")]
+    if not isinstance(updates, list):
+        return [], [
+            UpdateError(
+                -1, None, f"updates must be a list of items; found {describe_value(updates)}"
+            )
+        ]
+    items: list[UpdateItem] = []
+    errors: list[UpdateError] = []
+    for i, raw in enumerate(updates):
+        if not isinstance(raw, Mapping):
+            errors.append(UpdateError(i, None, f"must be an object; found {describe_value(raw)}"))
+            continue
+        name = raw.get("tracker")
+        label = name if isinstance(name, str) else None
+        problems = []
+        unknown = sorted(str(k) for k in set(raw) - _ITEM_KEYS)
+        if unknown:
+            problems.append(
+                f"has unknown keys {', '.join(unknown)} (an item takes tracker, row, remove, set)"
+            )
+        if not isinstance(name, str):
+            problems.append(f"tracker must be a tracker's name; found {describe_value(name)}")
+        row = raw.get("row")
+        if row is not None and not isinstance(row, str):
+            problems.append(f"row must be text; found {describe_value(row)}")
+        remove = raw.get("remove", False)
+        if remove is None:
+            remove = False
+        if not isinstance(remove, bool):
+            problems.append(f"remove must be true or false; found {describe_value(remove)}")
+        values = raw.get("set")
+        if values is not None and not isinstance(values, Mapping):
+            problems.append(
+                f"set must be an object of field values; found {describe_value(values)}"
+            )
+        if problems:
+            errors.extend(UpdateError(i, label, p) for p in problems)
+            continue
+        assert isinstance(name, str)
+        items.append(UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values))
+    return items, errors
+
+
+def apply_tracker_updates(
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    updates: object,
+) -> UpdateResult:
+    """Apply a batch of update items to `state`, all or nothing (TR-37).
+
+    Args:
+        trackers: the linked trackers the turn loaded (names are unique among them).
+        state: the state the items see (not changed).
+        updates: the call's arguments (`{"updates": [...]}`), the bare list, or `UpdateItem`s.
+    Returns:
+        An `UpdateResult`: on success the net deltas and an answer naming only what changed, per
+        tracker (TR-38); on refusal no deltas and an answer listing every item's error.
+    """
+    if (
+        isinstance(updates, list | tuple)
+        and updates
+        and all(isinstance(u, UpdateItem) for u in updates)
+    ):
+        items: list[UpdateItem] = list(updates)
+        shape_errors: list[UpdateError] = []
+    else:
+        items, shape_errors = read_updates(updates)
+    if shape_errors:
+        return _refused(shape_errors)
+    by_name = {t.name: t for t in trackers}
+    folded = {t.name.casefold(): t for t in reversed(trackers)}
+    work = copy_state(state)
+    errors: list[UpdateError] = []
+    touched: list[Tracker] = []
+    for index, item in enumerate(items):
+        tracker = by_name.get(item.tracker) or folded.get(item.tracker.casefold())
+        if tracker is None:
+            known = ", ".join(t.name for t in trackers) or "none"
+            errors.append(
+                UpdateError(
+                    index,
+                    item.tracker,
+                    f"no linked tracker is called {line_of(item.tracker)!r} (linked: {known})",
+                )
+            )
+            continue
+        if tracker not in touched:
+            touched.append(tracker)
+        apply = _apply_record if tracker.layout == "record" else _apply_list
+        errors.extend(apply(tracker, item, index, work))
+    if errors:
+        return _refused(errors)
+    deltas, changes = _net(touched, state, work)
+    return UpdateResult(True, tuple(deltas), _answer(touched, changes), (), tuple(changes))
+
+
+# --- one item ------------------------------------------------------------------------------
+
+
+def _apply_record(tracker: Tracker, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+    if item.row is not None:
+        return [
+            UpdateError(
+                index,
+                tracker.name,
+                f"row is only for list trackers; {tracker.name} is a record",
+                row=item.row,
+            )
+        ]
+    if item.remove:
+        return [
+            UpdateError(
+                index, tracker.name, f"remove is only for list trackers; {tracker.name} is a record"
+            )
+        ]
+    if item.set is None:
+        return [UpdateError(index, tracker.name, "needs set: the field values to write")]
+    slot = work.setdefault(slot_of(tracker), {})
+    written, errors = _write_fields(tracker, item.set, slot, index, None)
+    if not errors:
+        slot.update(written)
+    return errors
+
+
+def _apply_list(tracker: Tracker, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+    if item.row is None:
+        return [
+            UpdateError(
+                index,
+                tracker.name,
+                f"needs row: {tracker.name} is a list, so name the row to change",
+            )
+        ]
+    if not item.row.strip():
+        return [UpdateError(index, tracker.name, "row must not be blank", row=item.row)]
+    if item.remove and item.set is not None:
+        return [
+            UpdateError(
+                index,
+                tracker.name,
+                "remove cannot come with set: remove the row or set its fields",
+                row=item.row,
+            )
+        ]
+    slot = work.setdefault(slot_of(tracker), {})
+    key = _find_row(slot, item.row)
+    if item.remove:
+        if key is None:
+            return [
+                UpdateError(
+                    index, tracker.name, f"no row is called {line_of(item.row)!r}", row=item.row
+                )
+            ]
+        del slot[key]
+        return []
+    if item.set is None:
+        return [
+            UpdateError(
+                index,
+                tracker.name,
+                "needs set (the row's field values) or remove: true",
+                row=item.row,
+            )
+        ]
+    stored = slot.get(key) if key is not None else None
+    row = stored if isinstance(stored, Mapping) else {}
+    written, errors = _write_fields(tracker, item.set, row, index, item.row)
+    if errors:
+        return errors
+    whole = (
+        read_values(tracker.fields, {**row, **written}, tracker.order)
+        if key is None or written
+        else None
+    )
+    if whole is not None:
+        slot[key if key is not None else item.row] = whole
+    return []
+
+
+def _find_row(slot: Mapping[str, object], name: str) -> str | None:
+    """The stored key of a row, found whatever the case; the first spelling is kept (TR-20)."""
+    if name in slot:
+        return name
+    folded = name.casefold()
+    return next((key for key in slot if key.casefold() == folded), None)
+
+
+def _write_fields(
+    tracker: Tracker,
+    values: Mapping[str, object],
+    stored: Mapping[str, object],
+    index: int,
+    row: str | None,
+) -> tuple[dict[str, object], list[UpdateError]]:
+    """What one item writes into one record or row: tops first, dependents clamped (TR-14..TR-17)."""
+    errors: list[UpdateError] = []
+    for name, value in values.items():
+        field_ = tracker.field(name)
+        if field_ is None:
+            known = ", ".join(f.name for f in tracker.fields)
+            errors.append(
+                UpdateError(
+                    index,
+                    tracker.name,
+                    f"{tracker.name} has no field {line_of(name)!r} (fields: {known})",
+                    field=name,
+                    row=row,
+                )
+            )
+            continue
+        # TR-13: a number out of its range is clamped, never refused; only its kind is checked.
+        if isinstance(field_, NumberField):
+            reason = None if is_number(value) else refusal(field_, value)
+        else:
+            reason = refusal(field_, value)
+        if reason is not None:
+            errors.append(UpdateError(index, tracker.name, reason, field=name, row=row))
+    if errors:
+        return {}, errors
+    shown = read_values(tracker.fields, stored, tracker.order)
+    after: dict[
+        str, object
+    ] = {}  # every field this item settles: the named ones and their dependents
+    for position in tracker.order:
+        field_ = tracker.fields[position]
+        name = field_.name
+        top_name = field_.max_field if isinstance(field_, NumberField) else None
+        if name in values:
+            value = values[name]
+        elif top_name is not None and top_name in after:
+            value = shown[name]  # TR-16: from the value the model was shown
+        else:
+            continue
+        if isinstance(field_, NumberField):
+            assert isinstance(value, int | float)
+            value = clamp_to_range(field_, value)
+            if top_name is not None:
+                top = after.get(top_name, shown.get(top_name))
+                if is_number(top):
+                    assert isinstance(top, int | float)
+                    value = hold_to_top(field_, value, top)  # TR-14: the top as it stands now
+        after[name] = value
+    # TR-17: judged against what is stored (or, for a key never stored, what was read).
+    written = {
+        name: value
+        for name, value in after.items()
+        if not same_value(stored[name] if name in stored else shown[name], value)
+    }
+    return written, []
+
+
+# --- the net result and the answer ---------------------------------------------------------
+
+
+def _net(
+    touched: Sequence[Tracker], before: Mapping[str, Mapping[str, object]], after: State
+) -> tuple[list[Delta], list[Change]]:
+    """The net deltas of a batch, and each changed key read the way a turn reads it."""
+    deltas: list[Delta] = []
+    changes: list[Change] = []
+    for tracker in touched:
+        slot = slot_of(tracker)
+        old = before.get(slot, {})
+        new = after.get(slot, {})
+        keys = [k for k, v in new.items() if k not in old or not _same(old[k], v)]
+        if tracker.layout == "list":
+            keys += [k for k in old if k not in new]
+        if not keys:
+            continue
+        deltas.extend(Delta(slot, k, new.get(k)) for k in keys)
+        read_before, read_after = tracker_value(tracker, before), tracker_value(tracker, after)
+        if tracker.layout == "record":
+            keys = [f.name for f in tracker.fields if f.name in keys]  # answer in field order
+        changes.extend(Change(tracker.name, k, read_before.get(k), read_after.get(k)) for k in keys)
+    return deltas, changes
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return same_value(a, b)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, str):
+        return orjson.dumps(line_of(value)).decode()
+    return line_of(value)
+
+
+def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
+    lines = []
+    for tracker in touched:
+        mine = [c for c in changes if c.tracker == tracker.name]
+        if not mine:
+            lines.append(f"{tracker.name}: no change")
+        elif tracker.layout == "record":
+            parts = [f"{c.key} {_show(c.before)} -> {_show(c.after)}" for c in mine]
+            lines.append(f"{tracker.name}: " + ", ".join(parts))
+        else:
+            rows = []
+            for change in mine:
+                if change.after is None:
+                    rows.append(f"removed row {_show(change.key)}")
+                    continue
+                row = change.after if isinstance(change.after, Mapping) else {}
+                fields = ", ".join(f"{k}={_show(v)}" for k, v in row.items())
+                verb = "added" if change.before is None else "set"
+                rows.append(f"{verb} row {_show(change.key)} ({fields})")
+            lines.append(f"{tracker.name}: " + "; ".join(rows))
+    return "\n".join(lines)
+
+
+def _refused(errors: Sequence[UpdateError]) -> UpdateResult:
+    count = len(errors)
+    head = f"Nothing was written: {count} {'error' if count == 1 else 'errors'}. Fix them and send the whole call again."
+    return UpdateResult(False, (), "\n".join([head, *(f"- {e}" for e in errors)]), tuple(errors))
