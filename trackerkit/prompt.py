@@ -1,0 +1,332 @@
+"""What the model sees: default rendering, templates, the `### Trackers` block and the request (TR-28..TR-33).
+
+Every value, row name or model-written text reaches the prompt through `line_of`, so it cannot
+start a line, forge a heading or pose as another tracker. Templates run read-only through the
+macro engine after every tracker's value and default text are computed (TR-31). The request keeps
+its fixed parts (card, trackers block, tool) whole and drops the oldest history to fit the window
+(TR-33); when the fixed parts alone do not fit, the error names each with its token count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trackerkit.errors import PromptTooLargeError
+from trackerkit.line import line_of
+from trackerkit.macros import (
+    MacroHandler,
+    MacroLimits,
+    MacroLookupError,
+    MacroReport,
+    Rendered,
+    context_handlers,
+    render_macros,
+)
+from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, count_tool_tokens
+from trackerkit.tool import ToolDefinition, anyof_parameters, update_trackers_tool
+from trackerkit.tracker import Tracker
+from trackerkit.update import tracker_value
+from trackerkit.values import Value
+
+__all__ = [
+    "BLOCK_HEADING",
+    "LINKED_TRACKERS_MARKER",
+    "Block",
+    "PromptContext",
+    "Request",
+    "assemble_request",
+    "default_text",
+    "render_text",
+    "render_trackers_block",
+    "tool_token_costs",
+    "tracker_texts",
+]
+
+BLOCK_HEADING = "### Trackers"
+_LIMITS = MacroLimits()
+#: Where a card (the preset) wants the trackers block; without it the block follows the built-in block.
+LINKED_TRACKERS_MARKER = "{{linkedTrackers}}"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptContext:
+    """The turn's macro context: the names a template commonly needs."""
+
+    user: str = "User"
+    char: str = "Assistant"
+
+
+_CONTEXT = PromptContext()
+
+
+def default_text(tracker: Tracker, value: Mapping[str, Any]) -> str:
+    """The default rendering (TR-29): `Name: f=v, f=v`; a list `Name:` and one line per row; `Name: (none)`."""
+    name = line_of(tracker.name)
+    if tracker.layout == "record":
+        pairs = ", ".join(f"{k}={line_of(v)}" for k, v in value.items())
+        return f"{name}: {pairs}"
+    if not value:
+        return f"{name}: (none)"
+    lines = [f"{name}:"]
+    for row, fields in value.items():
+        pairs = ", ".join(f"{k}={line_of(v)}" for k, v in fields.items())
+        lines.append(f"- {line_of(row)}: {pairs}")
+    return "\n".join(lines)
+
+
+def _find_row(rows: Mapping[str, Any], name: str) -> str | None:
+    if name in rows:
+        return name
+    folded = name.casefold()
+    return next((r for r in rows if r.casefold() == folded), None)
+
+
+def _tracker_handler(
+    trackers: Sequence[Tracker],
+    values: Mapping[str, Mapping[str, Any]],
+    whole: Mapping[str, str],
+) -> MacroHandler:
+    """`{{tracker::Name}}` -> `whole[Name]`; `::field` a record's field; `::row::field` a list row's field."""
+    by_name = {t.name: t for t in trackers}
+
+    def handler(args: tuple[str, ...]) -> str:
+        if not args or not args[0].strip():
+            raise MacroLookupError("tracker needs a tracker name: {{tracker::Name}}")
+        name = args[0].strip()
+        tracker = by_name.get(name)
+        if tracker is None:
+            raise MacroLookupError(f'no linked tracker is called "{line_of(name)}"')
+        value = values[tracker.name]
+        if len(args) == 1:
+            return whole[tracker.name]
+        if tracker.layout == "record":
+            if len(args) != 2:
+                raise MacroLookupError(f"{tracker.name} is a record: use {{{{tracker::{tracker.name}::field}}}}")
+            field_name = args[1].strip()
+            if field_name not in value:
+                raise MacroLookupError(f'{tracker.name} has no field "{line_of(field_name)}"')
+            return line_of(value[field_name])
+        if len(args) != 3:
+            raise MacroLookupError(f"{tracker.name} is a list: use {{{{tracker::{tracker.name}::row::field}}}}")
+        row = _find_row(value, args[1])
+        if row is None:
+            raise MacroLookupError(f'{tracker.name} has no row "{line_of(args[1])}"')
+        field_name = args[2].strip()
+        if field_name not in value[row]:
+            raise MacroLookupError(f'{tracker.name} has no field "{line_of(field_name)}"')
+        return line_of(value[row][field_name])
+
+    return handler
+
+
+@dataclass(frozen=True, slots=True)
+class _Computed:
+    values: dict[str, Any]
+    defaults: dict[str, str]
+
+
+def _compute(trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]) -> _Computed:
+    values = {t.name: tracker_value(t, state) for t in trackers}
+    defaults = {t.name: default_text(t, values[t.name]) for t in trackers}
+    return _Computed(values, defaults)
+
+
+def tracker_texts(
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    context: PromptContext = _CONTEXT,
+    limits: MacroLimits = _LIMITS,
+) -> tuple[dict[str, str], MacroReport]:
+    """Each tracker's text: its template run read-only, else its default rendering (TR-31).
+
+    Every tracker's value and default text are computed first, then each template runs against
+    them, so a template reading another tracker sees it whatever the link order; inside a
+    template `{{tracker::Other}}` is the other's default rendering.
+    """
+    computed = _compute(trackers, state)
+    handlers: dict[str, MacroHandler] = {
+        **context_handlers(line_of(context.user), line_of(context.char)),
+        "tracker": _tracker_handler(trackers, computed.values, computed.defaults),
+    }
+    texts: dict[str, str] = {}
+    report = MacroReport()
+    for tracker in trackers:
+        template = tracker.body.template
+        if template is None:
+            texts[tracker.name] = computed.defaults[tracker.name]
+            continue
+        rendered = render_macros(template, handlers, limits=limits, source=tracker.name)
+        texts[tracker.name] = rendered.text
+        report = report.merge(rendered.report)
+    return texts, report
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The `### Trackers` block (None when no tracker has text) and the macro report of its templates."""
+
+    text: str | None
+    report: MacroReport
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+def render_trackers_block(
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    context: PromptContext = _CONTEXT,
+    limits: MacroLimits = _LIMITS,
+) -> Block:
+    """One system block headed `### Trackers` with each linked tracker's text (TR-28)."""
+    texts, report = tracker_texts(trackers, state, context, limits)
+    shown = [text for text in texts.values() if text.strip()]
+    if not shown:
+        return Block(None, report, texts)
+    return Block("\n".join([BLOCK_HEADING, *shown]), report, texts)
+
+
+def render_text(
+    text: str,
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    context: PromptContext = _CONTEXT,
+    limits: MacroLimits = _LIMITS,
+) -> Rendered:
+    """Run any macro text (a card, a message) with the tracker macros (TR-32).
+
+    Here `{{tracker::Name}}` is the tracker's text (its template's output, or the default). Pass
+    the turn's current state so a macro run after an update reads the new values.
+    """
+    computed = _compute(trackers, state)
+    texts, report = tracker_texts(trackers, state, context, limits)
+    handlers: dict[str, MacroHandler] = {
+        **context_handlers(line_of(context.user), line_of(context.char)),
+        "tracker": _tracker_handler(trackers, computed.values, texts),
+    }
+    rendered = render_macros(text, handlers, limits=limits)
+    return Rendered(rendered.text, report.merge(rendered.report))
+
+
+# --- the request -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """An assembled chat-completions request and what each part costs in tokens.
+
+    Token counts are of the text each part carries (a tool: the JSON a client sends), counted
+    with `encoding`; a provider's per-message framing tokens are not included.
+    """
+
+    messages: list[dict[str, str]]
+    tools: list[dict[str, Any]]
+    parts: dict[str, int]
+    history_tokens: list[int]
+    kept: int
+    dropped: int
+    window: int
+    reserve: int
+    encoding: str
+
+    @property
+    def total(self) -> int:
+        """Tokens of every part sent."""
+        return sum(self.parts.values())
+
+    def to_openai(self, model: str) -> dict[str, Any]:
+        """The JSON body for `POST /chat/completions` (no tool_choice: the model decides)."""
+        body: dict[str, Any] = {"model": model, "messages": self.messages}
+        if self.tools:
+            body["tools"] = self.tools
+        return body
+
+
+def assemble_request(
+    *,
+    card: str,
+    block: str | None,
+    history: Sequence[tuple[str, str]],
+    tool: ToolDefinition | None = None,
+    window: int = 8192,
+    reserve: int = 1024,
+    builtin: str | None = None,
+    encoding: str = DEFAULT_ENCODING,
+) -> Request:
+    """Build a turn's messages within a context window (TR-28, TR-33).
+
+    Args:
+        card: the system card (may hold the `{{linkedTrackers}}` marker where the block goes).
+        block: the `### Trackers` block text, or None when there is none.
+        history: `(role, text)` pairs, oldest first.
+        tool: the update tool when it is offered.
+        window: the model's context window in tokens.
+        reserve: tokens kept free for the reply.
+        builtin: the built-in trackers' block; the trackers block follows it.
+        encoding: the tiktoken encoding every count uses.
+    Raises:
+        PromptTooLargeError: the fixed parts alone (card, built-in block, trackers block, tool)
+            do not fit in `window - reserve`; the message names each part with its count.
+    """
+    parts: dict[str, int] = {}
+    if LINKED_TRACKERS_MARKER in card:
+        system = card.replace(LINKED_TRACKERS_MARKER, block or "")
+        sections = [system, builtin or ""]
+    else:
+        sections = [card, builtin or "", block or ""]
+    parts["card"] = count_tokens(card.replace(LINKED_TRACKERS_MARKER, ""), encoding)
+    if builtin:
+        parts["builtin"] = count_tokens(builtin, encoding)
+    if block:
+        parts["trackers"] = count_tokens(block, encoding)
+    if tool is not None:
+        parts["tool"] = count_tool_tokens(tool.name, tool.description, tool.parameters, encoding)
+    budget = window - reserve
+    fixed = sum(parts.values())
+    if fixed > budget:
+        raise PromptTooLargeError(window, reserve, parts)
+    counts = [count_tokens(text, encoding) for _, text in history]
+    kept = 0
+    room = budget - fixed
+    for tokens in reversed(counts):
+        if tokens > room:
+            break
+        room -= tokens
+        kept += 1
+    first = len(history) - kept
+    parts["history"] = sum(counts[first:])
+    system_text = "\n\n".join(s for s in sections if s)
+    messages = [{"role": "system", "content": system_text}] if system_text else []
+    messages += [{"role": role, "content": text} for role, text in history[first:]]
+    tools = [tool.to_openai()] if tool is not None else []
+    return Request(messages, tools, parts, counts[first:], kept, first, window, reserve, encoding)
+
+
+def tool_token_costs(trackers: Sequence[Tracker], encoding: str = DEFAULT_ENCODING) -> dict[str, Any]:
+    """What the update tool costs for these trackers, and what the alternatives would (TR-36).
+
+    Returns `{"encoding", "tool", "without_meanings", "anyof", "lines": {tracker: tokens}}`: the
+    tool as sent (description + parameters), the same without the field meanings, and the
+    alternative that gives each tracker's fields in the `set` schema as an anyOf.
+    """
+    from trackerkit.tool import tracker_line
+
+    full = update_trackers_tool(trackers)
+    bare = update_trackers_tool(trackers, meanings=False)
+    alt = anyof_parameters(trackers)
+
+    def cost(tool: ToolDefinition) -> int:
+        return count_tool_tokens(tool.name, tool.description, tool.parameters, encoding)
+
+    return {
+        "encoding": encoding,
+        "tool": cost(full),
+        "without_meanings": cost(bare),
+        "anyof": cost(alt),
+        "lines": {t.name: count_tokens(tracker_line(t), encoding) for t in trackers},
+    }
+
+
+def values_by_name(trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]) -> dict[str, Value | Any]:
+    """Each tracker's value by name (a convenience for notebooks and reports)."""
+    return {t.name: tracker_value(t, state) for t in trackers}
