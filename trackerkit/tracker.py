@@ -5,6 +5,7 @@ Rules TR-9..TR-12 and TR-19 (the field rules TR-1..TR-7 live in `fields.py`, val
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import pydantic
@@ -21,7 +22,6 @@ from trackerkit.fields import (
     NumberField,
     TextField,
     describe_value,
-    field_from_python,
     owner_types,
 )
 from trackerkit.values import AnyField, refusal, top_order
@@ -114,6 +114,19 @@ class Tracker(BaseModel):
     def _id(cls, value: object) -> str:
         return _check_id(value)
 
+    @pydantic.field_validator("revision", mode="plain")
+    @classmethod
+    def _revision(cls, value: object) -> int:
+        from pydantic_core import PydanticCustomError
+
+        if type(value) is not int or value < 0:
+            raise PydanticCustomError(
+                "revision",
+                "must be a whole number, 0 or more; found {found}",
+                {"found": describe_value(value)},
+            )
+        return value
+
     @property
     def layout(self) -> Layout:
         """`record` or `list`."""
@@ -192,8 +205,9 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
     try:
         tracker = Tracker.model_validate(data)
     except pydantic.ValidationError as exc:
-        problems = [_plain(err, data) for err in exc.errors()]
-        problems += _loose_problems(data)
+        errors = exc.errors()
+        problems = [_plain(err, data) for err in errors]
+        problems += _loose_problems(data, errors)
         raise TrackerDecodeError(_dedupe(problems), source) from None
     problems = _body_problems(tracker)
     if problems:
@@ -205,6 +219,53 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
 
 
 def _ceiling_problems(data: object) -> list[Problem]:
+    if _within_ceilings(data):
+        return []
+    return _ceiling_paths(data)
+
+
+def _within_ceilings(data: object) -> bool:
+    """The fast pass: True when nothing passes a ceiling (no paths built, exact types first)."""
+    if not isinstance(data, dict | list):
+        return _scalar_within(data)
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 0)]
+    push = stack.append
+    while stack:
+        container, depth = stack.pop()
+        if len(container) > MAX_ITEMS or depth >= _MAX_DEPTH:
+            return False
+        if type(container) is dict or isinstance(container, dict):
+            for key in container:
+                if type(key) is str and len(key) > MAX_TEXT:
+                    return False
+            items: Any = container.values()
+        else:
+            items = container
+        for item in items:
+            kind = type(item)
+            if kind is str:
+                if len(item) > MAX_TEXT:
+                    return False
+            elif kind is int or kind is float:
+                if item > MAX_SAFE_INTEGER or item < -MAX_SAFE_INTEGER:
+                    return False
+            elif kind is dict or kind is list or isinstance(item, dict | list):
+                push((item, depth + 1))
+            elif kind is not bool and item is not None and not _scalar_within(item):
+                return False
+    return True
+
+
+def _scalar_within(value: object) -> bool:
+    if isinstance(value, str):
+        return len(value) <= MAX_TEXT
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
+    return True
+
+
+def _ceiling_paths(data: object) -> list[Problem]:
+    """The slow pass, run only when the fast one found something: every problem, with its path."""
     problems: list[Problem] = []
     stack: list[tuple[object, str, int]] = [(data, "", 0)]
     while stack and len(problems) < _MAX_PROBLEMS:
@@ -219,6 +280,8 @@ def _ceiling_problems(data: object) -> list[Problem]:
                 )
         elif isinstance(value, bool) or value is None:
             continue
+        elif isinstance(value, float) and not math.isfinite(value):
+            continue  # not a number at all; the model's own check says so in plain words
         elif isinstance(value, int | float):
             if abs(value) > MAX_SAFE_INTEGER:
                 problems.append(
@@ -331,25 +394,34 @@ def _dedupe(problems: list[Problem]) -> list[Problem]:
     return list(dict.fromkeys(problems))
 
 
-def _loose_problems(data: dict[str, Any]) -> list[Problem]:
+def _loose_problems(data: dict[str, Any], errors: list[Any]) -> list[Problem]:
     """The rules across keys for what did parse, when the document as a whole did not."""
     body = data.get("body")
     fields = body.get("fields") if isinstance(body, dict) else None
     if not isinstance(fields, list):
         return []
-    parsed: list[AnyField] = []
-    problems: list[Problem] = []
-    for i, raw in enumerate(fields):
-        try:
-            field = field_from_python(raw)
-        except pydantic.ValidationError:
-            continue
-        parsed.append(field)
-        problems += _field_problems(field, f"body.fields[{i}]")
+    # The fields the model's errors did not touch parse; validate them in one call, not one
+    # call per field, so a refused 10,000-field file is still refused quickly.
+    bad = {
+        err["loc"][2]
+        for err in errors
+        if len(err["loc"]) > 2 and err["loc"][:2] == ("body", "fields")
+    }
+    good = [i for i in range(len(fields)) if i not in bad]
+    try:
+        parsed: list[AnyField] = _FIELDS.validate_python([fields[i] for i in good])
+    except pydantic.ValidationError:  # pragma: no cover - each of them parsed above
+        return []
     if len(parsed) == len(fields):
         layout = body.get("layout") if isinstance(body, dict) else None
-        problems = _fields_rules(parsed, layout if layout in ("record", "list") else "record")
+        return _fields_rules(parsed, layout if layout in ("record", "list") else "record")
+    problems: list[Problem] = []
+    for i, field in zip(good, parsed, strict=True):
+        problems += _field_problems(field, f"body.fields[{i}]")
     return problems
+
+
+_FIELDS: pydantic.TypeAdapter[list[AnyField]] = pydantic.TypeAdapter(list[Field])
 
 
 # --- rules across keys (TR-3..TR-7, TR-9, TR-19) -----------------------------------------------
@@ -397,21 +469,27 @@ def _fields_rules(fields: list[AnyField], layout: Layout) -> list[Problem]:
         problems.append(Problem("body.fields", "needs at least one field"))
     first: dict[str, int] = {}
     for i, field in enumerate(fields):
-        path = f"body.fields[{i}]"
-        if field.name in first:
+        name = field.name
+        if name in first:
             problems.append(
                 Problem(
-                    f"{path}.name",
-                    f'repeats the name "{field.name}" of fields[{first[field.name]}]',
+                    f"body.fields[{i}].name",
+                    f'repeats the name "{name}" of fields[{first[name]}]',
                 )
             )
         else:
-            first[field.name] = i
-        if layout == "list" and field.name == "name":
+            first[name] = i
+        if layout == "list" and name == "name":
             problems.append(
-                Problem(f"{path}.name", 'is reserved on a list: the row name is "name"')
+                Problem(f"body.fields[{i}].name", 'is reserved on a list: the row name is "name"')
             )
-        problems += _field_problems(field, path)
+        # Only these can break a per-field rule; skipping the rest keeps 10,000 fields quick.
+        if (
+            field.default is not None
+            or isinstance(field, ChoiceField)
+            or (isinstance(field, NumberField) and field.max is not None)
+        ):
+            problems += _field_problems(field, f"body.fields[{i}]")
     by_name = {f.name: f for f in fields}
     for i, field in enumerate(fields):
         if not isinstance(field, NumberField) or field.max_field is None:

@@ -1,0 +1,91 @@
+"""Shared fixtures: plain tracker documents as they are stored, and a scratch library folder."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: The `health` piece exactly as issue 2 gives it: a record with hp out of hp_max, and a mood.
+HEALTH: dict[str, Any] = {
+    "kind": "tracker",
+    "id": "health",
+    "revision": 0,
+    "name": "Health",
+    "description": "Vera's condition",
+    "body": {
+        "layout": "record",
+        "fields": [
+            {
+                "name": "hp",
+                "description": "Hit points.",
+                "type": "number",
+                "min": 0,
+                "maxField": "hp_max",
+                "icon": "lucide:heart",
+            },
+            {
+                "name": "hp_max",
+                "description": "Most hit points.",
+                "type": "number",
+                "min": 1,
+                "default": 30,
+            },
+            {
+                "name": "mood",
+                "description": "How she feels.",
+                "type": "choice",
+                "choices": ["calm", "tense"],
+            },
+        ],
+        "note": "Lower hp when Vera is hurt.",
+        "template": None,
+        "icon": None,
+        "changes": "chips",
+    },
+}
+
+#: A small list tracker: rows keyed by name, each with a count and a flag.
+BAG: dict[str, Any] = {
+    "id": "bag",
+    "name": "Bag",
+    "description": "What is in the bag.",
+    "body": {
+        "layout": "list",
+        "fields": [
+            {"name": "qty", "description": "How many.", "type": "number", "min": 0},
+            {"name": "equipped", "description": "In hand.", "type": "boolean"},
+        ],
+        "note": "Add a row per item.",
+    },
+}
+
+REPO = Path(__file__).resolve().parent.parent
+DATA_TRACKERS = REPO / "data" / "trackers"
+
+
+@pytest.fixture
+def health() -> dict[str, Any]:
+    """A fresh copy of the `health` document, free to mutate."""
+    return copy.deepcopy(HEALTH)
+
+
+@pytest.fixture
+def bag() -> dict[str, Any]:
+    """A fresh copy of the `bag` list document, free to mutate."""
+    return copy.deepcopy(BAG)
+
+
+@pytest.fixture
+def edit_health() -> Callable[[Callable[[dict[str, Any]], object]], dict[str, Any]]:
+    """Return a copy of `health` after `change(doc)` edits it in place."""
+
+    def make(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
+        doc = copy.deepcopy(HEALTH)
+        change(doc)
+        return doc
+
+    return make
