@@ -18,7 +18,16 @@ from trackerkit.fields import NumberField, describe_value, is_number
 from trackerkit.line import line_of
 from trackerkit.state import LIST_PREFIX, RECORD_PREFIX, Delta, State, copy_state
 from trackerkit.tracker import Tracker
-from trackerkit.values import Value, clamp_to_range, hold_to_top, read_values, refusal, same_value
+from trackerkit.values import (
+    AnyField,
+    Value,
+    clamp_to_range,
+    hold_to_top,
+    initial_value,
+    read_values,
+    refusal,
+    same_value,
+)
 
 __all__ = [
     "UpdateError",
@@ -49,10 +58,11 @@ def tracker_value(
     stored = state.get(slot_of(tracker), {})
     if tracker.layout == "record":
         return read_values(tracker.fields, stored, tracker.order)
+    fields, order = tracker.fields, tracker.order
     rows: dict[str, dict[str, Value]] = {}
     for name, row in stored.items():
         if isinstance(row, Mapping):
-            rows[name] = read_values(tracker.fields, row, tracker.order)
+            rows[name] = read_values(fields, row, order)
     return rows
 
 
@@ -195,7 +205,9 @@ def apply_tracker_updates(
     folded = {t.name.casefold(): t for t in reversed(trackers)}
     work = copy_state(state)
     errors: list[UpdateError] = []
-    touched: list[Tracker] = []
+    # Keyed by identity: `Tracker.__eq__` compares whole encoded pieces, too slow per item.
+    touched: dict[int, _Shape] = {}
+    rows: dict[str, _RowIndex] = {}
     for index, item in enumerate(items):
         tracker = by_name.get(item.tracker) or folded.get(item.tracker.casefold())
         if tracker is None:
@@ -208,20 +220,64 @@ def apply_tracker_updates(
                 )
             )
             continue
-        if tracker not in touched:
-            touched.append(tracker)
-        apply = _apply_record if tracker.layout == "record" else _apply_list
-        errors.extend(apply(tracker, item, index, work))
+        shape = touched.get(id(tracker))
+        if shape is None:
+            shape = touched[id(tracker)] = _Shape.of(tracker)
+        if tracker.layout == "record":
+            errors.extend(_apply_record(shape, item, index, work))
+        else:
+            errors.extend(_apply_list(shape, item, index, work, rows))
     if errors:
         return _refused(errors)
-    deltas, changes = _net(touched, state, work)
-    return UpdateResult(True, tuple(deltas), _answer(touched, changes), (), tuple(changes))
+    done = [shape.tracker for shape in touched.values()]
+    deltas, changes = _net(done, state, work)
+    return UpdateResult(True, tuple(deltas), _answer(done, changes), (), tuple(changes))
+
+
+@dataclass(frozen=True, slots=True)
+class _Shape:
+    """What one batch needs of a tracker, read once: its fields, their top order, by name."""
+
+    tracker: Tracker
+    fields: Sequence[AnyField]
+    order: tuple[int, ...]
+    by_name: Mapping[str, AnyField]
+
+    @classmethod
+    def of(cls, tracker: Tracker) -> _Shape:
+        fields = tracker.fields
+        return cls(tracker, fields, tracker.order, {f.name: f for f in fields})
+
+
+class _RowIndex:
+    """A list slot's row keys by case-folded name, so a row is found without a scan (TR-20)."""
+
+    def __init__(self, slot: Mapping[str, object]) -> None:
+        self.keys: dict[str, list[str]] = {}
+        for key in slot:
+            self.keys.setdefault(key.casefold(), []).append(key)
+
+    def find(self, slot: Mapping[str, object], name: str) -> str | None:
+        """The stored key of a row, found whatever the case; the first spelling is kept."""
+        if name in slot:
+            return name
+        spellings = self.keys.get(name.casefold())
+        return spellings[0] if spellings else None
+
+    def add(self, key: str) -> None:
+        self.keys.setdefault(key.casefold(), []).append(key)
+
+    def drop(self, key: str) -> None:
+        spellings = self.keys.get(key.casefold(), [])
+        if key in spellings:
+            spellings.remove(key)
 
 
 # --- one item ------------------------------------------------------------------------------
 
 
-def _apply_record(tracker: Tracker, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+def _apply_record(shape: _Shape, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+    tracker = shape.tracker
     if item.row is not None:
         return [
             UpdateError(
@@ -240,13 +296,16 @@ def _apply_record(tracker: Tracker, item: UpdateItem, index: int, work: State) -
     if item.set is None:
         return [UpdateError(index, tracker.name, "needs set: the field values to write")]
     slot = work.setdefault(slot_of(tracker), {})
-    written, errors = _write_fields(tracker, item.set, slot, index, None)
+    written, errors = _write_fields(shape, item.set, slot, index, None)
     if not errors:
         slot.update(written)
     return errors
 
 
-def _apply_list(tracker: Tracker, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+def _apply_list(
+    shape: _Shape, item: UpdateItem, index: int, work: State, rows: dict[str, _RowIndex]
+) -> list[UpdateError]:
+    tracker = shape.tracker
     if item.row is None:
         return [
             UpdateError(
@@ -267,7 +326,10 @@ def _apply_list(tracker: Tracker, item: UpdateItem, index: int, work: State) -> 
             )
         ]
     slot = work.setdefault(slot_of(tracker), {})
-    key = _find_row(slot, item.row)
+    found = rows.get(slot_of(tracker))
+    if found is None:
+        found = rows[slot_of(tracker)] = _RowIndex(slot)
+    key = found.find(slot, item.row)
     if item.remove:
         if key is None:
             return [
@@ -276,6 +338,7 @@ def _apply_list(tracker: Tracker, item: UpdateItem, index: int, work: State) -> 
                 )
             ]
         del slot[key]
+        found.drop(key)
         return []
     if item.set is None:
         return [
@@ -288,40 +351,32 @@ def _apply_list(tracker: Tracker, item: UpdateItem, index: int, work: State) -> 
         ]
     stored = slot.get(key) if key is not None else None
     row = stored if isinstance(stored, Mapping) else {}
-    written, errors = _write_fields(tracker, item.set, row, index, item.row)
+    written, errors = _write_fields(shape, item.set, row, index, item.row)
     if errors:
         return errors
-    whole = (
-        read_values(tracker.fields, {**row, **written}, tracker.order)
-        if key is None or written
-        else None
-    )
-    if whole is not None:
-        slot[key if key is not None else item.row] = whole
+    if key is None:
+        found.add(item.row)
+    if key is None or written:
+        slot[key if key is not None else item.row] = read_values(
+            shape.fields, {**row, **written}, shape.order
+        )
     return []
 
 
-def _find_row(slot: Mapping[str, object], name: str) -> str | None:
-    """The stored key of a row, found whatever the case; the first spelling is kept (TR-20)."""
-    if name in slot:
-        return name
-    folded = name.casefold()
-    return next((key for key in slot if key.casefold() == folded), None)
-
-
 def _write_fields(
-    tracker: Tracker,
+    shape: _Shape,
     values: Mapping[str, object],
     stored: Mapping[str, object],
     index: int,
     row: str | None,
 ) -> tuple[dict[str, object], list[UpdateError]]:
     """What one item writes into one record or row: tops first, dependents clamped (TR-14..TR-17)."""
+    tracker = shape.tracker
     errors: list[UpdateError] = []
     for name, value in values.items():
-        field_ = tracker.field(name)
+        field_ = shape.by_name.get(name)
         if field_ is None:
-            known = ", ".join(f.name for f in tracker.fields)
+            known = ", ".join(f.name for f in shape.fields)
             errors.append(
                 UpdateError(
                     index,
@@ -341,12 +396,11 @@ def _write_fields(
             errors.append(UpdateError(index, tracker.name, reason, field=name, row=row))
     if errors:
         return {}, errors
-    shown = read_values(tracker.fields, stored, tracker.order)
-    after: dict[
-        str, object
-    ] = {}  # every field this item settles: the named ones and their dependents
-    for position in tracker.order:
-        field_ = tracker.fields[position]
+    shown = read_values(shape.fields, stored, shape.order)
+    # Every field this item settles: the named ones and their dependents.
+    after: dict[str, object] = {}
+    for position in shape.order:
+        field_ = shape.fields[position]
         name = field_.name
         top_name = field_.max_field if isinstance(field_, NumberField) else None
         if name in values:
@@ -364,11 +418,14 @@ def _write_fields(
                     assert isinstance(top, int | float)
                     value = hold_to_top(field_, value, top)  # TR-14: the top as it stands now
         after[name] = value
-    # TR-17: judged against what is stored (or, for a key never stored, what was read).
+    # TR-17: judged against what is stored. A key never stored holds its initial value, which a
+    # read holds to its top only while the top lasts, so it is the baseline, not the value shown.
     written = {
         name: value
         for name, value in after.items()
-        if not same_value(stored[name] if name in stored else shown[name], value)
+        if not same_value(
+            stored[name] if name in stored else initial_value(shape.by_name[name]), value
+        )
     }
     return written, []
 
