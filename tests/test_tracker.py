@@ -1,0 +1,478 @@
+"""The tracker piece and its strict decoder (TR-9..TR-12, TR-19): shape, blank, ceilings, traps."""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import json_values, tracker_docs, trackers
+
+from trackerkit import (
+    Problem,
+    Tracker,
+    TrackerDecodeError,
+    blank_tracker,
+    decode_tracker,
+    encode_tracker,
+)
+from trackerkit.tracker import MAX_ITEMS, MAX_TEXT
+
+Doc = dict[str, Any]
+
+
+def _problems(doc: object) -> list[tuple[str, str]]:
+    with pytest.raises(TrackerDecodeError) as caught:
+        decode_tracker(doc)
+    return [(p.path, p.message) for p in caught.value.problems]
+
+
+def _set(path: str, value: object) -> Callable[[Doc], None]:
+    """An edit that sets a dotted key (`body.note`) of the document."""
+
+    def change(doc: Doc) -> None:
+        *parents, last = path.split(".")
+        at = doc
+        for part in parents:
+            at = at[part]
+        at[last] = value
+
+    return change
+
+
+def _drop(path: str) -> Callable[[Doc], None]:
+    def change(doc: Doc) -> None:
+        *parents, last = path.split(".")
+        at = doc
+        for part in parents:
+            at = at[part]
+        del at[last]
+
+    return change
+
+
+class TestShape:
+    """TR-9: name, description, layout, fields, note, template, icon, changes style."""
+
+    def test_issue_example_decodes(self, health: Doc) -> None:
+        """TR-9: the piece of issue 2 decodes with every key where it belongs."""
+        tracker = decode_tracker(health)
+        assert (tracker.kind, tracker.id, tracker.revision, tracker.name) == (
+            "tracker",
+            "health",
+            0,
+            "Health",
+        )
+        assert tracker.layout == "record"
+        assert [f.name for f in tracker.fields] == ["hp", "hp_max", "mood"]
+        assert tracker.body.note == "Lower hp when Vera is hurt."
+        assert tracker.body.template is None
+        assert tracker.field("hp_max") is tracker.fields[1]
+        assert tracker.field("nope") is None
+
+    @pytest.mark.parametrize(
+        ("changes", "style"),
+        [
+            (None, "chips"),
+            ("chips", "chips"),
+            ("card", "card"),
+            ("toast", "toast"),
+            ("hidden", "hidden"),
+        ],
+        ids=["absent-is-chips", "chips", "card", "toast", "hidden"],
+    )
+    def test_changes_style(self, health: Doc, changes: str | None, style: str) -> None:
+        """TR-9: the changes style is chips when absent, else one of the four."""
+        if changes is None:
+            del health["body"]["changes"]
+        else:
+            health["body"]["changes"] = changes
+        assert decode_tracker(health).style == style
+
+    def test_optional_keys(self, health: Doc) -> None:
+        """TR-9: kind, revision, template, icon and changes may be left out."""
+        for key in ("kind", "revision"):
+            del health[key]
+        for key in ("template", "icon", "changes"):
+            del health["body"][key]
+        tracker = decode_tracker(health)
+        assert (tracker.kind, tracker.revision, tracker.style) == ("tracker", 0, "chips")
+
+    def test_template_and_icon(self, health: Doc) -> None:
+        """TR-9: a template and an icon are kept as written."""
+        health["body"]["template"] = "{{tracker::Health::hp}}/{{tracker::Health::hp_max}}"
+        health["body"]["icon"] = "lucide:heart-pulse"
+        tracker = decode_tracker(health)
+        assert tracker.body.template == "{{tracker::Health::hp}}/{{tracker::Health::hp_max}}"
+        assert tracker.body.icon == "lucide:heart-pulse"
+
+    def test_is_frozen(self, health: Doc) -> None:
+        """A decoded tracker cannot be changed in place."""
+        tracker = decode_tracker(health)
+        with pytest.raises(ValueError, match="frozen"):
+            tracker.name = "Other"  # type: ignore[misc]
+
+    def test_absent_and_null_are_the_same_piece(self, health: Doc) -> None:
+        """An absent optional key and an explicit null decode to equal trackers."""
+        without = copy.deepcopy(health)
+        del without["body"]["template"]
+        assert decode_tracker(without) == decode_tracker(health)
+
+
+class TestBlank:
+    """TR-10: a record with one number field, value, starting at 0."""
+
+    def test_blank(self) -> None:
+        """TR-10: the blank tracker decodes and has exactly one number field `value`."""
+        tracker = blank_tracker("t1")
+        assert tracker.layout == "record"
+        assert [(f.name, f.type) for f in tracker.fields] == [("value", "number")]
+        assert (tracker.id, tracker.name, tracker.revision) == ("t1", "Tracker", 0)
+        assert decode_tracker(encode_tracker(tracker)) == tracker
+
+    def test_blank_starts_at_zero(self) -> None:
+        """TR-10: `value` starts at 0."""
+        from trackerkit import initial_value
+
+        assert initial_value(blank_tracker("t").fields[0]) == 0
+
+    def test_bad_id_refused(self) -> None:
+        """TR-10: the blank tracker goes through the decoder, so a bad id is refused."""
+        with pytest.raises(TrackerDecodeError, match="id"):
+            blank_tracker("no spaces")
+
+
+class TestStrictDecoder:
+    """TR-12: every problem at once, each with a path; unknown keys refused."""
+
+    @pytest.mark.parametrize(
+        ("change", "path", "fragment"),
+        [
+            (_set("extra", 1), "extra", "is not a known key"),
+            (_set("body.colour", "red"), "body.colour", "is not a known key"),
+            (_set("body.fields", []), "body.fields", "needs at least one field"),
+            (_set("body.fields", {}), "body.fields", "must be a list; found an object"),
+            (_set("body.layout", "grid"), "body.layout", "must be one of 'record' or 'list'"),
+            (
+                _set("body.changes", "popup"),
+                "body.changes",
+                "must be one of 'chips', 'card', 'toast' or 'hidden'",
+            ),
+            (_set("body.note", None), "body.note", "must be text; found null"),
+            (_set("body.template", 5), "body.template", "must be text; found 5"),
+            (_set("body", None), "body", "must be an object; found null"),
+            (_drop("body"), "body", "is required"),
+            (_drop("name"), "name", "is required"),
+            (_drop("description"), "description", "is required"),
+            (_drop("body.note"), "body.note", "is required"),
+            (_set("name", "  "), "name", "must not be blank"),
+            (_set("name", 7), "name", "must be text; found 7"),
+            (_set("kind", "tool"), "kind", "must be one of 'tracker'"),
+            (_set("id", "-x"), "id", "must be an id of letters, digits"),
+            (_set("id", "a" * 129), "id", "1 to 128 characters"),
+            (_set("id", "a b"), "id", 'found the text "a b"'),
+            (_set("revision", True), "revision", "must be a whole number"),
+            (_set("revision", -1), "revision", "must be a whole number, 0 or more; found -1"),
+            (_set("revision", 1.0), "revision", "found 1.0"),
+        ],
+        ids=[
+            "unknown-key",
+            "unknown-body-key",
+            "no-fields",
+            "fields-object",
+            "bad-layout",
+            "bad-changes",
+            "note-null",
+            "template-number",
+            "body-null",
+            "no-body",
+            "no-name",
+            "no-description",
+            "no-note",
+            "blank-name",
+            "name-number",
+            "wrong-kind",
+            "id-hyphen-first",
+            "id-too-long",
+            "id-space",
+            "revision-bool",
+            "revision-negative",
+            "revision-float",
+        ],
+    )
+    def test_refusal_table(
+        self, edit_health: Any, change: Callable[[Doc], None], path: str, fragment: str
+    ) -> None:
+        """TR-12: each refusal is reported at its exact path, in plain words."""
+        problems = _problems(edit_health(change))
+        assert any(p == path and fragment in m for p, m in problems), problems
+
+    @pytest.mark.parametrize(
+        "data",
+        [[1], "x", None, 3, True],
+        ids=["list", "text", "null", "number", "bool"],
+    )
+    def test_not_an_object(self, data: object) -> None:
+        """TR-12: a document that is not an object is refused at the root."""
+        assert _problems(data) == [("", f"must be a JSON object; found {_shown(data)}")]
+
+    def test_every_problem_at_once(self, health: Doc) -> None:
+        """TR-12: a document with several problems reports all of them, with their paths."""
+        health["extra"] = 1
+        health["name"] = ""
+        health["body"]["fields"][0]["maxField"] = "hp_maxx"
+        health["body"]["fields"][1]["default"] = 0
+        health["body"]["fields"][2]["choices"] = ["calm", "calm"]
+        paths = {p for p, _ in _problems(health)}
+        assert {
+            "extra",
+            "body.fields[0].maxField",
+            "body.fields[1].default",
+            "body.fields[2].choices[1]",
+        } <= paths
+
+    def test_cross_field_rules_when_another_key_fails(self, health: Doc) -> None:
+        """TR-12: a bad top is still reported when an unrelated key is refused too."""
+        health["name"] = 7
+        health["body"]["fields"][0]["maxField"] = "nope"
+        paths = {p for p, _ in _problems(health)}
+        assert paths == {"name", "body.fields[0].maxField"}
+
+    def test_error_message_lists_problems(self, health: Doc) -> None:
+        """TR-12: the error's text names the source, the count and each path."""
+        health["body"]["layout"] = "grid"
+        with pytest.raises(TrackerDecodeError) as caught:
+            decode_tracker(health, source="health.json")
+        assert str(caught.value).startswith(
+            "health.json: tracker refused with 1 problem: body.layout: "
+        )
+
+
+def _outcome(data: object) -> list[Problem] | None:
+    """None when `data` decodes, else the problems; any other exception escapes the test."""
+    try:
+        decode_tracker(data)
+    except TrackerDecodeError as exc:
+        return exc.problems
+    return None
+
+
+def _shown(value: object) -> str:
+    from trackerkit.fields import describe_value
+
+    return describe_value(value)
+
+
+class TestLayouts:
+    """TR-19: a record is one set of fields; a list reserves `name` for its rows."""
+
+    def test_list_decodes(self, bag: Doc) -> None:
+        """TR-19: a list tracker decodes."""
+        assert decode_tracker(bag).layout == "list"
+
+    def test_list_reserves_name(self, bag: Doc) -> None:
+        """TR-19: no list field is called `name`."""
+        bag["body"]["fields"].append({"name": "name", "description": "", "type": "text"})
+        assert (
+            "body.fields[2].name",
+            'is reserved on a list: the row name is "name"',
+        ) in _problems(bag)
+
+    def test_record_may_have_name(self, health: Doc) -> None:
+        """TR-19: on a record, `name` is an ordinary field name."""
+        health["body"]["fields"].append({"name": "name", "description": "", "type": "text"})
+        assert decode_tracker(health).fields[3].name == "name"
+
+    def test_unique_names(self, bag: Doc) -> None:
+        """TR-9: field names are unique within a tracker."""
+        bag["body"]["fields"][1]["name"] = "qty"
+        assert ("body.fields[1].name", 'repeats the name "qty" of fields[0]') in _problems(bag)
+
+
+def _tracker_with(**body: Any) -> Doc:
+    doc: Doc = {
+        "id": "t",
+        "name": "T",
+        "description": "",
+        "body": {
+            "layout": "record",
+            "fields": [{"name": "v", "description": "", "type": "number"}],
+            "note": "",
+        },
+    }
+    doc["body"].update(body)
+    return doc
+
+
+def _deep(levels: int) -> Doc:
+    root: Doc = {}
+    at = root
+    for _ in range(levels):
+        at["a"] = {}
+        at = at["a"]
+    return root
+
+
+class TestCeilings:
+    """TR-11: no product limits; only ceilings a hostile file could use, refused as unusually large."""
+
+    def test_ten_thousand_fields_accepted(self) -> None:
+        """TR-11: 10,000 fields is at the ceiling and decodes."""
+        fields = [{"name": f"f{i}", "description": "", "type": "number"} for i in range(MAX_ITEMS)]
+        assert len(decode_tracker(_tracker_with(fields=fields)).fields) == MAX_ITEMS
+
+    def test_ten_thousand_and_one_fields_refused(self) -> None:
+        """TR-11: 10,001 fields is refused as unusually large, at `body.fields`."""
+        fields = [
+            {"name": f"f{i}", "description": "", "type": "text"} for i in range(MAX_ITEMS + 1)
+        ]
+        assert _problems(_tracker_with(fields=fields)) == [
+            (
+                "body.fields",
+                "is unusually large: a list of 10,001 items passes the ceiling of 10,000",
+            )
+        ]
+
+    def test_text_at_ceiling_accepted(self) -> None:
+        """TR-11: a 1,000,000-character note decodes (no product limit on a note)."""
+        assert len(decode_tracker(_tracker_with(note="n" * MAX_TEXT)).body.note) == MAX_TEXT
+
+    def test_text_past_ceiling_refused(self) -> None:
+        """TR-11: a 1,000,001-character note is refused, quickly."""
+        start = time.perf_counter()
+        problems = _problems(_tracker_with(note="n" * (MAX_TEXT + 1)))
+        assert problems == [
+            (
+                "body.note",
+                "is unusually large: a text of 1,000,001 characters passes the ceiling of 1,000,000",
+            )
+        ]
+        assert time.perf_counter() - start < 1.0
+
+    def test_choices_past_ceiling_refused(self) -> None:
+        """TR-11: 10,001 choices is refused at the field's `choices`."""
+        field = {
+            "name": "c",
+            "description": "",
+            "type": "choice",
+            "choices": [f"c{i}" for i in range(MAX_ITEMS + 1)],
+        }
+        (problem,) = _problems(_tracker_with(fields=[field]))
+        assert problem[0] == "body.fields[0].choices"
+        assert "is unusually large: a list of 10,001 items" in problem[1]
+
+    @pytest.mark.parametrize(
+        ("value", "ok"),
+        [
+            (2**53 - 1, True),
+            (-(2**53 - 1), True),
+            (2**53, False),
+            (-(2**53), False),
+            (10**400, False),
+            (2.0**53, False),
+        ],
+        ids=["max-safe", "min-safe", "2^53", "-2^53", "huge", "float-2^53"],
+    )
+    def test_whole_numbers(self, value: int | float, ok: bool) -> None:
+        """TR-11: whole numbers past 2^53-1 in magnitude are refused as unusually large."""
+        doc = _tracker_with(
+            fields=[{"name": "v", "description": "", "type": "number", "default": value}]
+        )
+        if ok:
+            assert decode_tracker(doc).fields[0].default == value
+            return
+        (problem,) = _problems(doc)
+        assert problem[0] == "body.fields[0].default"
+        assert "is unusually large" in problem[1]
+
+    def test_big_number_anywhere(self, health: Doc) -> None:
+        """TR-11: the ceiling applies in any key, even one that is not known."""
+        health["revision"] = 2**60
+        assert _problems(health)[0][0] == "revision"
+
+    def test_deep_nesting_refused_quickly(self) -> None:
+        """TR-11: a 5,000-level nested object is refused without a RecursionError, quickly."""
+        doc = _tracker_with()
+        doc["body"]["extra"] = _deep(5000)
+        start = time.perf_counter()
+        problems = _problems(doc)
+        assert time.perf_counter() - start < 0.5
+        assert len(problems) == 1
+        assert problems[0][1].startswith("is unusually deep")
+        assert problems[0][0].startswith("body.extra.a.a")
+
+    def test_deep_nesting_at_root(self) -> None:
+        """TR-11: nesting alone, no tracker keys at all, is refused as unusually deep."""
+        (problem,) = _problems(_deep(5000))
+        assert "is unusually deep" in problem[1]
+
+    def test_problems_capped(self) -> None:
+        """TR-11: a file full of oversized texts reports a bounded number of problems."""
+        doc = _tracker_with()
+        doc["body"]["extra"] = ["x" * (MAX_TEXT + 1)] * 1000
+        assert 0 < len(_problems(doc)) <= 1000
+
+    def test_inf_is_not_unusually_large(self) -> None:
+        """TR-8: infinity is not a number, and is not reported as a large one."""
+        doc = _tracker_with(
+            fields=[{"name": "v", "description": "", "type": "number", "min": math.inf}]
+        )
+        assert _problems(doc) == [("body.fields[0].min", "must be a finite number; found inf")]
+
+    def test_refused_ten_thousand_fields_quickly(self) -> None:
+        """TR-11: a 10,000-field file refused for one other key is still refused quickly."""
+        fields = [{"name": f"f{i}", "description": "", "type": "number"} for i in range(MAX_ITEMS)]
+        doc = _tracker_with(fields=fields)
+        doc["name"] = 7
+        start = time.perf_counter()
+        assert _problems(doc) == [("name", "must be text; found 7")]
+        assert time.perf_counter() - start < 1.0
+
+
+class TestRoundTrip:
+    """TR-12: decode(encode(t)) == t."""
+
+    @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+    @given(trackers())
+    def test_encode_decode(self, tracker: Tracker) -> None:
+        """TR-12: encoding then decoding gives the same tracker, through JSON text too."""
+        data = encode_tracker(tracker)
+        assert decode_tracker(data) == tracker
+        assert decode_tracker(orjson.loads(orjson.dumps(data))) == tracker
+        assert encode_tracker(decode_tracker(data)) == data
+
+    @given(tracker_docs())
+    def test_decode_keeps_every_key(self, doc: Doc) -> None:
+        """TR-12: what the decoder accepted encodes back to the document (nulls left out)."""
+        encoded = encode_tracker(decode_tracker(doc))
+        assert encoded["body"]["fields"] == doc["body"]["fields"]
+        assert encoded["id"] == doc["id"]
+
+
+class TestFuzz:
+    """TR-12: any input is either a tracker or a TrackerDecodeError, never anything else."""
+
+    @settings(max_examples=300)
+    @given(json_values)
+    def test_random_json(self, data: object) -> None:
+        """TR-12: random JSON never raises anything but TrackerDecodeError."""
+        problems = _outcome(data)
+        assert problems is None or problems
+        assert all(isinstance(p.path, str) and p.message for p in problems or [])
+
+    @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+    @given(tracker_docs(), st.data())
+    def test_mutated_tracker(self, doc: Doc, data: st.DataObject) -> None:
+        """TR-12: a valid tracker with one part swapped for random JSON decodes or is refused cleanly."""
+        holders: list[Any] = [doc, doc["body"], *doc["body"]["fields"]]
+        holder = data.draw(st.sampled_from(holders))
+        keys = [*holder, "surprise"]
+        holder[data.draw(st.sampled_from(keys))] = data.draw(json_values)
+        problems = _outcome(doc)
+        assert problems is None or problems
