@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import orjson
 
@@ -17,7 +18,7 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 
 def _registrars() -> list[Registrar]:
-    registrars: list[Registrar] = [register_trackers]
+    registrars: list[Registrar] = [register_trackers, register_prompt]
     try:
         from trackerkit.trace.cli import register as register_trace
     except ModuleNotFoundError as exc:
@@ -69,6 +70,50 @@ def _summary(verdicts: list[Verdict]) -> str:
     if refused:
         return f"{refused} of {total} {noun} refused"
     return f"{total} {noun}, all decode" if total > 1 else "1 tracker, decodes"
+
+
+def register_prompt(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `prompt` command: what a scene's turn sends at starting values, and its token costs."""
+    prompt = sub.add_parser(
+        "prompt",
+        help="print a scene's ### Trackers block, tool lines and token costs",
+        description=(
+            "Render a scene at its trackers' starting values: the ### Trackers block, the "
+            "update tool's line per tracker, and a token table (block, tool, tool without "
+            "meanings, the anyOf alternative, card) naming the encoding."
+        ),
+    )
+    prompt.add_argument(
+        "scene", metavar="SCENE", help="a scene file, such as data/scenes/typical.json"
+    )
+    prompt.add_argument(
+        "--trackers",
+        metavar="DIR",
+        type=Path,
+        help="the tracker folder (default: trackers/ beside the scene's folder, SCENE/../../trackers)",
+    )
+    prompt.add_argument("--json", action="store_true", help="print machine-readable output")
+    prompt.set_defaults(func=_prompt)
+
+
+def _prompt(args: argparse.Namespace) -> int:
+    from trackerkit.prompt import PromptContext, preview_prompt
+    from trackerkit.scene import FolderSource, load_linked, load_scene
+
+    scene = load_scene(args.scene)
+    folder: Path = args.trackers or Path(args.scene).parent.parent / "trackers"
+    if not folder.is_dir():
+        raise TrackerkitError(f"no tracker folder at {folder}; pass --trackers DIR")
+    linked = load_linked(scene, FolderSource(folder))
+    for left in linked.left_out:
+        print(f"trackerkit: left out {left.tracker_id}: {left.reason}", file=sys.stderr)
+    context = PromptContext(scene.user, scene.char)
+    preview = preview_prompt(linked.trackers, scene.card, context=context)
+    if args.json:
+        print(orjson.dumps(preview.to_json(), option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(preview.to_text())
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:

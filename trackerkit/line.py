@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import re
 
 import orjson
@@ -15,8 +17,9 @@ _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 def line_of(value: object) -> str:
     """Show `value` on one line: every kind of line break becomes a space; nothing is cut.
 
-    Text is shown as it is, numbers as JSON writes them (`3`, `2.5`), booleans as `true`/`false`,
-    None as `null`, and anything else as compact JSON. Because the result holds no line break, a
+    Text is shown as it is, numbers as JSON writes them (`3`, `2.5`; `nan` and `inf`, which JSON
+    cannot write, as Python does), booleans as `true`/`false`, None as `null`, and anything else as
+    compact JSON (keys and objects JSON cannot hold written as text). It never fails. Because the result holds no line break, a
     value can never start a line of its own, so it cannot forge a `###` heading or pose as another
     tracker's line.
     """
@@ -26,8 +29,21 @@ def line_of(value: object) -> str:
         text = "true" if value else "false"
     elif value is None:
         text = "null"
-    elif isinstance(value, int | float):
-        text = orjson.dumps(value).decode()
+    elif isinstance(value, int):
+        text = str(value)  # exact at any size; orjson refuses ints past 64 bits
+    elif isinstance(value, float):
+        text = orjson.dumps(value).decode() if math.isfinite(value) else str(value)
     else:
-        text = orjson.dumps(value, default=str).decode()
+        text = _json(value)
     return _BREAKS.sub(" ", text)
+
+
+def _json(value: object) -> str:
+    try:
+        return orjson.dumps(value, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:
+        # orjson refuses ints past 64 bits and some keys; the standard library takes both.
+        try:
+            return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return str(value)

@@ -25,7 +25,7 @@ from trackerkit.macros import (
     render_macros,
 )
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, count_tool_tokens
-from trackerkit.tool import ToolDefinition, anyof_parameters, update_trackers_tool
+from trackerkit.tool import ToolDefinition, anyof_parameters, tracker_line, update_trackers_tool
 from trackerkit.tracker import Tracker
 from trackerkit.update import tracker_value
 from trackerkit.values import Value
@@ -35,9 +35,11 @@ __all__ = [
     "LINKED_TRACKERS_MARKER",
     "Block",
     "PromptContext",
+    "PromptPreview",
     "Request",
     "assemble_request",
     "default_text",
+    "preview_prompt",
     "render_text",
     "render_trackers_block",
     "tool_token_costs",
@@ -103,13 +105,17 @@ def _tracker_handler(
             return whole[tracker.name]
         if tracker.layout == "record":
             if len(args) != 2:
-                raise MacroLookupError(f"{tracker.name} is a record: use {{{{tracker::{tracker.name}::field}}}}")
+                raise MacroLookupError(
+                    f"{tracker.name} is a record: use {{{{tracker::{tracker.name}::field}}}}"
+                )
             field_name = args[1].strip()
             if field_name not in value:
                 raise MacroLookupError(f'{tracker.name} has no field "{line_of(field_name)}"')
             return line_of(value[field_name])
         if len(args) != 3:
-            raise MacroLookupError(f"{tracker.name} is a list: use {{{{tracker::{tracker.name}::row::field}}}}")
+            raise MacroLookupError(
+                f"{tracker.name} is a list: use {{{{tracker::{tracker.name}::row::field}}}}"
+            )
         row = _find_row(value, args[1])
         if row is None:
             raise MacroLookupError(f'{tracker.name} has no row "{line_of(args[1])}"')
@@ -133,6 +139,38 @@ def _compute(trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, objec
     return _Computed(values, defaults)
 
 
+def _handlers(
+    trackers: Sequence[Tracker],
+    values: Mapping[str, Mapping[str, Any]],
+    whole: Mapping[str, str],
+    context: PromptContext,
+) -> dict[str, MacroHandler]:
+    return {
+        **context_handlers(line_of(context.user), line_of(context.char)),
+        "tracker": _tracker_handler(trackers, values, whole),
+    }
+
+
+def _texts(
+    trackers: Sequence[Tracker],
+    computed: _Computed,
+    context: PromptContext,
+    limits: MacroLimits,
+) -> tuple[dict[str, str], MacroReport]:
+    handlers = _handlers(trackers, computed.values, computed.defaults, context)
+    texts: dict[str, str] = {}
+    report = MacroReport()
+    for tracker in trackers:
+        template = tracker.body.template
+        if template is None:
+            texts[tracker.name] = computed.defaults[tracker.name]
+            continue
+        rendered = render_macros(template, handlers, limits=limits, source=tracker.name)
+        texts[tracker.name] = rendered.text
+        report = report.merge(rendered.report)
+    return texts, report
+
+
 def tracker_texts(
     trackers: Sequence[Tracker],
     state: Mapping[str, Mapping[str, object]],
@@ -145,22 +183,7 @@ def tracker_texts(
     them, so a template reading another tracker sees it whatever the link order; inside a
     template `{{tracker::Other}}` is the other's default rendering.
     """
-    computed = _compute(trackers, state)
-    handlers: dict[str, MacroHandler] = {
-        **context_handlers(line_of(context.user), line_of(context.char)),
-        "tracker": _tracker_handler(trackers, computed.values, computed.defaults),
-    }
-    texts: dict[str, str] = {}
-    report = MacroReport()
-    for tracker in trackers:
-        template = tracker.body.template
-        if template is None:
-            texts[tracker.name] = computed.defaults[tracker.name]
-            continue
-        rendered = render_macros(template, handlers, limits=limits, source=tracker.name)
-        texts[tracker.name] = rendered.text
-        report = report.merge(rendered.report)
-    return texts, report
+    return _texts(trackers, _compute(trackers, state), context, limits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,13 +222,18 @@ def render_text(
     the turn's current state so a macro run after an update reads the new values.
     """
     computed = _compute(trackers, state)
-    texts, report = tracker_texts(trackers, state, context, limits)
-    handlers: dict[str, MacroHandler] = {
-        **context_handlers(line_of(context.user), line_of(context.char)),
-        "tracker": _tracker_handler(trackers, computed.values, texts),
-    }
+    texts, report = _texts(trackers, computed, context, limits)
+    handlers = _handlers(trackers, computed.values, texts, context)
+    # A card run through here keeps its block marker for `assemble_request`, not an error.
+    handlers["linkedtrackers"] = _marker
     rendered = render_macros(text, handlers, limits=limits)
     return Rendered(rendered.text, report.merge(rendered.report))
+
+
+def _marker(args: tuple[str, ...]) -> str:
+    if args:
+        raise MacroLookupError(f"{LINKED_TRACKERS_MARKER} takes no arguments")
+    return LINKED_TRACKERS_MARKER
 
 
 # --- the request -----------------------------------------------------------------------------
@@ -256,7 +284,8 @@ def assemble_request(
     """Build a turn's messages within a context window (TR-28, TR-33).
 
     Args:
-        card: the system card (may hold the `{{linkedTrackers}}` marker where the block goes).
+        card: the system card, macros already run (may hold the `{{linkedTrackers}}` marker
+            where the block goes; only the first one is used).
         block: the `### Trackers` block text, or None when there is none.
         history: `(role, text)` pairs, oldest first.
         tool: the update tool when it is offered.
@@ -270,7 +299,9 @@ def assemble_request(
     """
     parts: dict[str, int] = {}
     if LINKED_TRACKERS_MARKER in card:
-        system = card.replace(LINKED_TRACKERS_MARKER, block or "")
+        # The block goes where the first marker stands, once; a repeated marker is dropped.
+        before, _, after = card.partition(LINKED_TRACKERS_MARKER)
+        system = before + (block or "") + after.replace(LINKED_TRACKERS_MARKER, "")
         sections = [system, builtin or ""]
     else:
         sections = [card, builtin or "", block or ""]
@@ -302,15 +333,15 @@ def assemble_request(
     return Request(messages, tools, parts, counts[first:], kept, first, window, reserve, encoding)
 
 
-def tool_token_costs(trackers: Sequence[Tracker], encoding: str = DEFAULT_ENCODING) -> dict[str, Any]:
+def tool_token_costs(
+    trackers: Sequence[Tracker], encoding: str = DEFAULT_ENCODING
+) -> dict[str, Any]:
     """What the update tool costs for these trackers, and what the alternatives would (TR-36).
 
     Returns `{"encoding", "tool", "without_meanings", "anyof", "lines": {tracker: tokens}}`: the
     tool as sent (description + parameters), the same without the field meanings, and the
     alternative that gives each tracker's fields in the `set` schema as an anyOf.
     """
-    from trackerkit.tool import tracker_line
-
     full = update_trackers_tool(trackers)
     bare = update_trackers_tool(trackers, meanings=False)
     alt = anyof_parameters(trackers)
@@ -327,6 +358,87 @@ def tool_token_costs(trackers: Sequence[Tracker], encoding: str = DEFAULT_ENCODI
     }
 
 
-def values_by_name(trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]) -> dict[str, Value | Any]:
+@dataclass(frozen=True, slots=True)
+class PromptPreview:
+    """What a turn of a scene sends at a state: the block, the card, the tool, and their costs.
+
+    `tokens` holds `block`, `card`, and with linked trackers `tool` (description + parameters),
+    `without_meanings` and `anyof` (TR-36), each counted with `encoding`; `report` is the macro
+    report of the templates and the card.
+    """
+
+    block: Block
+    card: str
+    report: MacroReport
+    tool: ToolDefinition | None
+    lines: dict[str, str]
+    tokens: dict[str, int]
+    encoding: str
+
+    def to_text(self) -> str:
+        """The block, the tool's line per tracker, the macro errors and a token table, for a terminal."""
+        out = [self.block.text or "(no ### Trackers block: no linked tracker has text)", ""]
+        if self.tool is not None:
+            out += [f"{self.tool.name}: one line per tracker", *self.lines.values(), ""]
+        if self.report.errors:
+            out += ["macro errors:", *(f"  {line_of(str(e))}" for e in self.report.errors), ""]
+        rows = [
+            (label, self.tokens[key]) for key, label in _TOKEN_PARTS.items() if key in self.tokens
+        ]
+        width = max(len(label) for label, _ in rows)
+        out.append(f"{'part':<{width}}  tokens ({self.encoding})")
+        out += [f"{label:<{width}}  {tokens:>6}" for label, tokens in rows]
+        return "\n".join(out)
+
+    def to_json(self) -> dict[str, Any]:
+        """The same as plain data: block, tool name and lines, macro errors, tokens by part, encoding."""
+        return {
+            "block": self.block.text,
+            "tool": self.tool.name if self.tool is not None else None,
+            "lines": self.lines,
+            "errors": [str(e) for e in self.report.errors],
+            "encoding": self.encoding,
+            "tokens": self.tokens,
+        }
+
+
+_TOKEN_PARTS = {
+    "block": "block",
+    "tool": "tool (description + parameters)",
+    "without_meanings": "tool without meanings",
+    "anyof": "anyOf alternative",
+    "card": "card",
+}
+
+
+def preview_prompt(
+    trackers: Sequence[Tracker],
+    card: str = "",
+    state: Mapping[str, Mapping[str, object]] | None = None,
+    context: PromptContext = _CONTEXT,
+    encoding: str = DEFAULT_ENCODING,
+) -> PromptPreview:
+    """Render the block, the card and the update tool for `trackers` and count each (TR-28, TR-36).
+
+    The state defaults to the empty one, so every tracker shows its starting values.
+    """
+    state = state if state is not None else {}
+    block = render_trackers_block(trackers, state, context)
+    rendered = render_text(card, trackers, state, context)
+    tokens = {
+        "block": count_tokens(block.text, encoding) if block.text else 0,
+        "card": count_tokens(rendered.text.replace(LINKED_TRACKERS_MARKER, ""), encoding),
+    }
+    tool = update_trackers_tool(trackers) if trackers else None
+    if trackers:
+        costs = tool_token_costs(trackers, encoding)
+        tokens |= {k: costs[k] for k in ("tool", "without_meanings", "anyof")}
+    lines = {t.name: tracker_line(t) for t in trackers}
+    return PromptPreview(block, rendered.text, rendered.report, tool, lines, tokens, encoding)
+
+
+def values_by_name(
+    trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]
+) -> dict[str, Value | Any]:
     """Each tracker's value by name (a convenience for notebooks and reports)."""
     return {t.name: tracker_value(t, state) for t in trackers}
