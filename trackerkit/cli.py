@@ -18,7 +18,7 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 
 def _registrars() -> list[Registrar]:
-    registrars: list[Registrar] = [register_trackers, register_prompt]
+    registrars: list[Registrar] = [register_trackers, register_prompt, register_simulate]
     try:
         from trackerkit.trace.cli import register as register_trace
     except ModuleNotFoundError as exc:
@@ -113,6 +113,152 @@ def _prompt(args: argparse.Namespace) -> int:
         print(orjson.dumps(preview.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:
         print(preview.to_text())
+    return 0
+
+
+def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `simulate` and `changes` commands: play a scenario turn by turn."""
+    simulate = sub.add_parser(
+        "simulate",
+        help="play a scene's scripted turns and print a table per turn",
+        description=(
+            "Run a scene turn by turn (its scripted turns, against the scripted model or any "
+            "OpenAI-compatible endpoint) and print per turn: the user text, the tool calls, the "
+            "changes and the prompt tokens by part. Writes the turns to the trace journal "
+            "(DATA/trace/YYYY-MM-DD.jsonl) unless --no-trace."
+        ),
+    )
+    _session_options(simulate)
+    simulate.add_argument("--json", action="store_true", help="print the turn reports as JSON")
+    simulate.add_argument(
+        "--model",
+        choices=["scripted", "openai"],
+        default="scripted",
+        help="the model (default: scripted)",
+    )
+    simulate.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    simulate.add_argument(
+        "--model-name",
+        metavar="NAME",
+        default="gpt-4o-mini",
+        help="the model name the server knows",
+    )
+    simulate.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default="OPENAI_API_KEY",
+        help="the environment variable holding the API key",
+    )
+    simulate.add_argument(
+        "--data",
+        metavar="DIR",
+        type=Path,
+        help="the data directory for the trace (default: the scene's data/ folder)",
+    )
+    simulate.add_argument(
+        "--timezone",
+        metavar="TZ",
+        default="UTC",
+        help="the installation time zone naming the trace day file (default: UTC)",
+    )
+    simulate.add_argument("--no-trace", action="store_true", help="write no trace events")
+    simulate.set_defaults(func=_simulate)
+
+    changes = sub.add_parser(
+        "changes",
+        help="play a scene's scripted turns and print what each reply changed",
+        description=(
+            "Play the scene's scripted turns (no trace) and print the changes read over the "
+            "take: per message, per tracker, each change. --json prints the exact shape "
+            "{messages: [{messageId, trackers: [...]}]}."
+        ),
+    )
+    _session_options(changes)
+    changes.add_argument("--json", action="store_true", help="print the exact changes shape")
+    changes.add_argument(
+        "--from", dest="from_id", metavar="ID", help="the first message (default: the first)"
+    )
+    changes.add_argument(
+        "--to", dest="to_id", metavar="ID", help="the last message (default: the tip)"
+    )
+    changes.set_defaults(func=_changes)
+
+
+def _session_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "scene",
+        metavar="SCENE",
+        help="a scene file with scripted turns, e.g. data/scenes/fight.json",
+    )
+    parser.add_argument(
+        "--trackers",
+        metavar="DIR",
+        type=Path,
+        help="the tracker folder (default: trackers/ beside the scene's folder)",
+    )
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from trackerkit.model import Model, OpenAIModel
+    from trackerkit.session import Session
+    from trackerkit.tables import turn_table
+
+    model: Model | None = None
+    if args.model == "openai":
+        if not args.base_url:
+            raise TrackerkitError(
+                "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
+            )
+        model = OpenAIModel(args.base_url, args.model_name, args.api_key_env)
+    trace = None
+    if not args.no_trace:
+        from trackerkit.trace import TraceWriter
+
+        data_dir: Path = args.data or Path(args.scene).resolve().parent.parent
+        trace = TraceWriter(data_dir, timezone=args.timezone)
+    session = Session.from_scene(args.scene, model, trackers=args.trackers, trace=trace)
+    with tqdm(
+        total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
+    ) as bar:
+
+        def advance(done: int, total: int) -> None:
+            bar.update(done - bar.n)
+
+        reports = session.run(progress=advance)
+    if args.json:
+        print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(turn_table(reports))
+        print(f"\nvalues at the tip: {orjson.dumps(session.values()).decode()}")
+    for mismatch in session.mismatches:
+        print(f"trackerkit: expectation not met: {mismatch}", file=sys.stderr)
+    return 1 if session.mismatches else 0
+
+
+def _changes(args: argparse.Namespace) -> int:
+    from trackerkit.changes import tracker_changes_between
+    from trackerkit.session import Session
+    from trackerkit.tables import changes_lines
+
+    session = Session.from_scene(args.scene, trackers=args.trackers)
+    session.run()
+    messages = session.chat.messages
+    if not messages:
+        result: dict[str, object] = {"messages": []}
+    else:
+        result = tracker_changes_between(
+            session.chat, None, args.from_id or messages[0].id, args.to_id
+        )
+    if args.json:
+        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(changes_lines(result))
     return 0
 
 
