@@ -18,7 +18,15 @@ from trackerkit.errors import (
     TurnError,
 )
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
-from trackerkit.library import Library, Links, Verdict, check_paths, linked_in, load_scenes
+from trackerkit.library import (
+    Library,
+    Links,
+    Verdict,
+    check_paths,
+    linked_in,
+    load_scenes,
+    read_piece,
+)
 from trackerkit.line import line_of
 from trackerkit.scene import LeftOut, Linked, Scene, load_scene
 from trackerkit.state import Delta, Message, Take, Version
@@ -76,6 +84,7 @@ __all__ = [
     "linked_in",
     "load_scene",
     "load_scenes",
+    "read_piece",
     "tracker_value",
     "update_trackers_tool",
 ]
