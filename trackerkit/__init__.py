@@ -28,8 +28,19 @@ from trackerkit.library import (
     read_piece,
 )
 from trackerkit.line import line_of
+from trackerkit.macros import MacroReport, render_macros
+from trackerkit.prompt import (
+    Block,
+    PromptContext,
+    Request,
+    assemble_request,
+    render_text,
+    render_trackers_block,
+    tool_token_costs,
+)
 from trackerkit.scene import LeftOut, Linked, Scene, load_scene
 from trackerkit.state import Delta, Message, Take, Version
+from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
 from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
@@ -39,6 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BadRequestError",
+    "Block",
     "BooleanField",
     "Chat",
     "ChoiceField",
@@ -49,13 +61,16 @@ __all__ = [
     "Library",
     "Linked",
     "Links",
+    "MacroReport",
     "Message",
     "ModelError",
     "NotFoundError",
     "NumberField",
     "PanelEntry",
     "Problem",
+    "PromptContext",
     "PromptTooLargeError",
+    "Request",
     "Scene",
     "StaleRevisionError",
     "Take",
@@ -75,8 +90,11 @@ __all__ = [
     "Version",
     "accepts",
     "apply_tracker_updates",
+    "assemble_request",
     "blank_tracker",
     "check_paths",
+    "count_tokens",
+    "count_tool_tokens",
     "decode_tracker",
     "encode_tracker",
     "initial_value",
@@ -85,6 +103,10 @@ __all__ = [
     "load_scene",
     "load_scenes",
     "read_piece",
+    "render_macros",
+    "render_text",
+    "render_trackers_block",
+    "tool_token_costs",
     "tracker_value",
     "update_trackers_tool",
 ]
