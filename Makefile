@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 2718
 
-.PHONY: setup run test lint types pytest bench clean
+.PHONY: setup run test lint types pytest bench notebooks clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ test: lint types pytest
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
+
+notebooks: $(STAMP)
+	$(BIN)/python scripts/execute_notebooks.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis tests/artifacts
