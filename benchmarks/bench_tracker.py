@@ -1,0 +1,129 @@
+"""Time the strict decoder on the bundled library and on hostile files at each ceiling (TR-11).
+
+Prints a table (operation, median ms, target, ok?); never asserts on time. Targets from issue 2:
+a typical tracker decodes in under 0.2 ms, each hostile file is refused in under 50 ms.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from trackerkit import TrackerDecodeError, decode_tracker
+from trackerkit.fields import MAX_SAFE_INTEGER
+from trackerkit.tracker import MAX_ITEMS, MAX_TEXT
+
+_LIBRARY = Path(__file__).resolve().parent.parent / "data" / "trackers"
+
+
+def _median_ms(run: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def _decode(data: object, expect_ok: bool) -> Callable[[], object]:
+    def run() -> object:
+        try:
+            return decode_tracker(data)
+        except TrackerDecodeError:
+            if expect_ok:
+                raise
+            return None
+
+    # Check the outcome once, outside the timing, so a wrong verdict cannot hide in a figure.
+    try:
+        decode_tracker(data)
+        accepted = True
+    except TrackerDecodeError:
+        accepted = False
+    if accepted != expect_ok:
+        raise SystemExit(f"expected {'accepted' if expect_ok else 'refused'}; got the opposite")
+    return run
+
+
+def _tracker(**body: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "id": "hostile",
+        "name": "Hostile",
+        "description": "",
+        "body": {
+            "layout": "record",
+            "fields": [{"name": "v", "description": "", "type": "number"}],
+            "note": "",
+        },
+    }
+    doc["body"].update(body)
+    return doc
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    at = root
+    for _ in range(levels):
+        at["a"] = {}
+        at = at["a"]
+    return root
+
+
+def main() -> None:
+    pieces = [orjson.loads(p.read_bytes()) for p in sorted(_LIBRARY.glob("*.json"))]
+
+    def whole_library() -> None:
+        for piece in pieces:
+            decode_tracker(piece)
+
+    many = [{"name": f"f{i}", "description": "", "type": "number"} for i in range(MAX_ITEMS)]
+    many_refused = _tracker(fields=many)
+    many_refused["name"] = 7
+    choices = [
+        {
+            "name": "c",
+            "description": "",
+            "type": "choice",
+            "choices": [str(i) for i in range(MAX_ITEMS + 1)],
+        }
+    ]
+    deep = _tracker()
+    deep["body"]["extra"] = _deep(5_000)
+    typical = orjson.loads((_LIBRARY / "health.json").read_bytes())
+
+    rows: list[tuple[str, float, float]] = []
+    per_piece = _median_ms(whole_library, 1_000) / max(len(pieces), 1)
+    rows.append((f"bundled library ({len(pieces)} trackers) x1000, per tracker", per_piece, 0.2))
+    rows.append(("typical tracker (health)", _median_ms(_decode(typical, True), 2_000), 0.2))
+    hostile: list[tuple[str, object, bool]] = [
+        ("10,000 fields (accepted)", _tracker(fields=many), True),
+        ("10,000 fields, one bad key (refused)", many_refused, False),
+        ("10,001 fields (refused)", _tracker(fields=[*many, many[0]]), False),
+        ("1,000,001-character note (refused)", _tracker(note="n" * (MAX_TEXT + 1)), False),
+        ("10,001 choices (refused)", _tracker(fields=choices), False),
+        (
+            "whole number 2^53 (refused)",
+            _tracker(fields=[{**many[0], "default": MAX_SAFE_INTEGER + 1}]),
+            False,
+        ),
+        ("5,000-level nesting (refused)", deep, False),
+    ]
+    for label, data, ok in hostile:
+        rows.append((label, _median_ms(_decode(data, ok), 21), 50.0))
+
+    width = max(len(label) for label, _, _ in rows)
+    print(f"| {'operation':<{width}} | median ms | target ms | ok? |")
+    print(f"|{'-' * (width + 2)}|----------:|----------:|:---:|")
+    for label, ms, target in rows:
+        print(
+            f"| {label:<{width}} | {ms:9.3f} | {target:9g} | {'yes' if ms < target else 'NO':^3} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
