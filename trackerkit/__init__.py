@@ -29,6 +29,7 @@ from trackerkit.library import (
 )
 from trackerkit.line import line_of
 from trackerkit.macros import MacroReport, render_macros
+from trackerkit.model import Model, OpenAIModel, ScriptedModel, TurnPlan
 from trackerkit.prompt import (
     Block,
     PromptContext,
@@ -38,7 +39,9 @@ from trackerkit.prompt import (
     render_trackers_block,
     tool_token_costs,
 )
+from trackerkit.report import TurnReport
 from trackerkit.scene import LeftOut, Linked, Scene, load_scene
+from trackerkit.session import ReadTool, Session
 from trackerkit.state import Delta, Message, Take, Version
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
@@ -63,15 +66,20 @@ __all__ = [
     "Links",
     "MacroReport",
     "Message",
+    "Model",
     "ModelError",
     "NotFoundError",
     "NumberField",
+    "OpenAIModel",
     "PanelEntry",
     "Problem",
     "PromptContext",
     "PromptTooLargeError",
+    "ReadTool",
     "Request",
     "Scene",
+    "ScriptedModel",
+    "Session",
     "StaleRevisionError",
     "Take",
     "TextField",
@@ -83,6 +91,8 @@ __all__ = [
     "TrackerkitError",
     "Turn",
     "TurnError",
+    "TurnPlan",
+    "TurnReport",
     "UpdateError",
     "UpdateResult",
     "Value",

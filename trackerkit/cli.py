@@ -222,15 +222,19 @@ def _simulate(args: argparse.Namespace) -> int:
 
         data_dir: Path = args.data or Path(args.scene).resolve().parent.parent
         trace = TraceWriter(data_dir, timezone=args.timezone)
-    session = Session.from_scene(args.scene, model, trackers=args.trackers, trace=trace)
-    with tqdm(
-        total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
-    ) as bar:
+    try:
+        session = Session.from_scene(args.scene, model, trackers=args.trackers, trace=trace)
+        with tqdm(
+            total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
+        ) as bar:
 
-        def advance(done: int, total: int) -> None:
-            bar.update(done - bar.n)
+            def advance(done: int, total: int) -> None:
+                bar.update(done - bar.n)
 
-        reports = session.run(progress=advance)
+            reports = session.run(progress=advance)
+    finally:
+        if trace is not None:
+            trace.close()
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:

@@ -9,6 +9,7 @@ server, or a hosted one), with timeouts and plain errors when the server is away
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import urllib.error
@@ -221,18 +222,17 @@ class OpenAIModel:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = f"{self.base_url}/chat/completions"
-        http = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        post = urllib.request.Request(url, data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(http, timeout=self.timeout) as response:
+            with urllib.request.urlopen(post, timeout=self.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
-            detail = exc.read().decode("utf-8", "replace")[:500]
+            with exc:  # the error holds the open response; close it
+                detail = _detail(exc.read())
             if request.tools and any(h in detail.lower() for h in _REFUSAL_HINTS):
-                raise ToolsRefusedError(
-                    f"{self.model} does not take tools ({detail.strip()})"
-                ) from None
+                raise ToolsRefusedError(f"{self.model} does not take tools ({detail})") from None
             raise ModelError(
-                f"the model server at {url} answered HTTP {exc.code}: {detail.strip() or exc.reason}"
+                f"the model server at {url} answered HTTP {exc.code}: {detail or exc.reason}"
             ) from None
         except TimeoutError:
             raise ModelError(
@@ -240,7 +240,26 @@ class OpenAIModel:
             ) from None
         except urllib.error.URLError as exc:
             raise ModelError(f"could not reach the model server at {url}: {exc.reason}") from None
+        except (OSError, http.client.HTTPException) as exc:
+            # A dropped connection or a garbled status line mid-answer.
+            raise ModelError(f"the model server at {url} broke off its answer: {exc}") from None
         return _read_reply(raw, url)
+
+
+def _detail(raw: bytes) -> str:
+    """A server's error body on one short line: its `error.message` when it is JSON."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data.get("message"))
+        if isinstance(error, dict):
+            error = error.get("message")
+        if isinstance(error, str):
+            text = error
+    return " ".join(text.split())[:300]
 
 
 def _read_reply(raw: bytes, url: str) -> ModelReply:

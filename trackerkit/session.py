@@ -30,8 +30,15 @@ from trackerkit.model import (
     ToolsRefusedError,
     TurnPlan,
 )
-from trackerkit.prompt import PromptContext, Request, assemble_request, render_trackers_block
-from trackerkit.report import CallReport, RoundReport, TurnReport, expect_mismatches
+from trackerkit.prompt import (
+    PromptContext,
+    Request,
+    assemble_request,
+    render_text,
+    render_trackers_block,
+)
+from trackerkit.report import CallReport, RoundReport, TurnReport
+from trackerkit.scenario import ScenarioPlayer
 from trackerkit.scene import PieceSource, Scene, load_scene
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
 from trackerkit.tracker import Tracker
@@ -87,7 +94,7 @@ class ReadTool:
         }
 
 
-class Session:
+class Session(ScenarioPlayer):
     """A simulated chat on a scene, turn by turn.
 
     Args:
@@ -203,71 +210,6 @@ class Session:
             return messages[message].id
         return message
 
-    # --- scenarios -----------------------------------------------------------------------
-
-    @property
-    def done(self) -> bool:
-        """True when every scripted step of the scene has been played."""
-        return self.step_index >= len(self.steps)
-
-    def play_next(self) -> TurnReport | None:
-        """Play the scene's next scripted step; returns the turn's report (None for an action)."""
-        if self.done:
-            raise TurnError("the scenario has no steps left")
-        step = {"label": f"step {self.step_index + 1}", **self.steps[self.step_index]}
-        self.step_index += 1
-        return self.play(step)
-
-    def play(self, step: Mapping[str, Any]) -> TurnReport | None:
-        """Play one scenario step: a turn (`user`), or an action (`swipe`, `edit`, `cut`, ...).
-
-        A step's `expect` (values by tracker, field and row; `absent` lists rows that must be
-        gone) is compared after the step; each mismatch is kept in `self.mismatches`.
-        """
-        report = self._play(step)
-        expect = step.get("expect")
-        if isinstance(expect, Mapping):
-            label = step.get("label") or f"after {step.get('action') or repr(step.get('user'))}"
-            self.mismatches.extend(
-                f"{label}: {m}" for m in expect_mismatches(self.values(), expect)
-            )
-        return report
-
-    def _play(self, step: Mapping[str, Any]) -> TurnReport | None:
-        action = step.get("action")
-        if action is None:
-            if "user" not in step:
-                raise TurnError("a scenario step needs user (a turn) or action")
-            return self.turn(str(step["user"]), step)
-        if action in ("swipe", "regenerate", "continue"):
-            run = {"swipe": self.swipe, "regenerate": self.regenerate, "continue": self.continue_}[
-                action
-            ]
-            return run(step)
-        if action == "edit":
-            item = {k: step[k] for k in ("set", "row", "remove") if k in step}
-            self.edit(str(step["tracker"]), **item)
-        elif action == "cut":
-            self.cut(step["message"])
-        elif action == "fork":
-            self.fork(step["message"])
-        elif action == "show_version":
-            self.show_version(step["message"], int(step["version"]))
-        else:
-            raise TurnError(f"unknown scenario action {action!r}")
-        return None
-
-    def run(self, progress: Callable[[int, int], None] | None = None) -> list[TurnReport]:
-        """Play every remaining scripted step; returns the turn reports."""
-        reports = []
-        while not self.done:
-            report = self.play_next()
-            if report is not None:
-                reports.append(report)
-            if progress is not None:
-                progress(self.step_index, len(self.steps))
-        return reports
-
     # --- one turn ------------------------------------------------------------------------
 
     def _plan(self, script: TurnPlan | Mapping[str, Any] | None) -> None:
@@ -308,25 +250,19 @@ class Session:
             self._plan(script)
             reply = self._loop(turn, report, key)
         except ToolsRefusedError as exc:
-            return self._fail(
-                turn,
-                report,
-                key,
-                f"The model does not take tools, so this scene's trackers cannot be offered; the turn failed ({exc}).",
-                "tools_refused",
-            )
+            refused = f"The model does not take tools, so this scene's trackers cannot be offered; the turn failed ({exc})."
+            return self._fail(turn, report, key, refused, "tools_refused")
         except ModelError as exc:
-            return self._fail(turn, report, key, f"The model failed: {exc}.", "model_error")
+            failed = f"The model failed: {str(exc).rstrip('.')}."
+            return self._fail(turn, report, key, failed, "model_error")
         except TrackerkitError as exc:
             return self._fail(turn, report, key, str(exc), "turn_error")
+        except BaseException:
+            turn.fail()  # never leave the chat with a turn open
+            raise
         if reply is None:
-            return self._fail(
-                turn,
-                report,
-                key,
-                f"The model was still calling tools after {self.max_rounds} rounds; the turn failed and kept nothing.",
-                "round_limit",
-            )
+            limit = f"The model was still calling tools after {self.max_rounds} rounds; the turn failed and kept nothing."
+            return self._fail(turn, report, key, limit, "round_limit")
         message = turn.commit(reply.content)
         report.reply = message.text
         report.message_id = message.id
@@ -377,9 +313,12 @@ class Session:
 
     def _request(self, turn: Turn) -> tuple[Request, str | None]:
         context = PromptContext(self.scene.user, self.scene.char)
-        block = render_trackers_block(turn.trackers, turn.state, context)
+        state = turn.state
+        block = render_trackers_block(turn.trackers, state, context)
+        # The card's macros ({{user}}, {{tracker::Name::field}}) run on the turn's state (TR-32).
+        card = render_text(self.scene.card, turn.trackers, state, context).text
         request = assemble_request(
-            card=self.scene.card,
+            card=card,
             block=block.text,
             history=self._history(turn),
             tool=turn.tool,
@@ -393,16 +332,15 @@ class Session:
     def _loop(self, turn: Turn, report: TurnReport, key: str) -> ModelReply | None:
         in_turn: list[dict[str, Any]] = []
         spent = 0.0
+        # Other tools follow the connection and the turn kind, not whether a tracker loaded.
+        offer_others = self.scene.tool_access and self.tools_supported and turn.kind != "continue"
+        others = [t.to_openai() for t in self.tools.values()]
         for round_index in range(self.max_rounds):
             # The block is assembled again each round, so later rounds read the new values (TR-32).
             request, block = self._request(turn)
             if round_index == 0:
                 report.request, report.block = request, block
-            tools = (
-                list(request.tools) + [t.to_openai() for t in self.tools.values()]
-                if turn.tool
-                else []
-            )
+            tools = list(request.tools) + (others if offer_others else [])
             turn_tokens = count_tokens(_flatten(in_turn), self.encoding) if in_turn else 0
             parts = {**request.parts, **({"turn": turn_tokens} if turn_tokens else {})}
             self._event(
@@ -456,78 +394,43 @@ class Session:
                     spent += time.monotonic() - started
                 report.calls.append(result)
                 in_turn.append({"role": "tool", "tool_call_id": call.id, "content": result.answer})
-                self._result_event(key, round_index, call, result)
+                self._result_event(key, round_index, call, result, turn)
             self._step_completed(key, round_index, reply.finish_reason, tokens_in, tokens_out)
         return None
 
     def _call(self, turn: Turn, call: ToolCall, round_index: int, spent: float) -> CallReport:
+        def answer(ok: bool, text: str, changes: int = 0, failure: str | None = None) -> CallReport:
+            return CallReport(
+                round_index, call.id, call.name, call.arguments, ok, text, changes, failure
+            )
+
         if turn.tool is not None and call.name == turn.tool.name:
             arguments, problem = call.parsed()
             if problem is not None:
-                return CallReport(
-                    round_index,
-                    call.id,
-                    call.name,
-                    call.arguments,
-                    False,
-                    f"Nothing was written: {problem}.",
-                    0,
-                    "error",
-                )
+                return answer(False, f"Nothing was written: {problem}.", failure="error")
             result = turn.call(arguments)  # never shortened, never refused for time (TR-39)
-            return CallReport(
-                round_index,
-                call.id,
-                call.name,
-                call.arguments,
-                result.ok,
-                result.answer,
-                result.change_count,
-                None if result.ok else "ok:false",
+            return answer(
+                result.ok, result.answer, result.change_count, None if result.ok else "ok:false"
             )
         tool = self.tools.get(call.name)
         if tool is None:
-            return CallReport(
-                round_index,
-                call.id,
-                call.name,
-                call.arguments,
-                False,
-                f"There is no tool called {call.name!r}.",
-                0,
-                "error",
-            )
+            return answer(False, f"There is no tool called {call.name!r}.", failure="error")
         if tool.access != "read":
-            return CallReport(
-                round_index,
-                call.id,
-                call.name,
-                call.arguments,
-                False,
-                f"{call.name} is not a read tool, so the tool loop refuses it (TR-40).",
-                0,
-                "error",
-            )
+            refused = f"{call.name} is not a read tool, so the tool loop refuses it (TR-40)."
+            return answer(False, refused, failure="error")
         if spent >= self.tool_budget:
-            return CallReport(
-                round_index,
-                call.id,
-                call.name,
-                call.arguments,
-                False,
-                "The tool time budget for this turn is spent; the call was refused.",
-                0,
-                "timeout",
-            )
+            spent_text = "The tool time budget for this turn is spent; the call was refused."
+            return answer(False, spent_text, failure="timeout")
         arguments, problem = call.parsed()
         if problem is not None:
-            return CallReport(
-                round_index, call.id, call.name, call.arguments, False, problem, 0, "error"
-            )
-        answer = tool.run(arguments)
-        if len(answer) > MAX_TOOL_ANSWER:
-            answer = answer[:MAX_TOOL_ANSWER] + _SHORTENED
-        return CallReport(round_index, call.id, call.name, call.arguments, True, answer)
+            return answer(False, f"The call was not run: {problem}.", failure="error")
+        try:
+            text = tool.run(arguments)
+        except Exception as exc:  # a broken tool is the model's answer, never a broken turn
+            return answer(False, f"{call.name} failed: {exc}", failure="error")
+        if len(text) > MAX_TOOL_ANSWER:
+            text = text[:MAX_TOOL_ANSWER] + _SHORTENED
+        return answer(True, text)
 
     # --- trace ---------------------------------------------------------------------------
 
@@ -558,7 +461,9 @@ class Session:
             {"sequence": self._next(), "stepIndex": step, "finishReason": finish, "usage": usage},
         )
 
-    def _result_event(self, key: str, step: int, call: ToolCall, result: CallReport) -> None:
+    def _result_event(
+        self, key: str, step: int, call: ToolCall, result: CallReport, turn: Turn
+    ) -> None:
         data: dict[str, Any] = {
             "sequence": self._next(),
             "stepIndex": step,
@@ -571,7 +476,7 @@ class Session:
         if result.failure:
             data["failure"] = result.failure
         # The trace keeps the call's arguments and the number of changes, not the answer (TR-39).
-        is_tracker_tool = result.name.startswith("update_trackers")
+        is_tracker_tool = turn.tool is not None and result.name == turn.tool.name
         summary = (
             {"ok": result.ok, "changes": result.changes} if is_tracker_tool else {"ok": result.ok}
         )
