@@ -1,0 +1,83 @@
+"""The trace journal: read it into pandas, put turns back together, write it, draw it.
+
+The contract is `shared/spec/trace-rules.md` (TC-1..TC-22). Reading:
+
+    >>> from trackerkit.trace import read_trace, assemble_turns  # doctest: +SKIP
+    >>> events, errors = read_trace("data/trace")                # doctest: +SKIP
+    >>> turns = assemble_turns(events)                           # doctest: +SKIP
+
+`trackerkit.trace.dask.read_trace_dask` reads past one machine; it needs the `dask` extra
+and is not imported here.
+"""
+
+from trackerkit.errors import TraceLineError
+from trackerkit.trace._columns import ColumnSpec
+from trackerkit.trace.failure import FAILURE_CLASSES, failure_class, failure_of
+from trackerkit.trace.frames import (
+    DELIVERY_COLUMNS,
+    GATE_COLUMNS,
+    MARKER_COLUMNS,
+    STEP_COLUMNS,
+    TOOL_CALL_COLUMNS,
+    deliveries,
+    gates,
+    markers,
+    steps,
+    tool_calls,
+)
+from trackerkit.trace.plots import failures_by_class, tokens_over_day, turn_durations, turn_timeline
+from trackerkit.trace.read import EVENT_COLUMNS, FIELDS, day_files, day_of, read_trace, trace_days
+from trackerkit.trace.turns import (
+    ORPHAN_COLUMNS,
+    TURN_COLUMNS,
+    assemble_turns,
+    assign_turns,
+    orphans,
+    resolve_turn,
+    turn_events,
+)
+from trackerkit.trace.write import (
+    CONTENT_FIELDS,
+    TraceWriter,
+    capture_content_setting,
+    encode_event,
+)
+
+__all__ = [
+    "CONTENT_FIELDS",
+    "DELIVERY_COLUMNS",
+    "EVENT_COLUMNS",
+    "FAILURE_CLASSES",
+    "FIELDS",
+    "GATE_COLUMNS",
+    "MARKER_COLUMNS",
+    "ORPHAN_COLUMNS",
+    "STEP_COLUMNS",
+    "TOOL_CALL_COLUMNS",
+    "TURN_COLUMNS",
+    "ColumnSpec",
+    "TraceLineError",
+    "TraceWriter",
+    "assemble_turns",
+    "assign_turns",
+    "capture_content_setting",
+    "day_files",
+    "day_of",
+    "deliveries",
+    "encode_event",
+    "failure_class",
+    "failure_of",
+    "failures_by_class",
+    "gates",
+    "markers",
+    "orphans",
+    "read_trace",
+    "resolve_turn",
+    "steps",
+    "tokens_over_day",
+    "tool_calls",
+    "trace_days",
+    "turn_durations",
+    "turn_events",
+    "turn_timeline",
+]

@@ -1,0 +1,202 @@
+"""The `trackerkit trace` commands: days, turns, show; `--json` on each.
+
+    trackerkit trace days [DIR]          the day files with line counts and broken lines
+    trackerkit trace turns DAY           the turns of one day (and its orphan rows)
+    trackerkit trace show NAME           one turn's events in order; NAME is
+                                         <session>/<turn_N> or turn_N (the newest, TC-13)
+
+Each handler is one library call and a printer; library errors reach `trackerkit.cli.main`,
+which prints them as one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from typing import Any
+
+import orjson
+import pandas as pd
+
+from trackerkit.trace.read import read_trace, trace_days
+from trackerkit.trace.turns import assemble_turns, orphans, turn_events
+
+__all__ = ["register", "summary"]
+
+DEFAULT_DIR = "data/trace"
+
+
+def _json(value: Any) -> None:
+    sys.stdout.write(
+        orjson.dumps(
+            value, default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+        ).decode()
+        + "\n"
+    )
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """JSON-ready rows: times as ISO strings, durations in seconds, missing values as null."""
+    out = frame.copy()
+    for column in out.columns:
+        if isinstance(out[column].dtype, pd.DatetimeTZDtype):
+            out[column] = out[column].map(lambda t: None if pd.isna(t) else t.isoformat())
+        elif pd.api.types.is_timedelta64_dtype(out[column].dtype):
+            out[column] = out[column].dt.total_seconds()
+    records = out.astype(object).where(out.notna(), None).to_dict(orient="records")
+    return [{str(k): v for k, v in r.items()} for r in records]
+
+
+def _table(frame: pd.DataFrame) -> str:
+    if frame.empty:
+        return "(none)"
+    return frame.to_string(index=False, na_rep="")
+
+
+def _time(stamp: Any) -> str:
+    return "" if pd.isna(stamp) else pd.Timestamp(stamp).strftime("%H:%M:%S.%f")[:-3]
+
+
+def summary(data: dict[str, Any]) -> str:
+    """A short readable line of an event's data: sizes, names and outcomes before content."""
+    if not isinstance(data, dict):
+        return ""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = (
+                "{"
+                + ", ".join(f"{k}={v}" for k, v in value.items() if not isinstance(v, dict | list))
+                + "}"
+            )
+        elif isinstance(value, list):
+            value = f"[{len(value)}]"
+        elif isinstance(value, str) and len(value) > 60:
+            value = repr(value[:57] + "...")
+        elif isinstance(value, str):
+            value = repr(value)
+        parts.append(f"{key}={value}")
+    return " ".join(parts)
+
+
+def _days(args: argparse.Namespace) -> int:
+    days = trace_days(args.directory or args.dir)
+    if args.json:
+        _json(_records(days))
+        return 0
+    shown = days[["day", "lines", "events", "broken", "first", "last"]].copy()
+    for column in ("first", "last"):
+        shown[column] = shown[column].map(
+            lambda t: "" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M:%S")
+        )
+    print(_table(shown))
+    return 0
+
+
+def _turns(args: argparse.Namespace) -> int:
+    events, errors = read_trace(args.dir, days=[args.day])
+    turns = assemble_turns(events)
+    lost = orphans(events)
+    if args.json:
+        _json(
+            {
+                "day": args.day,
+                "turns": _records(turns),
+                "orphans": _records(lost),
+                "broken": [{"file": e.file, "line": e.line, "reason": e.reason} for e in errors],
+            }
+        )
+        return 0
+    shown = turns[
+        [
+            "name",
+            "kind",
+            "source",
+            "start",
+            "duration",
+            "events",
+            "steps",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "tool_calls",
+            "failures",
+            "delivered",
+            "fell_back",
+            "status",
+            "orphans",
+        ]
+    ].copy()
+    shown["start"] = shown["start"].map(_time)
+    shown["duration"] = shown["duration"].dt.total_seconds().round(3)
+    print(_table(shown))
+    print(
+        f"\n{len(turns)} turns, {len(lost)} orphan rows, {len(errors)} broken lines on {args.day}."
+    )
+    for error in errors:
+        print(f"  {error}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    days = [args.day] if args.day else None
+    events, _errors = read_trace(args.dir, days=days)
+    picked = turn_events(events, args.name)
+    name = str(picked["turn_name"].iloc[0])
+    if args.json:
+        out = picked[["ts", "turn", "session", "source", "name", "data", "file", "line"]]
+        _json({"name": name, "events": _records(out)})
+        return 0
+    start, end = picked["ts"].min(), picked["ts"].max()
+    print(
+        f"{name}  {start:%Y-%m-%d %H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {len(picked)} events"
+    )
+    for row in picked.itertuples(index=False):
+        data: dict[str, Any] = row.data if isinstance(row.data, dict) else {}
+        print(
+            f"{_time(row.ts)}  {row.source!s:<9} {row.name!s:<24} {row.turn!s:<18} {summary(data)}"
+        )
+    return 0
+
+
+def _day(value: str) -> str:
+    try:
+        return dt.date.fromisoformat(value).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a day; write it as YYYY-MM-DD"
+        ) from None
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `trace` command group to the `trackerkit` parser."""
+    trace = sub.add_parser(
+        "trace", help="read trace journal days", description="Read trace journal days."
+    )
+    commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND")
+    commands.required = True
+
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "--dir", default=DEFAULT_DIR, help=f"the trace folder (default {DEFAULT_DIR})"
+        )
+        parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    days = commands.add_parser("days", help="list day files with line counts and broken lines")
+    days.add_argument(
+        "directory", nargs="?", metavar="DIR", help="the trace folder (overrides --dir)"
+    )
+    common(days)
+    days.set_defaults(func=_days)
+
+    turns = commands.add_parser("turns", help="the turns of one day")
+    turns.add_argument("day", metavar="DAY", type=_day, help="the day, YYYY-MM-DD")
+    common(turns)
+    turns.set_defaults(func=_turns)
+
+    show = commands.add_parser("show", help="one turn's events in order")
+    show.add_argument("name", metavar="NAME", help="<session>/<turn_N>, or turn_N for the newest")
+    show.add_argument("--day", type=_day, help="read only this day (default: every day)")
+    common(show)
+    show.set_defaults(func=_show)

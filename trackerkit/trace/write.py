@@ -1,0 +1,394 @@
+"""Writing trace days the way the contract says (TC-1..TC-7, TC-20, TC-21).
+
+`TraceWriter.write(...)` appends one line per event to `<data_dir>/trace/YYYY-MM-DD.jsonl`
+(the day in the installation's time zone, TC-2) with the seven fields in order (TC-4).
+
+What happens to `data` on the way (`encode_event` does it, a pure function):
+
+* Content fields (`CONTENT_FIELDS`: text, context, message, details, args, result, error,
+  output, reasoning, input; top-level keys of `data` only) are cut at 4,096 characters
+  with `…[truncated]`; a string content field also gets its size as `<key>Chars` (the
+  caller's own `<key>Chars` wins). With `captureContent` off the content is dropped and
+  the sizes stay (TC-6). Everything else (names, timings, sizes) is never cut.
+* `result` is one JSON line: an object or list is serialised; an object (or a string
+  holding one) puts `ok`, `error`, `message`, `isError`, `code`, `exitCode` first so cutting
+  from the end never loses them. A bash result that does not fit keeps the end of `stdout`
+  and the last 1,000 characters of `stderr`, marked by a leading `…[truncated]` (TC-7).
+  `error` is dropped when it equals `result`.
+* A list cut short ends with the item `"…[truncated]"`; an object cut short keeps its first
+  keys and gains `"…[keys]": <how many keys it had>`; a container nested deeper than four
+  levels becomes `"…[deep]"`; a value that cannot be serialised becomes `"…[unreadable]"`,
+  and a `data` that is not a mapping becomes `{"traceUnreadable": true}` (TC-7).
+* A line longer than 16 KB in UTF-8 bytes (newline included) is rebuilt with every content
+  field cut to 2,000 characters from the end; if it still does not fit, the content goes
+  and `traceTrimmed: true` is set (TC-5).
+
+Writing never raises into the caller: an error goes to the `trackerkit.trace` logger at
+most once a minute (TC-20). Each line is one `os.write` on a file opened with `O_APPEND`,
+so two processes appending to one file never interleave within a line (TC-1, TC-21).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import threading
+import time
+import zoneinfo
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from trackerkit.trace.read import day_of
+
+__all__ = [
+    "CONTENT_FIELDS",
+    "CONTENT_LIMIT",
+    "LINE_LIMIT",
+    "REBUILD_LIMIT",
+    "RETENTION_DAYS",
+    "TraceWriter",
+    "capture_content_setting",
+    "encode_event",
+    "format_ts",
+]
+
+CONTENT_FIELDS: frozenset[str] = frozenset(
+    {
+        "text",
+        "context",
+        "message",
+        "details",
+        "args",
+        "result",
+        "error",
+        "output",
+        "reasoning",
+        "input",
+    }
+)
+"""Top-level `data` keys that hold content: cut, sized and dropped by the toggle (TC-6)."""
+
+LINE_LIMIT = 16 * 1024
+"""The most UTF-8 bytes a line may take, its newline included (TC-5)."""
+
+CONTENT_LIMIT = 4096
+"""Characters kept of each content field (TC-6)."""
+
+REBUILD_LIMIT = 2000
+"""Characters kept of each content field when an event is rebuilt to fit the line (TC-5)."""
+
+RETENTION_DAYS = 30
+"""Days kept: today's file and the 29 before (TC-3)."""
+
+MAX_DEPTH = 4
+BASH_STDERR_TAIL = 1000
+TRUNCATED = "…[truncated]"
+DEEP = "…[deep]"
+KEYS = "…[keys]"
+UNREADABLE = "…[unreadable]"
+_RESULT_FIRST = ("ok", "error", "message", "isError", "code", "exitCode")
+_LOG = logging.getLogger("trackerkit.trace")
+
+
+def format_ts(moment: dt.datetime) -> str:
+    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _clean(value: Any, level: int) -> Any:
+    """A JSON-ready copy: deep containers become `…[deep]`, odd values `…[unreadable]`."""
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else None
+    if isinstance(value, Mapping | list | tuple):
+        if level > MAX_DEPTH:
+            return DEEP
+        if isinstance(value, Mapping):
+            return {str(k): _clean(v, level + 1) for k, v in value.items()}
+        return [_clean(v, level + 1) for v in value]
+    return UNREADABLE
+
+
+def _cut(value: Any, budget: int) -> tuple[Any, int]:
+    """`value` cut to about `budget` characters of content; returns (value, characters used)."""
+    if isinstance(value, str):
+        if len(value) <= budget:
+            return value, len(value)
+        return value[:budget] + TRUNCATED, budget
+    if isinstance(value, list):
+        kept: list[Any] = []
+        used = 0
+        for item in value:
+            if used >= budget:
+                kept.append(TRUNCATED)
+                break
+            item, cost = _cut(item, budget - used)
+            kept.append(item)
+            used += cost
+        return kept, used
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        used = 0
+        for key, item in value.items():
+            if used >= budget:
+                out[KEYS] = len(value)
+                break
+            item, cost = _cut(item, budget - used)
+            out[key] = item
+            used += cost + len(key)
+        return out, used
+    return value, len(orjson.dumps(value))
+
+
+def _first_keys(answer: dict[str, Any]) -> dict[str, Any]:
+    head = {k: answer[k] for k in _RESULT_FIRST if k in answer}
+    return head | {k: v for k, v in answer.items() if k not in head}
+
+
+def _result_text(result: Any) -> str:
+    """`result` as one JSON line, status keys first when it is (or holds) an object."""
+    if isinstance(result, str):
+        if not result.startswith("{"):
+            return result
+        try:
+            parsed = orjson.loads(result)
+        except orjson.JSONDecodeError:
+            return result
+        return orjson.dumps(_first_keys(parsed)).decode() if isinstance(parsed, dict) else result
+    if isinstance(result, dict):
+        result = _first_keys(result)
+    return orjson.dumps(result).decode()
+
+
+def _bash_tail(result: str, limit: int) -> str:
+    """A bash result that does not fit: the end of stdout, the last 1,000 chars of stderr."""
+    try:
+        answer = orjson.loads(result)
+    except orjson.JSONDecodeError:
+        answer = None
+    if isinstance(answer, dict) and isinstance(answer.get("stdout"), str):
+        stderr = answer.get("stderr")
+        if isinstance(stderr, str):
+            answer["stderr"] = stderr[-BASH_STDERR_TAIL:]
+        stdout: str = answer["stdout"]
+        answer["stdout"] = ""
+        room = limit - len(TRUNCATED) - len(orjson.dumps(answer).decode())
+        answer["stdout"] = stdout[-room:] if room > 0 else ""
+        return TRUNCATED + orjson.dumps(answer).decode()
+    return TRUNCATED + result[-limit:]
+
+
+def _content(data: dict[str, Any], is_bash: bool, limit: int, rebuild: bool) -> dict[str, Any]:
+    """`data` with every content field cut to `limit` characters (from the end on a rebuild)."""
+    out = dict(data)
+    for key in CONTENT_FIELDS.intersection(out):
+        value = out[key]
+        if (
+            key == "result"
+            and isinstance(value, str)
+            and is_bash
+            and not rebuild
+            and len(value) > limit
+        ):
+            out[key] = _bash_tail(value, limit)
+        else:
+            out[key] = _cut(value, limit)[0]
+    return out
+
+
+def encode_event(
+    ts: str,
+    turn: str,
+    session: str,
+    source: str,
+    kind: str,
+    name: str,
+    data: Any,
+    *,
+    capture_content: bool = True,
+) -> bytes | None:
+    """The line (newline included) for one event, within every limit; None if it cannot fit."""
+    if not isinstance(data, Mapping):
+        base: dict[str, Any] = {"traceUnreadable": True}
+    else:
+        base = _clean(data, 0)
+    content = {k: base.pop(k) for k in list(base) if k in CONTENT_FIELDS}
+    if "result" in content and content["result"] is not None:
+        content["result"] = _result_text(content["result"])
+    if "error" in content and "result" in content and content["error"] == content["result"]:
+        del content["error"]
+    for key, value in content.items():
+        if isinstance(value, str):
+            base.setdefault(f"{key}Chars", len(value))
+    head = {
+        "ts": ts,
+        "turn": turn,
+        "session": session,
+        "source": source,
+        "kind": kind,
+        "name": name,
+    }
+    is_bash = base.get("toolName") == "bash" or base.get("name") == "bash"
+
+    def line(payload: dict[str, Any]) -> bytes | None:
+        encoded = orjson.dumps(head | {"data": payload}) + b"\n"
+        return encoded if len(encoded) <= LINE_LIMIT else None
+
+    if capture_content:
+        encoded = line(base | _content(content, is_bash, CONTENT_LIMIT, rebuild=False))
+        encoded = encoded or line(base | _content(content, is_bash, REBUILD_LIMIT, rebuild=True))
+        encoded = encoded or line(base | {"traceTrimmed": True})
+    else:
+        encoded = line(base)
+    if encoded is not None:
+        return encoded
+    # Only names, timings and sizes left and still too long: keep the short ones.
+    small = {k: v for k, v in base.items() if not isinstance(v, list | dict) and len(str(v)) <= 200}
+    return line(small | {"traceTrimmed": True}) or line({"traceTrimmed": True})
+
+
+def capture_content_setting(data_dir: str | os.PathLike[str]) -> bool:
+    """`captureContent` of `<data_dir>/settings.json`; true when the file or field is missing."""
+    try:
+        settings = orjson.loads(Path(data_dir, "settings.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return True
+    value = settings.get("captureContent", True) if isinstance(settings, dict) else True
+    return value if isinstance(value, bool) else True
+
+
+class TraceWriter:
+    """Appends trace events to `<data_dir>/trace/YYYY-MM-DD.jsonl`; never raises while writing.
+
+    Args:
+        data_dir: the data directory (`ASSISTANT_DATA_DIR`); files go to its `trace/` folder.
+        timezone: the installation's time zone (`ASSISTANT_TIMEZONE`), which names the day file.
+        capture_content: keep content fields; None reads `captureContent` of `settings.json`.
+        clock: returns the current time (aware); defaults to the system clock in UTC.
+
+    Example:
+        >>> writer = TraceWriter("data", timezone="Europe/Moscow")  # doctest: +SKIP
+        >>> writer.write(turn="turn_0", session="wrun_1", source="telegram",
+        ...              kind="eve", name="step.completed", data={"stepIndex": 0})  # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        timezone: str | dt.tzinfo = "UTC",
+        capture_content: bool | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
+        self.directory = Path(data_dir, "trace")
+        self.timezone = zoneinfo.ZoneInfo(timezone) if isinstance(timezone, str) else timezone
+        self.capture_content = (
+            capture_content_setting(data_dir) if capture_content is None else capture_content
+        )
+        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
+        self._lock = threading.Lock()
+        self._day: str | None = None
+        self._fd: int | None = None
+        self._last_report = float("-inf")
+        self._suppressed = 0
+
+    def path_for(self, moment: dt.datetime) -> Path:
+        """The day file an event written at `moment` goes to (installation time zone, TC-2)."""
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        return self.directory / f"{moment.astimezone(self.timezone).date().isoformat()}.jsonl"
+
+    def write(
+        self,
+        *,
+        turn: str = "",
+        session: str = "",
+        source: str = "unknown",
+        kind: str,
+        name: str,
+        data: Mapping[str, Any] | None = None,
+        ts: dt.datetime | None = None,
+    ) -> bool:
+        """Append one event; True when it was written, False when it failed (and was logged)."""
+        try:
+            moment = ts or self._clock()
+            encoded = encode_event(
+                format_ts(moment),
+                turn,
+                session,
+                source,
+                kind,
+                name,
+                {} if data is None else data,
+                capture_content=self.capture_content,
+            )
+            if encoded is None:
+                raise ValueError(f"the {kind}.{name} event does not fit in {LINE_LIMIT} bytes")
+            with self._lock:
+                fd = self._open(self.path_for(moment))
+                written = os.write(fd, encoded)
+                if written != len(encoded):
+                    raise OSError(f"short write: {written} of {len(encoded)} bytes")
+            return True
+        except Exception as exc:  # TC-20: a write error never breaks the caller
+            if isinstance(exc, OSError):
+                self.close()
+            self._report(exc)
+            return False
+
+    def _open(self, path: Path) -> int:
+        day = path.stem
+        if self._fd is not None and day == self._day:
+            return self._fd
+        self.close()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._sweep(dt.date.fromisoformat(day))  # TC-3: first write and every change of day
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._day = day
+        return self._fd
+
+    def _sweep(self, today: dt.date) -> None:
+        """Delete day files older than the retention by the date in their name only (TC-3)."""
+        oldest = today - dt.timedelta(days=RETENTION_DAYS - 1)
+        for path in self.directory.iterdir():
+            day = day_of(path)
+            if day is not None and dt.date.fromisoformat(day) < oldest and path.is_file():
+                try:
+                    path.unlink()
+                except OSError as exc:
+                    self._report(exc)
+
+    def _report(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if now - self._last_report < 60:
+            self._suppressed += 1
+            return
+        extra = f" ({self._suppressed} more since the last report)" if self._suppressed else ""
+        _LOG.warning("trace write failed: %s%s", exc, extra)
+        self._last_report = now
+        self._suppressed = 0
+
+    def close(self) -> None:
+        """Close the open day file; the next write opens it again."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            try:
+                os.close(fd)
+            except OSError as exc:
+                self._report(exc)
+
+    def __enter__(self) -> TraceWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_fd", None) is not None:
+            self.close()
