@@ -1,0 +1,59 @@
+"""Headless checks of the marimo notebooks: `marimo check --strict`, run as a script, and `app.run()`.
+
+Every notebook in `notebooks/*.py` is checked; the simulator and the trace explorer also have
+their definitions asserted (the simulator reaches the end of a bundled scenario, the explorer
+finds the bundled turns).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
+MARIMO = Path(sys.executable).parent / "marimo"
+
+
+def _load(path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"notebook_{path.stem}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(path: Path) -> dict[str, Any]:
+    _, defs = _load(path).app.run()
+    return dict(defs)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+class TestEveryNotebook:
+    def test_marimo_check_strict(self, path: Path) -> None:
+        """`marimo check --strict` finds nothing to complain about."""
+        done = subprocess.run([str(MARIMO), "check", "--strict", str(path)], capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def test_runs_as_a_script(self, path: Path, tmp_path: Path) -> None:
+        """`python notebooks/x.py` runs every cell without an error, from any working folder."""
+        done = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_simulator_reaches_the_end_of_the_scenario() -> None:
+    """The simulator plays the whole fight scenario and shows its final values and a figure."""
+    defs = _run(ROOT / "notebooks" / "simulator.py")
+    session = defs["session"]
+    assert session.done
+    assert session.mismatches == []
+    assert session.values()["Health"] == {"hp": 40, "hp_max": 40, "mood": "calm"}
+    assert defs["figure"] is not None
+    assert len(defs["frame"]) > 0
