@@ -248,6 +248,8 @@ def _marks(value: Any, path: str) -> Iterator[tuple[str, str, str | None]]:
     if isinstance(value, str):
         if value in _VALUE_MARKS:
             yield _VALUE_MARKS[value], path, None
+        elif value == _TRUNCATED:  # the last item of a list that was cut
+            yield "truncated", path.rsplit("[", 1)[0], "end"
         elif value.startswith(_TRUNCATED):
             yield "truncated", path, "start"
         elif value.endswith(_TRUNCATED):

@@ -1,0 +1,274 @@
+"""Sample trace days, reproducible from a seed, written through `TraceWriter`.
+
+`write_sample(data_dir, seed)` writes three days of an installation in Moscow time (so night
+turns cross midnight in a zone that is not UTC) covering the whole catalogue (TC-15), every
+failure class (TC-16), subagents, callbacks and stops, trimmed and truncated events, a gate
+verdict without an outbox, a fallen-back delivery and a few broken lines (TC-19).
+`scripts/gen_trace.py` runs it; `synthetic.synthetic_day` writes large days for benchmarks.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+from pathlib import Path
+
+import orjson
+
+from trackerkit.trace._sample_parts import MSK, SAMPLE_TIMEZONE, Install, bridge, chat_turn, step
+from trackerkit.trace.synthetic import BROKEN_LINES
+
+__all__ = ["CATALOGUE", "SAMPLE_DAYS", "SAMPLE_TIMEZONE", "write_sample"]
+
+CATALOGUE = (
+    "bridge.admitted",
+    "bridge.dropped",
+    "bridge.queued",
+    "bridge.delivered",
+    "bridge.rejected",
+    "inbound.received",
+    "inbound.accepted",
+    "inbound.dropped",
+    "gate.inbound",
+    "gate.web",
+    "gate.outbound",
+    "turn.bound",
+    "context.parts",
+    "eve.turn.started",
+    "eve.turn.completed",
+    "eve.turn.cancelled",
+    "eve.turn.failed",
+    "eve.step.started",
+    "eve.step.completed",
+    "eve.step.failed",
+    "eve.actions.requested",
+    "eve.action.result",
+    "eve.message.completed",
+    "eve.message.received",
+    "eve.reasoning.completed",
+    "eve.subagent.started",
+    "eve.subagent.completed",
+    "eve.subagent.called",
+    "outbox.delivered",
+    "outbox.failed",
+    "stop.requested",
+    "stop.idle",
+    "stop.failed",
+)
+"""Every `kind.name` of the contract's catalogue (TC-15)."""
+
+SAMPLE_DAYS = ("2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29")
+"""The files written: three full days and the small hours after the last night."""
+
+
+def _night(ins: Install, session: str, number: int, source: str) -> None:
+    """A night turn: eve rows say unknown, the send says rollup or cron and has no turn key (TC-8, TC-12)."""
+    turn = f"turn_{number}"
+    ins.emit(turn, session, "unknown", "eve", "turn.started", sequence=0)
+    for index in range(3):
+        step(ins, turn, session, "unknown", index)
+        ins.tick(10, 20)  # long steps: a turn begun just before midnight ends after it
+    digest = ins.text(200)
+    ins.emit(
+        "",
+        session,
+        source,
+        "gate",
+        "outbound",
+        clean=True,
+        findings=[],
+        chars=len(digest),
+        text=digest,
+    )
+    ins.emit(
+        "",
+        session,
+        source,
+        "outbox",
+        "delivered",
+        ok=True,
+        delivered=True,
+        fellBack=False,
+        error=None,
+        chars=len(digest),
+        ms=400,
+    )
+    ins.emit(turn, session, "unknown", "eve", "turn.completed", sequence=9)
+
+
+def _specials(ins: Install, day: int) -> None:
+    """Callbacks, drops, proactive sends, web gate, and the writer's marks (TC-7, TC-14)."""
+    ins.update += 1
+    bridge(ins, f"tg:42:cb:{ins.update}", ins.update, "callback", "admitted")
+    bridge(
+        ins,
+        f"tg:42:cb:{ins.update}",
+        ins.update,
+        "callback",
+        "delivered",
+        accepted="handled",
+        ms=40,
+        parts=1,
+    )
+    ins.update += 1
+    bridge(ins, f"tg:99:{ins.update}", ins.update, "message", "dropped", decision="unownable")
+    ins.emit(
+        f"tg:99:{ins.update}",
+        "",
+        "telegram",
+        "inbound",
+        "dropped",
+        chatId=99,
+        chatKey="tg:99",
+        parts=1,
+        partChars=[5],
+        context=["hello"],
+    )
+    for source in ("watch", "brief", "insight"):
+        note = ins.text(25)
+        ins.emit(
+            "", "", source, "gate", "outbound", clean=True, findings=[], chars=len(note), text=note
+        )
+        ins.emit(
+            "",
+            "",
+            source,
+            "outbox",
+            "delivered",
+            ok=True,
+            delivered=True,
+            fellBack=False,
+            error=None,
+            chars=len(note),
+            ms=200,
+        )
+    session, turn = ins.session(), f"turn_{90 + day}"
+    ins.emit(turn, session, "digest" if day == 0 else "http", "eve", "turn.started", sequence=0)
+    ins.emit(
+        turn,
+        session,
+        "web",
+        "gate",
+        "web",
+        surface="web",
+        blocked=True,
+        reason="prompt-injection",
+        flags=["ignore-previous"],
+        truncatedChars=0,
+        chars=300,
+    )
+    long = "".join(ins.rng.choice("abcdefgh \n") for _ in range(9000))
+    ins.emit(
+        turn,
+        session,
+        "unknown",
+        "eve",
+        "message.completed",
+        sequence=1,
+        stepIndex=0,
+        finishReason="stop",
+        message=long,
+    )  # cut at 4,096 (TC-6)
+    ins.emit(
+        turn,
+        session,
+        "unknown",
+        "eve",
+        "action.result",
+        sequence=2,
+        stepIndex=0,
+        status="done",
+        callId="call_bash_big",
+        toolName="bash",
+        isError=False,
+        outChars=20000,
+        result=orjson.dumps({"stdout": long * 2, "stderr": "warn " * 400, "exitCode": 0}).decode(),
+    )
+    ins.emit(
+        turn,
+        session,
+        "unknown",
+        "eve",
+        "actions.requested",
+        sequence=3,
+        stepIndex=1,
+        actions=[{"kind": "tool", "callId": f"c{i}", "toolName": "write_file"} for i in range(6)],
+        args=[{"text": long[: 3000 + i]} for i in range(6)],
+        input=long * 3,
+    )  # rebuilt (TC-5)
+    ins.emit(
+        turn,
+        session,
+        "unknown",
+        "eve",
+        "step.failed",
+        sequence=4,
+        stepIndex=1,
+        code="E_DEEP",
+        message="nested",
+        details={"a": {"b": {"c": {"d": {"e": {"f": 1}}}}}},
+        when=object(),
+    )
+    ins.writer.write(
+        turn=turn,
+        session=session,
+        source="unknown",
+        kind="eve",
+        name="turn.failed",
+        data=["not", "a", "mapping"],  # type: ignore[arg-type]  # becomes traceUnreadable (TC-7)
+        ts=ins.now + dt.timedelta(seconds=1),
+    )
+    ins.tick(1.1, 1.2)
+    wide = {f"k{i}": "v" * 40 for i in range(600)}
+    ins.emit(
+        turn,
+        session,
+        "unknown",
+        "eve",
+        "action.result",
+        sequence=5,
+        stepIndex=1,
+        status="done",
+        callId="c0",
+        toolName="write_file",
+        isError=False,
+        outChars=2,
+        result="ok",
+        **{f"meta{i}": "m" * 90 for i in range(150)},
+        output=wide,
+    )  # trimmed (TC-5)
+
+
+def _break(path: Path, rng: random.Random, count: int) -> None:
+    """Insert `count` broken lines at seeded positions (TC-19)."""
+    lines = path.read_bytes().split(b"\n")[:-1]
+    for broken in rng.sample(BROKEN_LINES, count):
+        lines.insert(rng.randrange(1, len(lines)), broken)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def write_sample(data_dir: str | os.PathLike[str], seed: int = 3) -> list[Path]:
+    """Write the sample days to `<data_dir>/trace/`, replacing them; returns the day files."""
+    folder = Path(data_dir, "trace")
+    for name in SAMPLE_DAYS:
+        folder.joinpath(f"{name}.jsonl").unlink(missing_ok=True)
+    rng = random.Random(seed)
+    ins = Install(Path(data_dir), rng)
+    rollup = ins.session()
+    number = 0
+    for day in range(3):
+        _specials(ins, day)
+        for variant in range(12):
+            ins.now += dt.timedelta(minutes=rng.uniform(20, 90))
+            chat_turn(ins, number % 6, variant + day)
+            number += 1
+        ins.now = dt.datetime(2026, 11, 26 + day, 23, 59, 45, tzinfo=MSK)
+        _night(ins, rollup, day, "rollup")  # the same session night after night (TC-10)
+        ins.now += dt.timedelta(hours=3)
+        _night(ins, ins.session(), 0, "cron")
+    ins.writer.close()
+    files = [folder / f"{name}.jsonl" for name in SAMPLE_DAYS]
+    for path in files[1:3]:
+        _break(path, rng, 3)
+    return files
