@@ -3,6 +3,7 @@
 The public API is this module's `__all__`; everything else is private.
 """
 
+from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, PanelEntry, Turn
 from trackerkit.errors import (
     BadRequestError,
@@ -18,6 +19,7 @@ from trackerkit.errors import (
     TurnError,
 )
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
+from trackerkit.frames import history_frame
 from trackerkit.library import (
     Library,
     Links,
@@ -48,6 +50,7 @@ from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
 from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
+from trackerkit.views import bars_over_history, changes_html, panel_html
 
 __version__ = "0.1.0"
 
@@ -101,22 +104,27 @@ __all__ = [
     "accepts",
     "apply_tracker_updates",
     "assemble_request",
+    "bars_over_history",
     "blank_tracker",
+    "changes_html",
     "check_paths",
     "count_tokens",
     "count_tool_tokens",
     "decode_tracker",
     "encode_tracker",
+    "history_frame",
     "initial_value",
     "line_of",
     "linked_in",
     "load_scene",
     "load_scenes",
+    "panel_html",
     "read_piece",
     "render_macros",
     "render_text",
     "render_trackers_block",
     "tool_token_costs",
+    "tracker_changes_between",
     "tracker_value",
     "update_trackers_tool",
 ]

@@ -1,0 +1,295 @@
+"""The pictures: bars over history (checked by their data), a reply's changes and the panel as HTML."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+import pytest
+from conftest import BAG, HEALTH
+
+from trackerkit import (
+    BadRequestError,
+    Chat,
+    NotFoundError,
+    Scene,
+    bars_over_history,
+    changes_html,
+    history_frame,
+    panel_html,
+    tracker_changes_between,
+)
+from trackerkit.views import icon_html
+
+HOSTILE = "<script>alert(1)</script>"
+BREAKOUT = '"><img src=x onerror=alert(1)>'
+
+TRUST: dict[str, Any] = {
+    "id": "trust",
+    "name": "Trust",
+    "description": "Trust by person.",
+    "body": {
+        "layout": "list",
+        "fields": [
+            {
+                "name": "level",
+                "description": "Trust.",
+                "type": "number",
+                "min": -100,
+                "max": 100,
+                "icon": "lucide:handshake",
+            }
+        ],
+        "note": "Move it.",
+        "icon": "lucide:users",
+        "changes": "card",
+    },
+}
+
+
+def make_chat(*pieces: dict[str, Any]) -> Chat:
+    docs = {p["id"]: copy.deepcopy(p) for p in pieces or (HEALTH, BAG, TRUST)}
+    return Chat(Scene(id="s", title="S", prompting={"trackers": list(docs)}), docs)
+
+
+def reply(chat: Chat, *updates: dict[str, Any]) -> str:
+    turn = chat.begin_turn()
+    assert turn.call({"updates": list(updates)}).ok
+    return turn.commit("…").id
+
+
+def tags(html: str) -> list[str]:
+    """The element names opened in `html`, outside the style block."""
+    return re.findall(r"<([a-z]+)[\s>]", html.split("</style>", 1)[-1])
+
+
+@pytest.fixture
+def chat() -> Chat:
+    """hp 20 then 8 (hp_max 30 then 10); trust rows for Ana and Bo; a bag row."""
+    chat = make_chat()
+    reply(
+        chat,
+        {"tracker": "Health", "set": {"hp": 20}},
+        {"tracker": "Trust", "row": "Ana", "set": {"level": -40}},
+    )
+    reply(
+        chat,
+        {"tracker": "Health", "set": {"hp_max": 10, "hp": 8}},
+        {"tracker": "Trust", "row": "Bo", "set": {"level": 60}},
+    )
+    reply(
+        chat,
+        {"tracker": "Trust", "row": "Ana", "set": {"level": 10}},
+        {"tracker": "Bag", "row": "rope", "set": {"qty": 2}},
+    )
+    return chat
+
+
+class TestBarsOverHistory:
+    def test_a_record_number_with_its_top_behind_it(self, chat: Chat) -> None:
+        """A topped record number draws a top bar and a value bar per message, overlaid, the axis from its min."""
+        fig = bars_over_history(history_frame(chat), "Health", "hp")
+        top, value = fig.data
+        assert (top.name, value.name) == ("hp top", "hp")
+        assert list(top.x) == list(value.x) == [0, 1, 2]
+        assert list(top.y) == [30, 10, 10]
+        assert list(value.y) == [20, 8, 8]
+        assert list(value.customdata) == [m.id for m in chat.messages]
+        assert fig.layout.barmode == "overlay"
+        assert fig.layout.yaxis.range[0] == 0
+
+    def test_a_number_without_top_has_one_trace(self, chat: Chat) -> None:
+        """A number with no top draws the value bars alone; the tracker may be named by id."""
+        fig = bars_over_history(history_frame(chat), "bag", "qty")
+        assert [(t.name, list(t.x), list(t.y)) for t in fig.data] == [("rope", [2], [2.0])]
+
+    def test_list_rows_are_series_and_min_is_the_floor(self, chat: Chat) -> None:
+        """Each list row is its own series, grouped, with its own top; a negative min is the axis floor."""
+        fig = bars_over_history(history_frame(chat), "Trust", "level")
+        series = [(t.name, t.offsetgroup, list(t.x), list(t.y)) for t in fig.data]
+        assert series == [
+            ("Ana top", "Ana", [0, 1, 2], [100, 100, 100]),
+            ("Ana", "Ana", [0, 1, 2], [-40, -40, 10]),
+            ("Bo top", "Bo", [1, 2], [100, 100]),
+            ("Bo", "Bo", [1, 2], [60, 60]),
+        ]
+        assert fig.layout.barmode == "group"
+        assert fig.layout.yaxis.range[0] == -100
+
+    def test_hostile_row_names_are_escaped_in_labels(self) -> None:
+        """A row name with markup reaches plotly's labels escaped."""
+        chat = make_chat(TRUST)
+        reply(chat, {"tracker": "Trust", "row": HOSTILE, "set": {"level": 5}})
+        fig = bars_over_history(history_frame(chat), "Trust", "level")
+        assert all("<" not in t.name for t in fig.data)
+        assert fig.data[1].offsetgroup == HOSTILE
+
+    @pytest.mark.parametrize(
+        ("tracker", "field", "error"),
+        [
+            ("Nope", "hp", NotFoundError),
+            ("Health", "nope", NotFoundError),
+            ("Health", "mood", BadRequestError),
+        ],
+        ids=["tracker", "field", "not-a-number"],
+    )
+    def test_errors(self, chat: Chat, tracker: str, field: str, error: type[Exception]) -> None:
+        """An unknown tracker or field is NotFoundError; a field that is not a number is BadRequestError."""
+        with pytest.raises(error):
+            bars_over_history(history_frame(chat), tracker, field)
+
+
+def entry_of(chat: Chat, name: str, index: int = -1) -> dict[str, Any]:
+    """The changes-read entry of tracker `name` on message `index`."""
+    result = tracker_changes_between(chat, None, chat.messages[0].id)
+    message_id = chat.messages[index].id
+    message = next(m for m in result["messages"] if m["messageId"] == message_id)
+    return next(t for t in message["trackers"] if t["name"] == name)
+
+
+class TestChangesHtml:
+    def test_chips_one_pill_per_change_with_icon(self, chat: Chat) -> None:
+        """Chips draw one pill per change: its icon, then `field before → after`."""
+        html = changes_html(entry_of(chat, "Health", 1))
+        assert html.startswith("<style>")
+        assert html.count("<style>") == 1
+        assert html.count('class="tk-chip"') == 2
+        assert (
+            'title="lucide:heart">♥</span><span class="tk-field">hp</span> 20 <span class="tk-arrow">→</span> 8'
+            in html
+        )
+        assert '<span class="tk-field">hp_max</span> 30 <span class="tk-arrow">→</span> 10' in html
+
+    def test_card_is_a_titled_box_with_bars(self, chat: Chat) -> None:
+        """A card has the tracker's title and icon, one item per change, and bars for topped numbers."""
+        html = changes_html(entry_of(chat, "Trust", 1))
+        assert 'class="tk-changes tk-card"' in html
+        assert '<div class="tk-card-title"><span class="tk-icon" data-icon="lucide:users"' in html
+        assert html.count("<li>") == 1
+        assert '+ <span class="tk-row-name">Bo</span> (level=60)' in html
+        assert re.search(
+            r'class="tk-bar" title="60 of 100"><span class="tk-bar-fill" style="width:80%">', html
+        )
+
+    def test_toast_is_one_short_line(self, chat: Chat) -> None:
+        """A toast is a single status line naming the tracker and every change."""
+        html = changes_html(entry_of(chat, "Health", 1), style="toast")
+        body = html.split("</style>", 1)[1]
+        assert body.startswith('<div class="tk-changes tk-toast" role="status"')
+        assert "<strong>Health</strong>: " in body
+        assert "; " in body
+        assert "<li>" not in body
+
+    def test_a_list_row_edit_lists_what_moved(self, chat: Chat) -> None:
+        """A changed row shows only its fields that moved."""
+        html = changes_html(entry_of(chat, "Trust"), style="chips")
+        assert (
+            '<span class="tk-row-name">Ana</span>: level -40 <span class="tk-arrow">→</span> 10'
+            in html
+        )
+
+    def test_hidden_and_the_switch_off_draw_nothing(self, chat: Chat) -> None:
+        """Hidden draws nothing, and the scene's trackerChanges switch off turns every style off."""
+        entry = entry_of(chat, "Health", 1)
+        assert changes_html(entry, style="hidden") == ""
+        for style in ("chips", "card", "toast", None):
+            assert changes_html(entry, style=style, changes_on=False) == ""
+        message = tracker_changes_between(chat, None, chat.messages[0].id)["messages"][0]
+        assert changes_html(message, changes_on=chat.scene.with_changes(False).changes_on) == ""
+
+    def test_a_whole_message_draws_each_tracker_in_its_style(self, chat: Chat) -> None:
+        """A message entry draws each tracker in its own style inside one wrapper with one style block."""
+        message = tracker_changes_between(chat, None, chat.messages[0].id)["messages"][-1]
+        html = changes_html(message)
+        assert html.count("<style>") == 1
+        assert f'data-message-id="{message["messageId"]}"' in html
+        assert 'tk-card" data-tracker="trust"' in html
+        assert 'tk-chips" data-tracker="bag"' in html
+
+    def test_an_unknown_style_is_a_bad_request(self, chat: Chat) -> None:
+        """A style that is not chips, card, toast or hidden is refused."""
+        with pytest.raises(BadRequestError):
+            changes_html(entry_of(chat, "Health", 1), style="banner")
+
+    @pytest.mark.parametrize("style", ["chips", "card", "toast"])
+    def test_hostile_text_is_escaped(self, style: str) -> None:
+        """Hostile tracker names, row names and values never become markup."""
+        trust = copy.deepcopy(TRUST)
+        trust["name"] = HOSTILE
+        trust["body"]["fields"].append({"name": "note", "description": "A note.", "type": "text"})
+        chat = make_chat(trust)
+        reply(chat, {"tracker": HOSTILE, "row": BREAKOUT, "set": {"level": 5, "note": HOSTILE}})
+        reply(chat, {"tracker": HOSTILE, "row": BREAKOUT, "set": {"note": BREAKOUT}})
+        for message in tracker_changes_between(chat, None, chat.messages[0].id)["messages"]:
+            html = changes_html(message, style=style)
+            assert "<script" not in html
+            assert "<img" not in html
+            assert set(tags(html)) <= {"div", "span", "ul", "li", "strong"}
+            assert "&lt;script&gt;" in html
+            assert "&quot;&gt;&lt;img" in html
+
+
+class TestPanelHtml:
+    def test_values_icons_bars_and_who_changed_it(self, chat: Chat) -> None:
+        """The panel shows each tracker's tip value, icons, bars for topped numbers, and the reply that last changed it."""
+        html = panel_html(chat)
+        assert html.count("<style>") == 1
+        assert '<section class="tk-panel">' in html
+        health = html.split('data-tracker="health"', 1)[1].split('data-tracker="bag"', 1)[0]
+        assert 'title="lucide:heart">♥</span><span class="tk-field">hp</span> 8' in health
+        assert 'title="8 of 10"' in health
+        assert "width:80%" in health
+        assert f"changed by {chat.messages[1].id} (message 2)" in health
+        assert (
+            f"changed by {chat.messages[2].id} (message 3)" in html.split('data-tracker="trust"')[1]
+        )
+        trust = html.split('data-tracker="trust"', 1)[1]
+        assert '<span class="tk-row-name">Ana</span>' in trust
+        assert 'title="10 of 100"' in trust
+
+    def test_empty_list_unchanged_tracker_and_left_out(self) -> None:
+        """An empty list shows (none), an untouched tracker says so, and a left-out tracker gives its reason."""
+        docs = {p["id"]: copy.deepcopy(p) for p in (HEALTH, BAG)}
+        chat = Chat(
+            Scene(id="s", title="S", prompting={"trackers": ["health", "bag", "gone"]}), docs
+        )
+        html = panel_html(chat)
+        assert "(none)" in html
+        assert "not changed yet" in html
+        assert 'data-tracker="gone"' in html
+        assert "left out" in html
+
+    def test_hostile_text_is_escaped(self) -> None:
+        """Row names, values and tracker names in the panel are escaped."""
+        trust = copy.deepcopy(TRUST)
+        trust["name"] = BREAKOUT
+        trust["body"]["fields"].append({"name": "note", "description": "A note.", "type": "text"})
+        chat = make_chat(trust)
+        reply(chat, {"tracker": BREAKOUT, "row": HOSTILE, "set": {"note": BREAKOUT}})
+        html = panel_html(chat)
+        assert "<script" not in html
+        assert "<img" not in html
+        assert set(tags(html)) <= {"section", "div", "span", "ul", "li"}
+
+
+class TestIcons:
+    @pytest.mark.parametrize(
+        ("icon", "symbol"),
+        [
+            ("lucide:heart", "♥"),
+            ("mdi:heart", "♥"),
+            ("mdi:weight-pound", "⚖"),
+            ("lucide:no-such-glyph", "•"),
+        ],
+    )
+    def test_an_icon_id_is_a_labelled_span(self, icon: str, symbol: str) -> None:
+        """An icon id draws as a span naming the id, with a known symbol or a neutral dot."""
+        assert (
+            icon_html(icon)
+            == f'<span class="tk-icon" data-icon="{icon}" title="{icon}">{symbol}</span>'
+        )
+
+    def test_no_icon_is_nothing(self) -> None:
+        """No icon draws nothing."""
+        assert icon_html(None) == ""

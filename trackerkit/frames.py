@@ -1,0 +1,160 @@
+"""A take's tracker history as a tidy table, ready for pandas and `plotly.express`.
+
+One row per live message x linked tracker x field (x row for a list), built in one forward pass:
+each message's deltas are folded in and only the trackers it touched are read again, the way a
+turn reads them (`tracker_value`: initial values filled, tops applied).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from trackerkit.changes import number_bar
+from trackerkit.chat import Chat
+from trackerkit.fields import NumberField, is_number
+from trackerkit.state import State, apply_deltas
+from trackerkit.tracker import Tracker
+from trackerkit.update import slot_of, tracker_value
+from trackerkit.values import Value, same_value
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["HISTORY_COLUMNS", "history_frame"]
+
+#: The frame's columns, in order: (name, what it holds).
+HISTORY_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("message_index", "the message's position in the take, from 0"),
+    ("message_id", "the message's id"),
+    ("role", "user or assistant"),
+    ("version", "the index of the version the message shows"),
+    ("versions", "how many versions the message has"),
+    ("tracker_id", "the tracker piece's id"),
+    ("tracker", "the tracker's name (today's piece)"),
+    ("layout", "record or list"),
+    ("field", "the field's name"),
+    ("row", "the list row's name; None for a record"),
+    ("value", "the value as a turn reads it at this message (text, number or boolean)"),
+    ("number", "the value as a float for a number field, else NaN"),
+    ("min", "a number field's bottom (its min, 0 when it sets none), else NaN"),
+    ("top", "a number's top at this message (own max or its maxField's value), else NaN"),
+    ("changed", "True when this message changed this value"),
+)
+
+_NAN = math.nan
+# `value` mixes kinds and `row` holds None for records: both stay Python objects.
+_DTYPES = {
+    "message_index": "int64",
+    "version": "int64",
+    "versions": "int64",
+    "value": "object",
+    "row": "object",
+    "number": "float64",
+    "min": "float64",
+    "top": "float64",
+    "changed": "bool",
+}
+# The per-value part of a row: field, row, value, number, min, top, changed.
+_Cell = tuple[str, str | None, Value, float, float, float, bool]
+
+
+def history_frame(chat: Chat, take: str | None = None) -> pd.DataFrame:
+    """The tracker history of a take: one row per live message x linked tracker x field (x row).
+
+    Args:
+        chat: the chat; its scene's linked trackers are read through today's pieces.
+        take: the take id; None for the take being shown.
+    Returns:
+        A DataFrame with the columns of `HISTORY_COLUMNS`, in message order, then link order,
+        then row order, then field order. A list with no rows at a message has no rows there.
+    Raises:
+        NotFoundError: the take is not there.
+    """
+    import pandas as pd  # here, not at the top: `import trackerkit` stays fast
+
+    branch = chat.get_take(take)
+    trackers = chat.linked().trackers
+    columns: dict[str, list[Any]] = {name: [] for name, _ in HISTORY_COLUMNS}
+    state: State = {}
+    # Each tracker's cells as last read (changed flags off), reused while no delta touches it.
+    idle: dict[str, list[_Cell]] = {}
+    last: dict[str, dict[str, Any]] = {}
+    for tracker in trackers:
+        value = tracker_value(tracker, state)
+        last[tracker.id] = value
+        idle[tracker.id] = _cells(tracker, value, None)
+    for index, message in enumerate(branch.messages):
+        deltas = message.deltas()
+        apply_deltas(state, deltas)
+        touched = {d.slot for d in deltas}
+        head = (index, message.id, message.role, message.shown, len(message.versions))
+        for tracker in trackers:
+            if slot_of(tracker) in touched:
+                value = tracker_value(tracker, state)
+                cells = _cells(tracker, value, last[tracker.id])
+                last[tracker.id] = value
+                idle[tracker.id] = [(*c[:6], False) for c in cells]
+            else:
+                cells = idle[tracker.id]
+            _extend(columns, head, tracker, cells)
+    return pd.DataFrame(
+        {name: pd.Series(values, dtype=_DTYPES.get(name)) for name, values in columns.items()}
+    )
+
+
+def _cells(
+    tracker: Tracker, value: Mapping[str, Any], before: Mapping[str, Any] | None
+) -> list[_Cell]:
+    """The cells of one tracker's read value; `changed` against `before` (None: nothing changed)."""
+    if tracker.layout == "record":
+        return _row_cells(tracker, None, value, before)
+    cells: list[_Cell] = []
+    for row, values in value.items():
+        was = None if before is None else before.get(row, _ADDED)
+        cells.extend(_row_cells(tracker, row, values, was))
+    return cells
+
+
+_ADDED: dict[str, Any] = {}  # a row the previous message did not hold: every value changed
+
+
+def _row_cells(
+    tracker: Tracker, row: str | None, values: Mapping[str, Value], before: Mapping[str, Any] | None
+) -> list[_Cell]:
+    cells: list[_Cell] = []
+    for field in tracker.fields:
+        name = field.name
+        value = values[name]
+        number = float(value) if is_number(value) else _NAN
+        bar = number_bar(field, values)
+        if bar is not None:
+            bottom, top = float(bar["min"]), float(bar["top"])
+        elif isinstance(field, NumberField):
+            bottom, top = float(field.min if field.min is not None else 0), _NAN
+        else:
+            bottom, top = _NAN, _NAN
+        changed = before is not None and (name not in before or not same_value(before[name], value))
+        cells.append((name, row, value, number, bottom, top, changed))
+    return cells
+
+
+def _extend(
+    columns: dict[str, list[Any]],
+    head: tuple[int, str, str, int, int],
+    tracker: Tracker,
+    cells: list[_Cell],
+) -> None:
+    count = len(cells)
+    if not count:
+        return
+    for name, item in zip(
+        ("message_index", "message_id", "role", "version", "versions"), head, strict=True
+    ):
+        columns[name].extend([item] * count)
+    columns["tracker_id"].extend([tracker.id] * count)
+    columns["tracker"].extend([tracker.name] * count)
+    columns["layout"].extend([tracker.layout] * count)
+    for position, name in enumerate(("field", "row", "value", "number", "min", "top", "changed")):
+        columns[name].extend([cell[position] for cell in cells])

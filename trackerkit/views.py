@@ -1,0 +1,410 @@
+"""Pictures of trackers: a number over a session, a reply's changes, and the Trackers panel.
+
+Figures are plotly `Figure`s (never shown here: the caller displays or saves them); the rest are
+HTML strings with one small `<style>` block of `tk-` classes, so they read well in a notebook and
+a browser. Every text in the HTML (names, rows, values) is user data and is escaped.
+
+plotly is imported inside `bars_over_history`, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from trackerkit.changes import number_bar
+from trackerkit.chat import Chat
+from trackerkit.errors import BadRequestError, NotFoundError
+from trackerkit.tracker import CHANGES_STYLES, Tracker
+from trackerkit.values import same_value
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+__all__ = ["ICON_SYMBOLS", "bars_over_history", "changes_html", "icon_html", "panel_html"]
+
+# --- icons ---------------------------------------------------------------------------------
+
+#: A small map of common icon names (lucide or mdi, without the prefix) to a unicode symbol.
+#: The build ships no glyph table; an icon not named here is drawn as a neutral dot.
+ICON_SYMBOLS: Mapping[str, str] = {
+    "activity": "∿",
+    "alert-triangle": "⚠",
+    "backpack": "🎒",
+    "book": "📖",
+    "book-open": "📖",
+    "book-open-page-variant": "📖",
+    "book-open-variant": "📖",
+    "check": "✓",
+    "clock": "⏱",
+    "cloud": "☁",
+    "cloud-rain": "🌧",
+    "cloud-sun": "⛅",
+    "coins": "¤",
+    "compass": "🧭",
+    "droplet": "💧",
+    "eye": "👁",
+    "flag": "⚑",
+    "flame": "🔥",
+    "gem": "💎",
+    "hand": "✋",
+    "handshake": "🤝",
+    "hash": "#",
+    "heart": "♥",
+    "home": "⌂",
+    "key": "🔑",
+    "map": "🗺",
+    "map-pin": "📍",
+    "moon": "☾",
+    "music": "♪",
+    "scroll": "📜",
+    "shield": "🛡",
+    "skull": "☠",
+    "smile": "☺",
+    "snowflake": "❄",
+    "star": "★",
+    "sun": "☀",
+    "sword": "⚔",
+    "sword-cross": "⚔",
+    "target": "◎",
+    "thermometer": "🌡",
+    "user": "👤",
+    "users": "👥",
+    "weight": "⚖",
+    "weight-pound": "⚖",
+    "zap": "⚡",
+}
+_NEUTRAL = "•"
+
+_STYLE = """<style>
+.tk-changes,.tk-panel{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328}
+.tk-changes{margin:4px 0}
+.tk-chips{display:flex;flex-wrap:wrap;gap:4px}
+.tk-chip{display:inline-flex;align-items:center;gap:4px;padding:1px 8px;border-radius:999px;background:#eef2f7;border:1px solid #d0d7e2;white-space:nowrap}
+.tk-card{border:1px solid #d0d7e2;border-radius:8px;padding:6px 10px;max-width:420px;background:#fafbfc}
+.tk-card-title,.tk-panel-title{font-weight:600;margin-bottom:4px}
+.tk-card ul,.tk-panel ul{list-style:none;margin:0;padding:0}
+.tk-card li,.tk-panel li{margin:2px 0}
+.tk-toast{display:inline-block;max-width:480px;padding:3px 10px;border-radius:6px;background:#1f2328;color:#fff;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.tk-icon{display:inline-block;min-width:1em;text-align:center}
+.tk-arrow{color:#6e7781}
+.tk-bar{display:inline-block;vertical-align:middle;width:80px;height:6px;margin-left:6px;border-radius:3px;background:#d8dee4;overflow:hidden}
+.tk-bar-fill{display:block;height:100%;background:#2da44e}
+.tk-panel{border:1px solid #d0d7e2;border-radius:8px;padding:8px 12px;max-width:480px}
+.tk-tracker{margin:6px 0;padding-top:6px;border-top:1px solid #eaeef2}
+.tk-row-name,.tk-field{font-weight:500}
+.tk-panel li ul{padding-left:1.4em}
+.tk-changed-by,.tk-empty,.tk-left-out{color:#6e7781;font-size:12px}
+</style>"""
+
+
+def icon_html(icon: str | None) -> str:
+    """An icon id as a small labelled span (`lucide:heart` -> ♥); "" when there is no icon."""
+    if not icon:
+        return ""
+    name = icon.partition(":")[2] or icon
+    symbol = ICON_SYMBOLS.get(name, _NEUTRAL)
+    label = escape(icon)
+    return f'<span class="tk-icon" data-icon="{label}" title="{label}">{escape(symbol)}</span>'
+
+
+def _show(value: object) -> str:
+    """A value as plain text (not yet escaped): booleans as true/false, a missing one as —."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _bar_html(value: object, bar: Mapping[str, Any] | None) -> str:
+    """A small horizontal bar for a number with a top; "" when it has none."""
+    if bar is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return ""
+    low, top = float(bar["min"]), float(bar["top"])
+    share = 1.0 if top <= low else min(1.0, max(0.0, (float(value) - low) / (top - low)))
+    title = escape(f"{_show(value)} of {_show(bar['top'])}")
+    return (
+        f'<span class="tk-bar" title="{title}">'
+        f'<span class="tk-bar-fill" style="width:{share * 100:.0f}%"></span></span>'
+    )
+
+
+# --- a reply's changes ---------------------------------------------------------------------
+
+
+def changes_html(
+    entry: Mapping[str, Any], style: str | None = None, changes_on: bool = True
+) -> str:
+    """One reply's tracker changes drawn in the tracker's style (chips, card, toast or hidden).
+
+    Args:
+        entry: a tracker entry of the changes read (`{"trackerId", "name", "style", ...,
+            "changes"}`), or a whole message entry (`{"messageId", "trackers": [...]}`), whose
+            trackers are each drawn in their own style.
+        style: draw in this style instead of the entry's own.
+        changes_on: the scene's `trackerChanges` switch; False draws nothing.
+    Returns:
+        An HTML string with its `<style>` block; "" when nothing is drawn.
+    Raises:
+        BadRequestError: `style` is not one of chips, card, toast, hidden.
+    """
+    if style is not None and style not in CHANGES_STYLES:
+        raise BadRequestError(f"style must be one of {', '.join(CHANGES_STYLES)}; found {style!r}")
+    if not changes_on:
+        return ""
+    if "trackers" in entry:
+        parts = [_tracker_changes(t, style) for t in entry["trackers"]]
+        body = "".join(parts)
+        if not body:
+            return ""
+        message = escape(str(entry.get("messageId", "")))
+        return f'{_STYLE}<div class="tk-message-changes" data-message-id="{message}">{body}</div>'
+    body = _tracker_changes(entry, style)
+    return f"{_STYLE}{body}" if body else ""
+
+
+def _tracker_changes(entry: Mapping[str, Any], style: str | None) -> str:
+    drawn = style or entry.get("style") or "chips"
+    changes = entry.get("changes") or []
+    if drawn == "hidden" or not changes:
+        return ""
+    data = f'data-tracker="{escape(str(entry.get("trackerId", "")))}"'
+    if drawn == "card":
+        return _card(entry, changes, data)
+    if drawn == "toast":
+        return _toast(entry, changes, data)
+    return _chips(entry, changes, data)
+
+
+def _change_icon(entry: Mapping[str, Any], change: Mapping[str, Any]) -> str | None:
+    field_icons = entry.get("fieldIcons") or {}
+    icon = field_icons.get(change["field"]) if "field" in change else None
+    return icon or entry.get("icon")
+
+
+def _arrow() -> str:
+    return ' <span class="tk-arrow">→</span> '
+
+
+def _change_text(change: Mapping[str, Any]) -> str:
+    """One change as escaped HTML: `field before → after`, or a list row's added/removed/edited line."""
+    if "field" in change:
+        return (
+            f'<span class="tk-field">{escape(str(change["field"]))}</span> '
+            f"{escape(_show(change['before']))}{_arrow()}{escape(_show(change['after']))}"
+        )
+    row = f'<span class="tk-row-name">{escape(str(change["row"]))}</span>'
+    before, after = change.get("before"), change.get("after")
+    if before is None:
+        shown = _fields(after) if isinstance(after, Mapping) else _show(after)
+        return f"+ {row} ({escape(shown)})"
+    if after is None:
+        return f"− {row}"
+    if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
+        # A piece that cannot be read any more reports rows as stored, whatever they hold.
+        return f"{row}: {escape(_show(before))}{_arrow()}{escape(_show(after))}"
+    moved = [
+        f"{escape(str(k))} {escape(_show(before.get(k)))}{_arrow()}{escape(_show(v))}"
+        for k, v in after.items()
+        if k not in before or not same_value(before[k], v)
+    ]
+    return f"{row}: " + ", ".join(moved)
+
+
+def _fields(row: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={_show(v)}" for k, v in row.items())
+
+
+def _chips(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
+    chips = "".join(
+        f'<span class="tk-chip">{icon_html(_change_icon(entry, c))}{_change_text(c)}</span>'
+        for c in changes
+    )
+    name = escape(str(entry.get("name", "")))
+    return f'<div class="tk-changes tk-chips" {data} title="{name}">{chips}</div>'
+
+
+def _card(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
+    bars: Mapping[str, Any] = entry.get("bars") or {}
+    items = []
+    for change in changes:
+        bar = ""
+        if "field" in change:
+            bar = _bar_html(change["after"], bars.get(change["field"]))
+        elif isinstance(change.get("after"), Mapping):
+            after = change["after"]
+            bar = "".join(
+                f' <span class="tk-field">{escape(str(k))}</span>{_bar_html(after.get(k), b)}'
+                for k, b in bars.items()
+                if k in after
+            )
+        icon = icon_html(_change_icon(entry, change))
+        items.append(f"<li>{icon}{_change_text(change)}{bar}</li>")
+    title = f"{icon_html(entry.get('icon'))}{escape(str(entry.get('name', '')))}"
+    return (
+        f'<div class="tk-changes tk-card" {data}><div class="tk-card-title">{title}</div>'
+        f"<ul>{''.join(items)}</ul></div>"
+    )
+
+
+def _toast(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
+    line = "; ".join(_change_text(c) for c in changes)
+    name = escape(str(entry.get("name", "")))
+    return (
+        f'<div class="tk-changes tk-toast" role="status" {data}>'
+        f"{icon_html(entry.get('icon'))}<strong>{name}</strong>: {line}</div>"
+    )
+
+
+# --- the Trackers panel --------------------------------------------------------------------
+
+
+def panel_html(chat: Chat) -> str:
+    """The Trackers panel: each linked tracker's value at the tip, its icons, bars for topped
+    numbers, and the reply that last changed it; the trackers a turn leaves out, with why."""
+    take = chat.take
+    positions = {m.id: i for i, m in enumerate(take.messages)}
+    parts = []
+    for entry in chat.panel():
+        tracker = entry.tracker
+        if tracker.layout == "record":
+            body = _record_items(tracker, entry.value)
+        elif entry.value:
+            rows = []
+            for row, values in entry.value.items():
+                assert isinstance(values, Mapping)
+                rows.append(
+                    f'<li>{icon_html(tracker.body.icon)}<span class="tk-row-name">{escape(row)}</span>'
+                    f"{_record_items(tracker, values)}</li>"
+                )
+            body = f"<ul>{''.join(rows)}</ul>"
+        else:
+            body = '<div class="tk-empty">(none)</div>'
+        if entry.changed_by is None:
+            changed = "not changed yet"
+        else:
+            changed = f"changed by {entry.changed_by} (message {positions[entry.changed_by] + 1})"
+        parts.append(
+            f'<div class="tk-tracker" data-tracker="{escape(tracker.id)}">'
+            f'<div class="tk-card-title">{icon_html(tracker.body.icon)}{escape(tracker.name)}</div>'
+            f'{body}<div class="tk-changed-by">{escape(changed)}</div></div>'
+        )
+    for left in chat.linked().left_out:
+        parts.append(
+            f'<div class="tk-tracker tk-left-out" data-tracker="{escape(left.tracker_id)}">'
+            f"{escape(left.tracker_id)}: left out ({escape(left.reason)})</div>"
+        )
+    if not parts:
+        parts.append('<div class="tk-empty">No tracker is linked to this scene.</div>')
+    return (
+        f'{_STYLE}<section class="tk-panel"><div class="tk-panel-title">Trackers</div>'
+        f"{''.join(parts)}</section>"
+    )
+
+
+def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
+    items = []
+    for field in tracker.fields:
+        value = values[field.name]
+        bar = _bar_html(value, number_bar(field, values))
+        items.append(
+            f'<li>{icon_html(field.icon)}<span class="tk-field">{escape(field.name)}</span> '
+            f"{escape(_show(value))}{bar}</li>"
+        )
+    return f"<ul>{''.join(items)}</ul>"
+
+
+# --- a number over the session -------------------------------------------------------------
+
+
+def bars_over_history(frame: pd.DataFrame, tracker: str, field: str) -> go.Figure:
+    """A number over a session as bars, its top drawn behind each bar at full length.
+
+    One bar per message (x is the message index); a grey bar at the top the number had at that
+    message sits behind the value's bar (hp out of hp_max). The y axis starts at the field's
+    min (or the lowest value, if lower). A list draws one series per row.
+
+    Args:
+        frame: a `history_frame`.
+        tracker: the tracker's name or id.
+        field: a number field of it.
+    Raises:
+        NotFoundError: the frame has no such tracker, or the tracker no such field.
+        BadRequestError: the field is not a number.
+    """
+    import plotly.graph_objects as go  # here: plotly is slow to import
+
+    mine = frame[(frame["tracker"] == tracker) | (frame["tracker_id"] == tracker)]
+    if mine.empty:
+        raise NotFoundError(f"the history has no tracker called {tracker!r}")
+    data = mine[mine["field"] == field]
+    if data.empty:
+        fields = ", ".join(dict.fromkeys(mine["field"]))
+        raise NotFoundError(f"{tracker} has no field {field!r} (fields: {fields})")
+    if data["number"].isna().all():
+        raise BadRequestError(f"{tracker}.{field} is not a number, so it has no bars")
+    listed = (data["layout"] == "list").any()
+    series = list(dict.fromkeys(data["row"])) if listed else [None]
+    fig = go.Figure()
+    for row in series:
+        part = data[data["row"] == row] if listed else data
+        label = str(row) if listed else field
+        x = part["message_index"].tolist()
+        ids = part["message_id"].tolist()
+        if part["top"].notna().any():
+            fig.add_trace(
+                go.Bar(
+                    x=x,
+                    y=_nullable(part["top"].tolist()),
+                    name=_plotly_text(f"{label} top"),
+                    offsetgroup=label,
+                    marker={"color": "rgba(140,149,159,0.35)"},
+                    customdata=ids,
+                    hovertemplate="%{customdata}: top %{y}<extra></extra>",
+                    legendgroup=label,
+                )
+            )
+        fig.add_trace(
+            go.Bar(
+                x=x,
+                y=_nullable(part["number"].tolist()),
+                name=_plotly_text(label),
+                offsetgroup=label,
+                customdata=ids,
+                hovertemplate="%{customdata}: %{y}<extra>" + _plotly_text(label) + "</extra>",
+                legendgroup=label,
+            )
+        )
+    floor = min(float(data["min"].min()), float(data["number"].min()))
+    tops = data["top"].dropna()
+    ceiling = max(float(data["number"].max()), float(tops.max()) if not tops.empty else floor)
+    if ceiling <= floor:
+        ceiling = floor + 1
+    name = str(data["tracker"].iloc[0])
+    fig.update_layout(
+        barmode="group" if listed else "overlay",
+        title={"text": _plotly_text(f"{name} · {field}")},
+        xaxis={"title": {"text": "message"}},
+        yaxis={
+            "title": {"text": _plotly_text(field)},
+            "range": [floor, ceiling + (ceiling - floor) * 0.05],
+        },
+        bargap=0.15,
+    )
+    return fig
+
+
+def _nullable(values: list[float]) -> list[float | None]:
+    """NaN as None, which plotly draws as no bar."""
+    return [None if math.isnan(v) else v for v in values]
+
+
+def _plotly_text(text: str) -> str:
+    """Text for a plotly title or label: plotly reads a few HTML tags there, so escape it."""
+    return escape(text, quote=False)
