@@ -5,6 +5,7 @@ The public API is this module's `__all__`; everything else is private.
 
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, PanelEntry, Turn
+from trackerkit.editor import Draft, DraftField, DraftVerdict, save_draft
 from trackerkit.errors import (
     BadRequestError,
     EditRefusedError,
@@ -41,6 +42,7 @@ from trackerkit.prompt import (
     render_trackers_block,
     tool_token_costs,
 )
+from trackerkit.rail import Rail, rail
 from trackerkit.report import TurnReport
 from trackerkit.scene import LeftOut, Linked, Scene, load_scene
 from trackerkit.session import ReadTool, Session
@@ -61,6 +63,9 @@ __all__ = [
     "Chat",
     "ChoiceField",
     "Delta",
+    "Draft",
+    "DraftField",
+    "DraftVerdict",
     "EditRefusedError",
     "Field",
     "LeftOut",
@@ -78,6 +83,7 @@ __all__ = [
     "Problem",
     "PromptContext",
     "PromptTooLargeError",
+    "Rail",
     "ReadTool",
     "Request",
     "Scene",
@@ -119,10 +125,12 @@ __all__ = [
     "load_scene",
     "load_scenes",
     "panel_html",
+    "rail",
     "read_piece",
     "render_macros",
     "render_text",
     "render_trackers_block",
+    "save_draft",
     "tool_token_costs",
     "tracker_changes_between",
     "tracker_value",
