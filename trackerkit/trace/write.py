@@ -152,17 +152,17 @@ def _first_keys(answer: dict[str, Any]) -> dict[str, Any]:
     return head | {k: v for k, v in answer.items() if k not in head}
 
 
-def _result_text(result: Any) -> str:
-    """`result` as one JSON line, status keys first when it is (or holds) an object."""
+def _result_text(result: Any, is_bash: bool) -> str:
+    """`result` as one JSON line; a non-bash object (or string holding one) puts status keys first."""
     if isinstance(result, str):
-        if not result.startswith("{"):
+        if is_bash or not result.startswith("{"):
             return result
         try:
             parsed = orjson.loads(result)
         except orjson.JSONDecodeError:
             return result
         return orjson.dumps(_first_keys(parsed)).decode() if isinstance(parsed, dict) else result
-    if isinstance(result, dict):
+    if isinstance(result, dict) and not is_bash:
         result = _first_keys(result)
     return orjson.dumps(result).decode()
 
@@ -220,8 +220,9 @@ def encode_event(
     else:
         base = _clean(data, 0)
     content = {k: base.pop(k) for k in list(base) if k in CONTENT_FIELDS}
+    is_bash = base.get("toolName") == "bash" or base.get("name") == "bash"
     if "result" in content and content["result"] is not None:
-        content["result"] = _result_text(content["result"])
+        content["result"] = _result_text(content["result"], is_bash)
     if "error" in content and "result" in content and content["error"] == content["result"]:
         del content["error"]
     for key, value in content.items():

@@ -1,0 +1,268 @@
+"""The reader: columns, days, tolerance of broken lines, order (TC-2, TC-3, TC-4, TC-19, TC-21)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trackerkit.errors import NotFoundError, TraceLineError
+from trackerkit.trace import EVENT_COLUMNS, FIELDS, day_of, read_trace, trace_days
+
+Line = Callable[..., bytes]
+
+
+def _write(folder: Path, name: str, *lines: bytes) -> Path:
+    path = folder / name
+    path.write_bytes(b"".join(item + b"\n" for item in lines))
+    return path
+
+
+class TestColumns:
+    def test_seven_fields_then_file_line_day(self, tmp_path: Path, line: Line) -> None:
+        """TC-4: the frame has the seven fields in order, then file, line and day."""
+        _write(tmp_path, "2026-03-01.jsonl", line())
+        events, errors = read_trace(tmp_path)
+        assert list(events.columns) == [c.name for c in EVENT_COLUMNS]
+        assert list(events.columns[:7]) == list(FIELDS)
+        assert errors == []
+        row = events.iloc[0]
+        assert row["ts"] == pd.Timestamp("2026-03-01T10:00:00Z")
+        assert str(events["ts"].dtype) == "datetime64[us, UTC]"
+        assert row["name"] == "eve.step.started"
+        assert row["data"] == {"sequence": 1, "stepIndex": 0}
+        assert (row["line"], row["day"]) == (1, "2026-03-01")
+        for column in ("source", "kind", "name"):
+            assert isinstance(events[column].dtype, pd.CategoricalDtype)
+
+    def test_name_already_qualified_is_kept(self, tmp_path: Path, line: Line) -> None:
+        """A name written as the full `kind.name` is not prefixed twice."""
+        _write(
+            tmp_path,
+            "2026-03-01.jsonl",
+            line(name="eve.turn.started"),
+            line(kind="turn", name="bound"),
+        )
+        events, _ = read_trace(tmp_path)
+        assert sorted(events["name"].astype(str)) == ["eve.turn.started", "turn.bound"]
+
+    def test_legacy_digest_source_is_read(self, tmp_path: Path, line: Line) -> None:
+        """TC-4: journals of 0.4.11 and older hold the source `digest`; it reads like any other."""
+        _write(tmp_path, "2026-03-01.jsonl", line(source="digest"))
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        assert events["source"].iloc[0] == "digest"
+
+
+class TestDays:
+    def test_day_is_the_file_day_not_the_utc_date(self, tmp_path: Path, line: Line) -> None:
+        """TC-2: a day file's first lines may carry the previous UTC date; asking for the day reads the file."""
+        _write(
+            tmp_path,
+            "2026-03-01.jsonl",
+            line(ts="2026-02-28T21:30:00.000Z"),
+            line(ts="2026-03-01T09:00:00Z"),
+        )
+        _write(tmp_path, "2026-02-28.jsonl", line(ts="2026-02-28T12:00:00.000Z"))
+        events, _ = read_trace(tmp_path, days="2026-03-01")
+        assert len(events) == 2
+        assert set(events["day"]) == {"2026-03-01"}
+        assert events["ts"].iloc[0].date().isoformat() == "2026-02-28"
+
+    def test_only_day_files_are_read(self, tmp_path: Path, line: Line) -> None:
+        """TC-3: a folder read takes only files named YYYY-MM-DD.jsonl."""
+        _write(tmp_path, "2026-03-01.jsonl", line())
+        _write(tmp_path, "notes.jsonl", b"garbage")
+        _write(tmp_path, "2026-03-01.jsonl.bak", b"garbage")
+        _write(tmp_path, "2026-13-01.jsonl", b"garbage")
+        events, errors = read_trace(tmp_path)
+        assert len(events) == 1
+        assert errors == []
+        assert day_of("2026-13-01.jsonl") is None
+        assert day_of("x/2026-03-01.jsonl") == "2026-03-01"
+
+    def test_missing_day_and_path_are_named(self, tmp_path: Path, line: Line) -> None:
+        """Asking for a day without a file, or a missing path, is a NotFoundError that names it."""
+        _write(tmp_path, "2026-03-01.jsonl", line())
+        with pytest.raises(NotFoundError, match="2026-03-02"):
+            read_trace(tmp_path, days=["2026-03-02"])
+        with pytest.raises(NotFoundError, match="nowhere"):
+            read_trace(tmp_path / "nowhere")
+
+    def test_trace_days_counts_lines_and_broken(self, sample: Path) -> None:
+        """trace_days lists every day file with its lines, events and broken lines."""
+        days = trace_days(sample)
+        assert list(days["day"]) == ["2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"]
+        assert (days["lines"] == days["events"] + days["broken"]).all()
+        assert list(days["broken"]) == [0, 3, 3, 0]
+
+
+BROKEN = [
+    pytest.param(b'{"ts":"2026-03-01T10:00:00Z","turn":', "not valid JSON", id="bad-json"),
+    pytest.param(b"", "empty line", id="empty"),
+    pytest.param(b"   ", "empty line", id="blank"),
+    pytest.param(b'{"ts":"2026-03-01T10:00:00Z","turn":"\xff"}', "invalid UTF-8", id="bad-utf8"),
+    pytest.param(b"[1, 2]", "not a JSON object", id="array"),
+    pytest.param(b'"text"', "not a JSON object", id="string"),
+    pytest.param(
+        b'{"turn":"","ts":"2026-03-01T10:00:00Z","session":"","source":"x","kind":"k","name":"n","data":{}}',
+        "fields in the order turn, ts",
+        id="misordered",
+    ),
+    pytest.param(
+        b'{"ts":"2026-03-01T10:00:00Z","turn":"","session":"","source":"x","kind":"k","data":{}}',
+        "missing field(s) name",
+        id="missing",
+    ),
+    pytest.param(
+        b'{"ts":"2026-03-01T10:00:00Z","turn":"","session":"","source":"x","kind":"k","name":"n","data":{},"x":1}',
+        "unexpected field(s) x",
+        id="extra",
+    ),
+    pytest.param(
+        b'{"ts":"noon","turn":"","session":"","source":"x","kind":"k","name":"n","data":{}}',
+        "not an ISO-8601 time",
+        id="bad-ts",
+    ),
+    pytest.param(
+        b'{"ts":"2026-03-01T10:00:00Z","turn":3,"session":"","source":"x","kind":"k","name":"n","data":{}}',
+        "field turn is a int",
+        id="turn-not-string",
+    ),
+    pytest.param(
+        b'{"ts":"2026-03-01T10:00:00Z","turn":[1],"session":"","source":"x","kind":"k","name":"n","data":{}}',
+        "holds a list or an object",
+        id="turn-a-list",
+    ),
+    pytest.param(
+        b'{"ts":"2026-03-01T10:00:00Z","turn":"","session":"","source":"x","kind":"k","name":"n","data":[]}',
+        "field data is a list",
+        id="data-not-object",
+    ),
+]
+
+
+class TestBrokenLines:
+    @pytest.mark.parametrize(("broken", "reason"), BROKEN)
+    def test_a_broken_line_spoils_no_neighbour(
+        self, tmp_path: Path, line: Line, broken: bytes, reason: str
+    ) -> None:
+        """TC-19: the broken line is reported by file and line; both neighbours are read."""
+        path = _write(
+            tmp_path, "2026-03-01.jsonl", line(turn="turn_1"), broken, line(turn="turn_2")
+        )
+        events, errors = read_trace(tmp_path)
+        assert list(events["turn"]) == ["turn_1", "turn_2"]
+        assert list(events["line"]) == [1, 3]
+        assert len(errors) == 1
+        assert (errors[0].file, errors[0].line) == (str(path), 2)
+        assert reason in errors[0].reason
+
+    @pytest.mark.parametrize(("broken", "reason"), BROKEN)
+    def test_strict_raises_on_the_first(
+        self, tmp_path: Path, line: Line, broken: bytes, reason: str
+    ) -> None:
+        """TC-19: with strict=True the first broken line is raised as a TraceLineError."""
+        _write(tmp_path, "2026-03-01.jsonl", line(), broken, line())
+        with pytest.raises(TraceLineError, match=r"2026-03-01.jsonl:2: ") as caught:
+            read_trace(tmp_path, strict=True)
+        assert reason in caught.value.reason
+
+    def test_strict_returns_the_frame_alone(self, tmp_path: Path, line: Line) -> None:
+        """With strict=True and no broken line, read_trace returns just the frame."""
+        _write(tmp_path, "2026-03-01.jsonl", line())
+        assert isinstance(read_trace(tmp_path, strict=True), pd.DataFrame)
+
+    def test_last_line_without_newline_is_read(self, tmp_path: Path, line: Line) -> None:
+        """A final line without its newline is still a line."""
+        (tmp_path / "2026-03-01.jsonl").write_bytes(line() + b"\n" + line(turn="turn_9"))
+        events, errors = read_trace(tmp_path)
+        assert list(events["turn"]) == ["turn_0", "turn_9"]
+        assert errors == []
+
+    def test_every_line_of_the_sample_is_a_row_or_an_error(self, sample: Path) -> None:
+        """TC-19: on the sample days every line is either read or reported."""
+        events, errors = read_trace(sample)
+        total = sum(len(p.read_bytes().split(b"\n")) - 1 for p in sample.glob("*.jsonl"))
+        assert len(events) + len(errors) == total
+        assert len(errors) == 6
+
+
+class TestOrder:
+    def test_sorted_by_ts_ties_in_file_and_line_order(self, tmp_path: Path, line: Line) -> None:
+        """TC-21: line order is write order; the frame is sorted by ts, ties keep (file, line) order."""
+        _write(
+            tmp_path,
+            "2026-03-01.jsonl",
+            line(ts="2026-03-01T10:00:02Z", turn="c"),
+            line(ts="2026-03-01T10:00:01Z", turn="b1"),
+            line(ts="2026-03-01T10:00:01Z", turn="b2"),
+            line(ts="2026-03-01T10:00:00Z", turn="a"),
+        )
+        _write(tmp_path, "2026-03-02.jsonl", line(ts="2026-03-01T10:00:01Z", turn="b3"))
+        events, _ = read_trace(tmp_path)
+        assert list(events["turn"]) == ["a", "b1", "b2", "b3", "c"]
+        assert list(events.index) == [0, 1, 2, 3, 4]
+
+    def test_offsets_are_converted_to_utc(self, tmp_path: Path, line: Line) -> None:
+        """A ts written with an offset is read as the same instant in UTC."""
+        _write(tmp_path, "2026-03-01.jsonl", line(ts="2026-03-01T13:00:00+03:00"))
+        events, _ = read_trace(tmp_path)
+        assert events["ts"].iloc[0] == pd.Timestamp("2026-03-01T10:00:00Z")
+
+
+def _valid_day(count: int) -> list[bytes]:
+    import orjson
+
+    return [
+        orjson.dumps(
+            {
+                "ts": f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}.000Z",
+                "turn": f"turn_{i % 3}",
+                "session": "wrun_A",
+                "source": "unknown",
+                "kind": "eve",
+                "name": "step.completed",
+                "data": {
+                    "stepIndex": i,
+                    "usage": {"in": i, "out": 1},
+                    "text": "é✓ word " * (i % 4),
+                },
+            }
+        )
+        for i in range(count)
+    ]
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    corruptions=st.lists(
+        st.tuples(st.integers(min_value=0), st.binary(min_size=0, max_size=3)), max_size=6
+    ),
+)
+def test_random_corruption_never_raises_and_keeps_intact_lines(
+    tmp_path_factory: pytest.TempPathFactory, corruptions: list[tuple[int, bytes]]
+) -> None:
+    """TC-19 (hypothesis): corrupting bytes of a valid day never raises; every intact line is read."""
+    original = _valid_day(12)
+    blob = bytearray(b"".join(item + b"\n" for item in original))
+    for position, replacement in corruptions:
+        at = position % len(blob)
+        blob[at : at + len(replacement)] = replacement
+    folder = tmp_path_factory.mktemp("corrupt")
+    (folder / "2026-03-01.jsonl").write_bytes(bytes(blob))
+    events, errors = read_trace(folder)
+    lines = bytes(blob).split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    assert len(events) + len(errors) == len(lines)
+    read_lines = set(events["line"])
+    intact = {number for number, raw in enumerate(lines, 1) if raw in original}
+    assert intact <= read_lines
+    assert {e.line for e in errors}.isdisjoint(read_lines)
