@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from trackerkit.trace.write import TraceWriter
+from trackerkit.trace.write import TraceWriter, format_ts
 
 SAMPLE_TIMEZONE = "Europe/Moscow"
 
@@ -53,6 +53,19 @@ class Install:
         self.writer.write(
             turn=turn, session=session, source=source, kind=kind, name=name, data=data, ts=self.now
         )
+
+    def emit_legacy(
+        self, turn: str, session: str, source: str, kind: str, name: str, /, **data: Any
+    ) -> None:
+        """A line as an older writer wrote it (result kept an object), appended past the writer."""
+        self.tick()
+        event: dict[str, Any] = {"ts": format_ts(self.now), "turn": turn, "session": session}
+        event["source"] = source
+        event |= {"kind": kind, "name": name, "data": data}
+        path = self.writer.path_for(self.now)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("ab") as out:
+            out.write(orjson.dumps(event) + b"\n")
 
     def text(self, words: int) -> str:
         return " ".join(self.rng.choice(WORDS) for _ in range(words))
@@ -126,13 +139,13 @@ def tool_step(
             "toolName": tool,
             "isError": extra.pop("isError", False),
         }
-        if extra.pop("legacy", False):  # written before TC-16: result an object, no failure
-            data["result"] = result
-        else:
-            data.update(extra)
-            text = result if isinstance(result, str) else orjson.dumps(result).decode()
-            data.update(outChars=len(text), result=text)
         ins.tick(0.05, 2.0)
+        if extra.pop("legacy", False):  # written before TC-16: result an object, no failure
+            ins.emit_legacy(turn, session, source, "eve", "action.result", **data, result=result)
+            continue
+        data.update(extra)
+        text = result if isinstance(result, str) else orjson.dumps(result).decode()
+        data.update(outChars=len(text), result=text)
         ins.emit(turn, session, source, "eve", "action.result", **data)
 
 

@@ -1,0 +1,191 @@
+"""Derived tables and failure classes on the sample days (TC-7, TC-15, TC-16, TC-17, TC-18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from trackerkit.trace import (
+    DELIVERY_COLUMNS,
+    GATE_COLUMNS,
+    MARKER_COLUMNS,
+    STEP_COLUMNS,
+    TOOL_CALL_COLUMNS,
+    assign_turns,
+    deliveries,
+    failure_class,
+    failure_of,
+    gates,
+    markers,
+    read_trace,
+    steps,
+    tool_calls,
+)
+from trackerkit.trace.sample import CATALOGUE, write_sample
+
+
+@pytest.fixture(scope="module")
+def events() -> pd.DataFrame:
+    frame, _errors = read_trace(Path(__file__).parents[2] / "data" / "trace")
+    frame["turn_name"] = assign_turns(frame)
+    return frame
+
+
+class TestSample:
+    def test_every_catalogue_event_is_present(self, events: pd.DataFrame) -> None:
+        """TC-15: the sample days hold every kind.name of the catalogue and nothing else."""
+        assert set(events["name"].astype(str)) == set(CATALOGUE)
+
+    def test_nothing_the_journal_leaves_out(self, events: pd.DataFrame) -> None:
+        """TC-18: no delta events; context only as file sizes marked approximate."""
+        names = set(events["name"].astype(str))
+        assert not {"eve.message.appended", "eve.reasoning.appended", "eve.action.partial"} & names
+        parts = events[events["name"] == "context.parts"]["data"]
+        assert all(d["approximate"] is True and d["unit"] == "bytes" for d in parts)
+        gate = events[events["kind"] == "gate"]
+        unkeyed = gate[(gate["turn"] == "") & (gate["session"] == "")]
+        assert set(unkeyed["source"]) == {"watch", "brief", "insight"}  # proactive sends only
+
+    def test_regenerated_from_the_seed_equals_the_committed_days(
+        self, tmp_path: Path, sample: Path
+    ) -> None:
+        """The committed sample days are exactly what the generator writes from its seed."""
+        for path in write_sample(tmp_path):
+            assert path.read_bytes() == (sample / path.name).read_bytes(), path.name
+
+
+class TestSteps:
+    def test_one_row_per_completed_step_with_usage(self, events: pd.DataFrame) -> None:
+        """steps: one row per eve.step.completed with in, out, cache and cost."""
+        table = steps(events)
+        assert list(table.columns) == [c.name for c in STEP_COLUMNS]
+        assert len(table) == (events["name"] == "eve.step.completed").sum()
+        assert (table["usage_in"] > 0).all()
+        assert table["cost_usd"].isna().any() and table["cost_usd"].notna().any()
+        assert set(table["subagent"].dropna()) == {"planner"}
+
+
+class TestToolCalls:
+    def test_requests_pair_with_results(self, events: pd.DataFrame) -> None:
+        """TC-15: actions requested pair with their results by callId; args kept position by position."""
+        calls = tool_calls(events)
+        assert list(calls.columns) == [c.name for c in TOOL_CALL_COLUMNS]
+        paired = calls[calls["status"].notna() & calls["args"].notna()]
+        assert len(paired) > 30
+        assert (paired["duration"] >= pd.Timedelta(0)).all()
+        assert not calls.duplicated(["session", "call_id"]).any()
+
+    def test_every_failure_class_appears(self, events: pd.DataFrame) -> None:
+        """TC-16: the sample holds every failure class; a rejected call and a quiet bash exit are none."""
+        calls = tool_calls(events)
+        classes = set(calls["failure"].dropna())
+        assert classes == {"isError", "status:failed", "ok:false", "error", "timeout", "exit 2"}
+        assert calls[calls["status"] == "rejected"]["failure"].isna().all()
+        quiet = calls[(calls["tool"] == "bash") & (calls["exit_code"] == 1)]
+        assert len(quiet) > 0
+        assert quiet["failure"].isna().all()
+
+    def test_legacy_rows_get_a_derived_class(self, events: pd.DataFrame) -> None:
+        """TC-16: rows written before the rule (result an object, no failure) get their class derived."""
+        legacy = tool_calls(events)
+        legacy = legacy[legacy["tool"] == "legacy_tool"]
+        assert len(legacy) > 0
+        assert set(legacy["failure"]) == {"ok:false"}
+
+
+class TestFailureClass:
+    @pytest.mark.parametrize(
+        ("kwargs", "expected"),
+        [
+            pytest.param({"result": "x", "is_error": True}, "isError", id="isError"),
+            pytest.param(
+                {"result": '{"status":"failed","code":"E","message":"m"}'}, "status:failed", id="status-failed"
+            ),
+            pytest.param({"result": {"ok": False}}, "ok:false", id="ok-false"),
+            pytest.param({"result": '{"ok": false, "why": 1}'}, "ok:false", id="string-holding-json"),
+            pytest.param({"result": {"error": "boom"}}, "error", id="error"),
+            pytest.param({"result": "", "status": "timeout"}, "timeout", id="timeout"),
+            pytest.param({"result": {"stderr": "bad", "exitCode": 2}, "tool_name": "bash"}, "exit 2", id="exit"),
+            pytest.param({"result": {"stderr": "", "exitCode": 2}, "tool_name": "bash"}, None, id="exit-quiet"),
+            pytest.param({"result": {"ok": False}, "status": "rejected"}, None, id="rejected"),
+            pytest.param({"result": {"ok": False}, "status": "cancelled"}, None, id="cancelled"),
+            pytest.param({"result": "error: text is not a class"}, None, id="plain-text"),
+            pytest.param({"result": {"ok": True}}, None, id="fine"),
+        ],
+    )
+    def test_failure_class(self, kwargs: dict[str, object], expected: str | None) -> None:
+        """TC-16: a failed call is marked by its class, never by its text."""
+        assert failure_class(**kwargs) == expected  # type: ignore[arg-type]
+
+    def test_written_class_wins_and_new_rows_without_one_did_not_fail(self) -> None:
+        """TC-16: failure_of trusts the written class; a row under the rule without one is no failure."""
+        assert failure_of({"failure": "timeout", "result": "{}"}) == "timeout"
+        assert failure_of({"isError": True, "result": "boom", "failure": None}) is None
+        assert failure_of({"isError": True, "result": {"x": 1}}) == "isError"
+        assert failure_of("not data") is None
+
+
+class TestDeliveries:
+    def test_gate_without_outbox_and_fallen_back(self, events: pd.DataFrame) -> None:
+        """TC-17: a gate verdict may stand alone; a delivery may have fallen back with an error."""
+        table = deliveries(events)
+        assert list(table.columns) == [c.name for c in DELIVERY_COLUMNS]
+        alone = table[table["outbox"].isna()]
+        assert len(alone) > 0
+        assert alone["text"].str.contains("went wrong").all()
+        fell = table[table["fell_back"] == True]  # noqa: E712 (nullable boolean)
+        assert len(fell) > 0
+        assert fell["error"].str.startswith("buttons dropped: sendRichMessage 400: ").all()
+        assert set(table["outbox"].dropna()) == {"delivered", "failed"}
+
+    def test_night_sends_pair_within_their_turn(self, events: pd.DataFrame) -> None:
+        """TC-11, TC-17: a rollup's keyless gate and outbox rows pair inside the night turn."""
+        table = deliveries(events)
+        night = table[table["source"] == "rollup"]
+        assert len(night) == 3
+        assert night["turn_name"].notna().all()
+        assert (night["outbox"] == "delivered").all()
+
+
+class TestGates:
+    def test_every_verdict(self, events: pd.DataFrame) -> None:
+        """gates: inbound, web and outbound verdicts with their flags and findings."""
+        table = gates(events)
+        assert list(table.columns) == [c.name for c in GATE_COLUMNS]
+        assert set(table["gate"]) == {"inbound", "web", "outbound"}
+        assert table[table["gate"] == "web"]["blocked"].all()
+        findings = table[table["gate"] == "outbound"]["findings"]
+        assert any(f == ["token:github"] for f in findings)
+
+
+class TestMarkers:
+    def test_every_mark_of_the_writer(self, events: pd.DataFrame) -> None:
+        """TC-7: traceTrimmed, traceUnreadable, truncated (end and start), deep, keys, unreadable."""
+        table = markers(events)
+        assert list(table.columns) == [c.name for c in MARKER_COLUMNS]
+        assert set(table["marker"]) == {"traceTrimmed", "traceUnreadable", "truncated", "deep", "unreadable"} | (
+            {"keys"} & set(table["marker"])
+        )
+        truncated = table[table["marker"] == "truncated"]
+        assert set(truncated["at"]) == {"start", "end"}
+        assert set(truncated[truncated["at"] == "start"]["path"]) == {"data.result"}
+
+    def test_keys_mark_of_a_cut_object(self) -> None:
+        """TC-7: an object cut short carries …[keys], found with its path."""
+        frame = pd.DataFrame(
+            {
+                "ts": pd.to_datetime(["2026-03-01T00:00:00Z"]),
+                "turn": ["turn_0"],
+                "session": ["wrun_A"],
+                "source": ["unknown"],
+                "name": ["eve.step.failed"],
+                "data": [{"details": {"a": "x", "…[keys]": 9}}],
+                "file": ["f"],
+                "line": [1],
+            }
+        )
+        table = markers(frame)
+        assert list(table["marker"]) == ["keys"]
+        assert list(table["path"]) == ["data.details"]
