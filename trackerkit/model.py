@@ -234,12 +234,14 @@ class OpenAIModel:
             raise ModelError(
                 f"the model server at {url} answered HTTP {exc.code}: {detail or exc.reason}"
             ) from None
-        except TimeoutError:
-            raise ModelError(
-                f"the model server at {url} did not answer within {self.timeout:g} s"
-            ) from None
-        except urllib.error.URLError as exc:
-            raise ModelError(f"could not reach the model server at {url}: {exc.reason}") from None
+        except (TimeoutError, urllib.error.URLError) as exc:
+            # urlopen wraps a timeout while waiting for the status line in URLError.
+            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
+            if isinstance(reason, TimeoutError):
+                raise ModelError(
+                    f"the model server at {url} did not answer within {self.timeout:g} s"
+                ) from None
+            raise ModelError(f"could not reach the model server at {url}: {reason}") from None
         except (OSError, http.client.HTTPException) as exc:
             # A dropped connection or a garbled status line mid-answer.
             raise ModelError(f"the model server at {url} broke off its answer: {exc}") from None

@@ -1,0 +1,180 @@
+"""The `simulate` and `changes` commands: tables, JSON, the trace file, the OpenAI-compatible model."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+from loopback import LoopbackServer, completion, serving
+
+from trackerkit.cli import main
+
+FIGHT = str(REPO / "data" / "scenes" / "fight.json")
+SHOP = str(REPO / "data" / "scenes" / "shop.json")
+TRACKERS = str(REPO / "data" / "trackers")
+FIGHT_HEADER = (
+    "turn  kind   user                              calls   changes"
+    "                                                    card  trackers  tool  history"
+)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def server() -> Iterator[LoopbackServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1."""
+    with serving() as running:
+        yield running
+
+
+class TestSimulate:
+    """`trackerkit simulate SCENE` plays the scenario and prints a row per turn."""
+
+    def test_the_table(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The header is exact, one row per turn follows, then the values at the tip; exit 0."""
+        code, out, err = _run(capsys, "simulate", FIGHT, "--no-trace")
+        assert (code, err) == (0, "")
+        lines = out.splitlines()
+        assert lines[0] == FIGHT_HEADER
+        assert re.fullmatch(r"[- ]+", lines[1])
+        rows = lines[2 : lines.index("")]
+        assert [row.split()[:2] for row in rows] == [[str(i), "reply"] for i in range(6)]
+        assert "1/2 ok" in rows[2]
+        assert "Health: hp 12→10, hp_max 30→10" in rows[3]
+        assert lines[-1] == (
+            'values at the tip: {"Health":{"hp":40,"hp_max":40,"mood":"calm"},'
+            '"Stamina":{"stamina":20,"stamina_max":20,"winded":false}}'
+        )
+
+    def test_json(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--json` prints the turn reports as one JSON list."""
+        code, out, _ = _run(capsys, "simulate", FIGHT, "--no-trace", "--json")
+        assert code == 0
+        reports = json.loads(out)
+        assert [r["index"] for r in reports] == list(range(6))
+        assert {"parts", "rounds", "calls", "reply", "values", "changes", "failed"} <= set(
+            reports[0]
+        )
+        assert reports[-1]["values"]["Health"] == {"hp": 40, "hp_max": 40, "mood": "calm"}
+        assert [c["ok"] for c in reports[2]["calls"]] == [False, True]
+        assert set(reports[0]["parts"]) == {"card", "trackers", "tool", "history"}
+
+    def test_the_trace_file(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """With `--data DIR` the turns are written to one day file under `DIR/trace/` (TC-1)."""
+        code, _, _ = _run(capsys, "simulate", FIGHT, "--data", str(tmp_path), "--json")
+        assert code == 0
+        (day,) = (tmp_path / "trace").iterdir()
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}\.jsonl", day.name)
+        events = [json.loads(line) for line in day.read_text("utf-8").splitlines()]
+        assert [(e["kind"], e["name"]) for e in events].count(("eve", "turn.completed")) == 6
+
+    def test_openai_needs_a_base_url(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--model openai` without `--base-url` exits 1 with one line on stderr."""
+        code, out, err = _run(capsys, "simulate", FIGHT, "--no-trace", "--model", "openai")
+        assert (code, out) == (1, "")
+        assert err == (
+            "trackerkit: --model openai needs --base-url "
+            "(the API root, such as http://127.0.0.1:11434/v1)\n"
+        )
+
+    def test_against_a_loopback_server(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, server: LoopbackServer
+    ) -> None:
+        """The command runs a scene through an OpenAI-compatible server on 127.0.0.1."""
+        scene = {
+            "id": "duel",
+            "title": "A duel",
+            "card": "You narrate.",
+            "prompting": {"trackers": ["health"]},
+            "turns": [{"user": "I duel."}, {"user": "I rest."}],
+        }
+        path = tmp_path / "duel.json"
+        path.write_text(json.dumps(scene), "utf-8")
+        hit = {"updates": [{"tracker": "Health", "set": {"hp": 7}}]}
+        server.script(
+            completion(None, [("c1", "update_trackers", hit)]),
+            completion("A scratch."),
+            completion("You sleep."),
+        )
+        code, out, err = _run(
+            capsys,
+            "simulate",
+            str(path),
+            "--trackers",
+            TRACKERS,
+            "--no-trace",
+            "--json",
+            "--model",
+            "openai",
+            "--base-url",
+            f"{server.url}/v1",
+            "--model-name",
+            "loop",
+        )
+        assert (code, err) == (0, "")
+        reports = json.loads(out)
+        assert [r["reply"] for r in reports] == ["A scratch.", "You sleep."]
+        assert reports[-1]["values"]["Health"]["hp"] == 7
+        assert [s.body["model"] for s in server.seen] == ["loop"] * 3
+
+
+def _check_change(change: dict[str, Any]) -> None:
+    if "field" in change:
+        assert set(change) == {"field", "before", "after"}
+        return
+    assert (
+        {"row", "before", "after"} <= set(change) <= {"row", "before", "after", "added", "removed"}
+    )
+    assert isinstance(change["row"], str)
+    for side in ("before", "after"):
+        assert change[side] is None or isinstance(change[side], dict)
+
+
+class TestChanges:
+    """`trackerkit changes SCENE` prints what each reply changed (TR-42)."""
+
+    def test_json_shape(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--json` prints `{messages: [{messageId, trackers: [...]}]}` with each change's exact shape."""
+        code, out, _ = _run(capsys, "changes", SHOP, "--json")
+        assert code == 0
+        result = json.loads(out)
+        assert list(result) == ["messages"]
+        assert len(result["messages"]) == 4  # the muddled batch changed nothing
+        for message in result["messages"]:
+            assert set(message) == {"messageId", "trackers"}
+            for tracker in message["trackers"]:
+                assert {"trackerId", "name", "style", "changes"} <= set(tracker)
+                assert set(tracker) <= {
+                    "trackerId",
+                    "name",
+                    "style",
+                    "icon",
+                    "fieldIcons",
+                    "bars",
+                    "changes",
+                }
+                assert tracker["changes"]
+                for change in tracker["changes"]:
+                    _check_change(change)
+        last = result["messages"][-1]["trackers"][0]["changes"]
+        assert sorted((c["row"], c.get("added"), c.get("removed")) for c in last) == [
+            ("Lantern", True, None),
+            ("Rope", None, True),
+        ]
+
+    def test_text(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Without `--json` there is one line per message and tracker, with its style."""
+        code, out, _ = _run(capsys, "changes", SHOP)
+        assert code == 0
+        lines = out.splitlines()
+        assert len(lines) == 6
+        assert all(line.endswith(("[card]", "[chips]", "[toast]", "[hidden]")) for line in lines)
