@@ -147,7 +147,7 @@ def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]
         name = raw.get("tracker")
         label = name if isinstance(name, str) else None
         problems = []
-        unknown = sorted(str(k) for k in set(raw) - _ITEM_KEYS)
+        unknown = [] if raw.keys() <= _ITEM_KEYS else sorted(str(k) for k in set(raw) - _ITEM_KEYS)
         if unknown:
             problems.append(
                 f"has unknown keys {', '.join(unknown)} (an item takes tracker, row, remove, set)"
@@ -236,17 +236,26 @@ def apply_tracker_updates(
 
 @dataclass(frozen=True, slots=True)
 class _Shape:
-    """What one batch needs of a tracker, read once: its fields, their top order, by name."""
+    """What one batch needs of a tracker, read once: its fields, their top order, by name, initial values."""
 
     tracker: Tracker
     fields: Sequence[AnyField]
     order: tuple[int, ...]
     by_name: Mapping[str, AnyField]
+    initial: Mapping[str, Value]
+    has_tops: bool
 
     @classmethod
     def of(cls, tracker: Tracker) -> _Shape:
         fields = tracker.fields
-        return cls(tracker, fields, tracker.order, {f.name: f for f in fields})
+        return cls(
+            tracker,
+            fields,
+            tracker.order,
+            {f.name: f for f in fields},
+            {f.name: initial_value(f) for f in fields},
+            any(isinstance(f, NumberField) and f.max_field is not None for f in fields),
+        )
 
 
 class _RowIndex:
@@ -396,7 +405,8 @@ def _write_fields(
             errors.append(UpdateError(index, tracker.name, reason, field=name, row=row))
     if errors:
         return {}, errors
-    shown = read_values(shape.fields, stored, shape.order)
+    # What the model was shown matters only for a top and its dependents (TR-16).
+    shown = read_values(shape.fields, stored, shape.order) if shape.has_tops else {}
     # Every field this item settles: the named ones and their dependents.
     after: dict[str, object] = {}
     for position in shape.order:
@@ -423,9 +433,7 @@ def _write_fields(
     written = {
         name: value
         for name, value in after.items()
-        if not same_value(
-            stored[name] if name in stored else initial_value(shape.by_name[name]), value
-        )
+        if not same_value(stored[name] if name in stored else shape.initial[name], value)
     }
     return written, []
 
@@ -449,11 +457,32 @@ def _net(
         if not keys:
             continue
         deltas.extend(Delta(slot, k, new.get(k)) for k in keys)
-        read_before, read_after = tracker_value(tracker, before), tracker_value(tracker, after)
         if tracker.layout == "record":
+            read_before, read_after = tracker_value(tracker, before), tracker_value(tracker, after)
             keys = [f.name for f in tracker.fields if f.name in keys]  # answer in field order
-        changes.extend(Change(tracker.name, k, read_before.get(k), read_after.get(k)) for k in keys)
+            changes.extend(
+                Change(tracker.name, k, read_before.get(k), read_after.get(k)) for k in keys
+            )
+        else:
+            # Only the changed rows are read, so the cost follows the change, not the list.
+            fields, order = tracker.fields, tracker.order
+            changes.extend(
+                Change(
+                    tracker.name,
+                    k,
+                    _read_row(fields, order, old.get(k)),
+                    _read_row(fields, order, new.get(k)),
+                )
+                for k in keys
+            )
     return deltas, changes
+
+
+def _read_row(
+    fields: Sequence[AnyField], order: tuple[int, ...], row: object
+) -> dict[str, Value] | None:
+    """A list row read as `tracker_value` reads it; None when there is no row."""
+    return read_values(fields, row, order) if isinstance(row, Mapping) else None
 
 
 def _same(a: object, b: object) -> bool:
