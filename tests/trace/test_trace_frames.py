@@ -26,6 +26,12 @@ from trackerkit.trace import (
 from trackerkit.trace.sample import CATALOGUE, write_sample
 
 
+@pytest.fixture
+def sample() -> Path:
+    """The bundled sample days (data/trace)."""
+    return Path(__file__).parents[2] / "data" / "trace"
+
+
 @pytest.fixture(scope="module")
 def events() -> pd.DataFrame:
     frame, _errors = read_trace(Path(__file__).parents[2] / "data" / "trace")
@@ -63,7 +69,8 @@ class TestSteps:
         assert list(table.columns) == [c.name for c in STEP_COLUMNS]
         assert len(table) == (events["name"] == "eve.step.completed").sum()
         assert (table["usage_in"] > 0).all()
-        assert table["cost_usd"].isna().any() and table["cost_usd"].notna().any()
+        assert table["cost_usd"].isna().any()
+        assert table["cost_usd"].notna().any()
         assert set(table["subagent"].dropna()) == {"planner"}
 
 
@@ -101,14 +108,26 @@ class TestFailureClass:
         [
             pytest.param({"result": "x", "is_error": True}, "isError", id="isError"),
             pytest.param(
-                {"result": '{"status":"failed","code":"E","message":"m"}'}, "status:failed", id="status-failed"
+                {"result": '{"status":"failed","code":"E","message":"m"}'},
+                "status:failed",
+                id="status-failed",
             ),
             pytest.param({"result": {"ok": False}}, "ok:false", id="ok-false"),
-            pytest.param({"result": '{"ok": false, "why": 1}'}, "ok:false", id="string-holding-json"),
+            pytest.param(
+                {"result": '{"ok": false, "why": 1}'}, "ok:false", id="string-holding-json"
+            ),
             pytest.param({"result": {"error": "boom"}}, "error", id="error"),
             pytest.param({"result": "", "status": "timeout"}, "timeout", id="timeout"),
-            pytest.param({"result": {"stderr": "bad", "exitCode": 2}, "tool_name": "bash"}, "exit 2", id="exit"),
-            pytest.param({"result": {"stderr": "", "exitCode": 2}, "tool_name": "bash"}, None, id="exit-quiet"),
+            pytest.param(
+                {"result": {"stderr": "bad", "exitCode": 2}, "tool_name": "bash"},
+                "exit 2",
+                id="exit",
+            ),
+            pytest.param(
+                {"result": {"stderr": "", "exitCode": 2}, "tool_name": "bash"},
+                None,
+                id="exit-quiet",
+            ),
             pytest.param({"result": {"ok": False}, "status": "rejected"}, None, id="rejected"),
             pytest.param({"result": {"ok": False}, "status": "cancelled"}, None, id="cancelled"),
             pytest.param({"result": "error: text is not a class"}, None, id="plain-text"),
@@ -165,9 +184,13 @@ class TestMarkers:
         """TC-7: traceTrimmed, traceUnreadable, truncated (end and start), deep, keys, unreadable."""
         table = markers(events)
         assert list(table.columns) == [c.name for c in MARKER_COLUMNS]
-        assert set(table["marker"]) == {"traceTrimmed", "traceUnreadable", "truncated", "deep", "unreadable"} | (
-            {"keys"} & set(table["marker"])
-        )
+        assert set(table["marker"]) == {
+            "traceTrimmed",
+            "traceUnreadable",
+            "truncated",
+            "deep",
+            "unreadable",
+        } | ({"keys"} & set(table["marker"]))
         truncated = table[table["marker"] == "truncated"]
         assert set(truncated["at"]) == {"start", "end"}
         assert set(truncated[truncated["at"] == "start"]["path"]) == {"data.result"}

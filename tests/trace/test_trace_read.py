@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,6 +16,32 @@ from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace import EVENT_COLUMNS, FIELDS, day_of, read_trace, trace_days
 
 Line = Callable[..., bytes]
+
+
+@pytest.fixture
+def line() -> Callable[..., bytes]:
+    """One valid event line, fields overridable: `line(ts=..., turn=..., data={...})`."""
+
+    def make(**fields: Any) -> bytes:
+        event = {
+            "ts": "2026-03-01T10:00:00.000Z",
+            "turn": "turn_0",
+            "session": "wrun_A",
+            "source": "telegram",
+            "kind": "eve",
+            "name": "step.started",
+            "data": {"sequence": 1, "stepIndex": 0},
+        }
+        event.update(fields)
+        return orjson.dumps(event)
+
+    return make
+
+
+@pytest.fixture
+def sample() -> Path:
+    """The bundled sample days (data/trace)."""
+    return Path(__file__).parents[2] / "data" / "trace"
 
 
 def _write(folder: Path, name: str, *lines: bytes) -> Path:
@@ -216,8 +244,6 @@ class TestOrder:
 
 
 def _valid_day(count: int) -> list[bytes]:
-    import orjson
-
     return [
         orjson.dumps(
             {

@@ -19,6 +19,18 @@ from trackerkit.trace import (
 )
 
 
+@pytest.fixture
+def days() -> Path:
+    """The hand-written day folders, one per turn-assembly rule (`days/tc09`, ...)."""
+    return Path(__file__).parent / "days"
+
+
+@pytest.fixture
+def sample() -> Path:
+    """The bundled sample days (data/trace)."""
+    return Path(__file__).parents[2] / "data" / "trace"
+
+
 def _read(days: Path, rule: str) -> pd.DataFrame:
     events, errors = read_trace(days / rule)
     assert errors == []

@@ -285,6 +285,8 @@ def test_round_trip(
     data = row["data"]
     for key, value in sizes.items():
         assert data[key] == value
+    if content.get("error") is not None and content.get("error") == content.get("result"):
+        del content["error"]  # error is written only when it differs from result
     for key, value in content.items():
         expected_size = (
             len(orjson.dumps(value).decode()) if key == "result" and value.startswith("{") else None
