@@ -465,6 +465,19 @@ class TestShape:
         assert result.deltas == ()
         assert reason in result.answer
 
+    def test_call_level_error_names_the_call(self) -> None:
+        """An error in the call's own shape is named as the call's, not as an item's."""
+        result = apply_tracker_updates([HEALTH_T], {}, {"updates": "hp 3"})
+        assert result.answer.splitlines()[1] == (
+            '- the call: updates must be a list of items; found the text "hp 3"'
+        )
+
+    def test_empty_call_is_answered(self) -> None:
+        """A call with no updates succeeds, writes nothing and still answers in words."""
+        result = apply_tracker_updates([HEALTH_T], {}, {"updates": []})
+        assert result.ok
+        assert (result.deltas, result.answer) == ((), "No change: the call held no updates.")
+
     def test_contents_are_not_checked_when_read(self) -> None:
         """read_updates accepts an unknown tracker and field: contents wait for the item to run."""
         items, errors = read_updates([{"tracker": "Nobody", "set": {"x": "y"}, "remove": None}])

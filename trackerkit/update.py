@@ -87,6 +87,8 @@ class UpdateError:
     row: str | None = None
 
     def __str__(self) -> str:
+        if self.index < 0:
+            return f"the call: {self.message}"
         where = f"item {self.index + 1}"
         if self.tracker:
             where += f" ({self.tracker}"
@@ -498,6 +500,8 @@ def _show(value: object) -> str:
 
 
 def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
+    if not touched:
+        return "No change: the call held no updates."
     lines = []
     for tracker in touched:
         mine = [c for c in changes if c.tracker == tracker.name]
