@@ -1,0 +1,130 @@
+"""`trackerkit trace days|turns|show`: output on the bundled days, --json, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from trackerkit.cli import build_parser, main
+
+SAMPLE = Path(__file__).parents[2] / "data" / "trace"
+DAYS = Path(__file__).parent / "days"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestDays:
+    def test_table(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace days DIR` lists each day with its lines, events and broken lines."""
+        code, out, err = _run(capsys, "trace", "days", str(DAYS / "tc10"))
+        assert (code, err) == (0, "")
+        assert out.splitlines() == [
+            "       day  lines  events  broken               first                last",
+            "2026-03-01      5       5       0 2026-03-01 23:30:00 2026-03-01 23:30:08",
+            "2026-03-02      5       5       0 2026-03-02 23:30:00 2026-03-02 23:30:08",
+        ]
+
+    def test_json_and_default_dir(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace days --dir DIR --json` prints one record per day."""
+        code, out, _ = _run(capsys, "trace", "days", "--dir", str(SAMPLE), "--json")
+        days = orjson.loads(out)
+        assert code == 0
+        assert [d["day"] for d in days] == ["2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"]
+        assert [d["broken"] for d in days] == [0, 3, 3, 0]
+
+
+class TestTurns:
+    def test_table_and_footer(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace turns DAY` prints the turns, then counts of turns, orphans and broken lines."""
+        code, out, _ = _run(capsys, "trace", "turns", "2026-03-01", "--dir", str(DAYS / "tc14"))
+        lines = out.splitlines()
+        assert code == 0
+        assert lines[0].split() == [
+            "name", "kind", "source", "start", "duration", "events", "steps", "tokens_in", "tokens_out",
+            "cost_usd", "tool_calls", "failures", "delivered", "fell_back", "status", "orphans",
+        ]  # fmt: skip
+        assert lines[1].split() == [
+            "wrun_C/turn_2", "chat", "telegram", "12:00:00.000", "2.2", "5", "0", "0", "0", "0.0",
+            "0", "0", "0", "0", "cancelled", "3",
+        ]  # fmt: skip
+        assert lines[-1] == "1 turns, 5 orphan rows, 0 broken lines on 2026-03-01."
+
+    def test_sample_day_json(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace turns DAY --json` carries turns, orphans and broken lines of the bundled day."""
+        code, out, _ = _run(capsys, "trace", "turns", "2026-11-27", "--json", "--dir", str(SAMPLE))
+        report = orjson.loads(out)
+        assert code == 0
+        assert len(report["turns"]) >= 12
+        assert len(report["broken"]) == 3
+        assert {t["kind"] for t in report["turns"]} == {"chat", "night"}
+        assert all(isinstance(t["duration"], float) for t in report["turns"])
+
+    def test_missing_day_is_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A day without a file: exit 1 and one line naming it, no traceback."""
+        code, out, err = _run(capsys, "trace", "turns", "2030-01-01", "--dir", str(SAMPLE))
+        assert (code, out) == (1, "")
+        assert err.startswith("trackerkit: ")
+        assert "2030-01-01" in err
+        assert err.count("\n") == 1
+
+    def test_bad_day_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A day not written as YYYY-MM-DD is refused by the parser (exit 2)."""
+        with pytest.raises(SystemExit) as caught:
+            main(["trace", "turns", "tomorrow"])
+        assert caught.value.code == 2
+        assert "YYYY-MM-DD" in capsys.readouterr().err
+
+
+class TestShow:
+    def test_events_in_order(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace show <session>/<turn>` prints the turn's events in ts order, readable (TC-13)."""
+        code, out, _ = _run(capsys, "trace", "show", "wrun_C/turn_2", "--dir", str(DAYS / "tc14"))
+        lines = out.splitlines()
+        assert code == 0
+        assert lines[0] == "wrun_C/turn_2  2026-03-01 12:00:00 UTC, 2.200 s, 5 events"
+        assert [line.split()[2] for line in lines[1:]] == [
+            "bridge.admitted", "turn.bound", "eve.turn.started", "stop.requested", "eve.turn.cancelled",
+        ]  # fmt: skip
+        assert "updateKey='tg:42:2001'" in lines[2]
+
+    def test_bare_number_means_the_newest(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """TC-13: `trace show turn_3` shows the newest turn_3."""
+        code, out, _ = _run(
+            capsys, "trace", "show", "turn_3", "--json", "--dir", str(DAYS / "tc13")
+        )
+        shown = orjson.loads(out)
+        assert code == 0
+        assert shown["name"] == "wrun_NEW/turn_3"
+        assert [e["name"] for e in shown["events"]] == ["eve.turn.started", "eve.turn.completed"]
+
+    def test_sample_turn_across_days(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trace show` reads every day, so a night turn across midnight is shown whole."""
+        code, out, _ = _run(capsys, "trace", "show", "turn_2", "--json", "--dir", str(SAMPLE))
+        shown = orjson.loads(out)
+        assert code == 0
+        assert len({e["file"] for e in shown["events"]}) == 2
+
+    def test_unknown_turn_is_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A turn no event names: exit 1 and a one-line message."""
+        code, _, err = _run(capsys, "trace", "show", "turn_77", "--dir", str(DAYS / "tc13"))
+        assert code == 1
+        assert (
+            err == "trackerkit: no turn is numbered 'turn_77'; `trace turns DAY` lists the turns.\n"
+        )
+
+
+def test_every_trace_command_is_documented() -> None:
+    """Each trace command has help text."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    trace = sub.choices["trace"]  # type: ignore[attr-defined]
+    commands = next(a for a in trace._actions if a.dest == "trace_command")
+    assert set(commands.choices) == {"days", "turns", "show"}
+    for action in commands._choices_actions:
+        assert action.help
