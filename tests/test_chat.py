@@ -128,10 +128,13 @@ class TestTurn:
 
     def test_each_turn_reloads_the_trackers(self) -> None:
         """TR-25: a turn reads the pieces when it loads, so a piece gone since is left out."""
-        chat = _chat()
-        assert [t.name for t in chat.begin_turn().trackers] == ["Health", "Bag"]
-        chat._turn = None
-        del chat.source.pieces["bag"]  # type: ignore[attr-defined]
+        pieces = _pieces()
+        scene = Scene(id="s", title="S", prompting=Prompting(trackers=["health", "bag", "broken"]))
+        chat = Chat(scene, pieces)
+        first = chat.begin_turn()
+        assert [t.name for t in first.trackers] == ["Health", "Bag"]
+        first.fail()
+        del pieces["bag"]
         turn = chat.begin_turn()
         assert [t.name for t in turn.trackers] == ["Health"]
         assert [lo.tracker_id for lo in turn.linked.left_out] == ["bag", "broken"]
