@@ -112,13 +112,13 @@ def _wait_for_count(locator: Any, more_than: int, timeout: float = 60.0) -> None
 def _open(browser: Any, url: str, ready: str) -> Any:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(url)
-    page.get_by_text(ready).first.wait_for(timeout=90_000)
+    page.locator("h1", has_text=ready).first.wait_for(timeout=90_000)
     return page
 
 
 def test_simulator_turn_updates_values_changes_and_bars(browser: Any, serve: Any) -> None:
     """Sending a turn in the simulator updates the panel values, the changes under the reply and the bars."""
-    page = _open(browser, serve("simulator.py"), "all expectations met")
+    page = _open(browser, serve("simulator.py"), "Session simulator")
     page.get_by_text("12 live messages").first.wait_for(timeout=60_000)
     bars = page.locator(".js-plotly-plot .bars path")
     _wait_for_count(bars, more_than=0)
@@ -132,4 +132,25 @@ def test_simulator_turn_updates_values_changes_and_bars(browser: Any, serve: Any
     assert page.locator(".tk-panel").get_by_text("hp 20").count() >= 1
     _wait_for_count(page.locator(".js-plotly-plot .bars path"), more_than=bars_before)
     _screenshot(page, "simulator")
+    page.close()
+
+
+def test_trace_explorer_shows_turns_and_a_timeline(browser: Any, serve: Any) -> None:
+    """The trace explorer lists the bundled turns and draws the picked turn's timeline."""
+    page = _open(browser, serve("trace_explorer.py"), "Trace explorer")
+    from trackerkit.trace import assemble_turns, read_trace
+
+    events, _ = read_trace(ROOT / "data" / "trace")
+    page.get_by_text(f"{len(events):,} events").first.wait_for(timeout=60_000)
+    page.get_by_text(f"{len(assemble_turns(events))} turns").first.wait_for(timeout=60_000)
+    _wait_for_count(page.locator(".js-plotly-plot"), more_than=0)
+    _screenshot(page, "trace_explorer")
+    page.close()
+
+
+def test_library_shows_the_verdicts(browser: Any, serve: Any) -> None:
+    """The library notebook shows every tracker's decoder verdict."""
+    page = _open(browser, serve("library.py"), "The tracker library")
+    page.get_by_text("all decode").first.wait_for(timeout=60_000)
+    _screenshot(page, "library")
     page.close()

@@ -57,3 +57,21 @@ def test_simulator_reaches_the_end_of_the_scenario() -> None:
     assert session.values()["Health"] == {"hp": 40, "hp_max": 40, "mood": "calm"}
     assert defs["figure"] is not None
     assert len(defs["frame"]) > 0
+
+
+def test_trace_explorer_finds_the_bundled_turns() -> None:
+    """The trace explorer loads the bundled days, keeps the broken lines apart and lists their turns."""
+    defs = _run(ROOT / "notebooks" / "trace_explorer.py")
+    events, errors, turns = defs["events"], defs["errors"], defs["turns"]
+    assert len(events) > 500
+    assert errors, "the sample days carry a few broken lines on purpose"
+    assert {"chat", "night"} <= set(turns["kind"])
+    assert defs["picked_turn"] in set(turns["name"])
+    assert len(defs["step_table"]) > 0
+
+
+def test_library_lists_every_bundled_tracker() -> None:
+    """The library notebook reads every bundled tracker and none is refused."""
+    defs = _run(ROOT / "notebooks" / "library.py")
+    assert len(defs["verdicts"]) == len(list((ROOT / "data" / "trackers").glob("*.json")))
+    assert defs["refused"] == []
