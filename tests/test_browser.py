@@ -154,3 +154,19 @@ def test_library_shows_the_verdicts(browser: Any, serve: Any) -> None:
     page.get_by_text("all decode").first.wait_for(timeout=60_000)
     _screenshot(page, "library")
     page.close()
+
+
+def test_designer_rename_follows_the_field(browser: Any, serve: Any) -> None:
+    """Renaming hp_max keystroke by keystroke in the designer moves hp's top in the rail's tool line."""
+    page = _open(browser, serve("designer.py"), "Tracker designer")
+    page.get_by_text("The draft decodes and may be saved.").first.wait_for(timeout=60_000)
+    _screenshot(page, "designer")
+    page.get_by_text("hp_max (number)").first.click()
+    name = page.get_by_label("Name", exact=True).nth(1)
+    name.wait_for(timeout=30_000)
+    page.wait_for_timeout(500)
+    name.fill("")
+    name.press_sequentially("hp_top", delay=60)
+    name.press("Tab")
+    page.get_by_text("hp (number 0 to hp_top").first.wait_for(timeout=30_000)
+    page.close()

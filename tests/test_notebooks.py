@@ -75,3 +75,12 @@ def test_library_lists_every_bundled_tracker() -> None:
     defs = _run(ROOT / "notebooks" / "library.py")
     assert len(defs["verdicts"]) == len(list((ROOT / "data" / "trackers").glob("*.json")))
     assert defs["refused"] == []
+
+
+def test_designer_opens_a_tracker_with_its_rail() -> None:
+    """The designer opens the first library tracker, finds it decodes, and shows its rail."""
+    defs = _run(ROOT / "notebooks" / "designer.py")
+    assert defs["verdict"].ok
+    assert defs["the_rail"].tokens > 0
+    assert defs["the_rail"].block.startswith("### Trackers")
+    assert str(defs["links"]).startswith(("linked in", "not linked"))
