@@ -18,16 +18,9 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 
 def _registrars() -> list[Registrar]:
-    registrars: list[Registrar] = [register_trackers, register_prompt, register_simulate]
-    try:
-        from trackerkit.trace.cli import register as register_trace
-    except ModuleNotFoundError as exc:
-        # The trace commands land with the trace package; until then the tracker side stands alone.
-        if exc.name not in ("trackerkit.trace", "trackerkit.trace.cli"):
-            raise
-    else:
-        registrars.append(register_trace)
-    return registrars
+    from trackerkit.trace.cli import register as register_trace
+
+    return [register_trackers, register_prompt, register_simulate, register_trace]
 
 
 def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
