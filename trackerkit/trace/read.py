@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -215,6 +216,8 @@ def _bad_rows(parsed: _Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
     """Rows whose values have the wrong kinds, with the reason (checked on distinct keys)."""
     bad: dict[int, str] = {}
     wrong: dict[int, str] = {-1: "a field that must be a string holds a list or an object"}
+    if set(map(type, chain.from_iterable(parsed.table))) <= {str} and not (codes == -1).any():
+        return bad
     for key, code in parsed.table.items():
         for name, value in zip(_STRING_FIELDS, key, strict=True):
             if type(value) is not str:

@@ -1,0 +1,106 @@
+"""Trace reader speed and memory on a generated day (issue 7, item 10).
+
+Run with `make bench` (all benchmarks) or alone:
+
+    .venv/bin/python -m benchmarks.bench_trace
+
+`TRACKERKIT_BENCH_LINES` sets the size of the generated day (default 1,000,000 lines, about
+450 bytes each) and `TRACKERKIT_BENCH_REPEATS` the runs per operation (default 3; the median
+is printed). The day is written to a temporary folder and deleted afterwards. Times are
+printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import statistics
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pandas as pd
+
+from trackerkit.trace import assemble_turns, read_trace
+from trackerkit.trace.synthetic import synthetic_day
+
+BROKEN = 5
+
+
+def _median_ms(run: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        result = run()
+        times.append((time.perf_counter() - start) * 1000)
+        del result
+    return statistics.median(times)
+
+
+def _orjson_floor(path: Path) -> int:
+    """The floor: every line decoded by orjson.loads, nothing else (results dropped)."""
+    loads = orjson.loads
+    count = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            loads(raw)
+            count += 1
+    return count
+
+
+def _orjson_kept(path: Path) -> list[object]:
+    """Every line decoded and kept in a list, as a plain loop would."""
+    loads = orjson.loads
+    with path.open("rb") as handle:
+        return [loads(raw) for raw in handle]
+
+
+def _peak_mb(run: Callable[[], object]) -> float:
+    gc.collect()
+    tracemalloc.start()
+    result = run()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return peak / 1e6
+
+
+def main() -> None:
+    """Generate the day, time each reader, print a table with ratios to pandas and the floor."""
+    lines = int(os.environ.get("TRACKERKIT_BENCH_LINES", "1000000"))
+    repeats = int(os.environ.get("TRACKERKIT_BENCH_REPEATS", "3"))
+    with tempfile.TemporaryDirectory(prefix="trackerkit-bench-") as folder:
+        Path(folder, "clean").mkdir()
+        clean = synthetic_day(Path(folder, "clean", "2026-11-28.jsonl"), lines, seed=1)
+        broken = synthetic_day(Path(folder, "2026-11-28.jsonl"), lines, broken=BROKEN, seed=1)
+        size_mb = clean.stat().st_size / 1e6
+        print(f"trace day: {lines:,} lines, {size_mb:,.0f} MB ({clean.stat().st_size / lines:.0f} bytes a line); "
+              f"the broken copy has {BROKEN} broken lines; median of {repeats} runs")  # fmt: skip
+        timings: dict[str, float] = {}
+        timings["orjson.loads loop (floor)"] = _median_ms(lambda: _orjson_floor(clean), repeats)
+        timings["orjson.loads kept in a list"] = _median_ms(lambda: _orjson_kept(clean), repeats)
+        timings["read_trace (clean)"] = _median_ms(lambda: read_trace(clean), repeats)
+        timings["read_trace (broken lines)"] = _median_ms(lambda: read_trace(broken), repeats)
+        timings["pandas.read_json(lines=True) (clean)"] = _median_ms(
+            lambda: pd.read_json(clean, lines=True), repeats
+        )
+        events, _ = read_trace(clean)
+        timings["assemble_turns"] = _median_ms(lambda: assemble_turns(events), repeats)
+        del events
+        floor = timings["orjson.loads loop (floor)"]
+        pandas_ms = timings["pandas.read_json(lines=True) (clean)"]
+        print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'pandas/this':>12}")
+        for name, ms in timings.items():
+            print(f"{name:<40} {ms:>10,.0f} {ms / floor:>8.2f} {pandas_ms / ms:>12.2f}")
+        peak = _peak_mb(lambda: read_trace(clean))
+        print(
+            f"\nread_trace peak memory (tracemalloc): {peak:,.0f} MB = {peak / size_mb:.2f}x the file size"
+        )
+
+
+if __name__ == "__main__":
+    main()
