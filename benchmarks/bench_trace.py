@@ -59,6 +59,11 @@ def _orjson_kept(path: Path) -> list[object]:
         return [loads(raw) for raw in handle]
 
 
+def _turns_ms(path: Path, repeats: int) -> float:
+    events, _ = read_trace(path)
+    return _median_ms(lambda: assemble_turns(events), repeats)
+
+
 def _peak_mb(run: Callable[[], object]) -> float:
     gc.collect()
     tracemalloc.start()
@@ -88,9 +93,7 @@ def main() -> None:
         timings["pandas.read_json(lines=True) (clean)"] = _median_ms(
             lambda: pd.read_json(clean, lines=True), repeats
         )
-        events, _ = read_trace(clean)
-        timings["assemble_turns"] = _median_ms(lambda: assemble_turns(events), repeats)
-        del events
+        timings["assemble_turns"] = _turns_ms(clean, repeats)
         floor = timings["orjson.loads loop (floor)"]
         pandas_ms = timings["pandas.read_json(lines=True) (clean)"]
         print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'pandas/this':>12}")
