@@ -100,6 +100,37 @@ def _(mo, played, scene_steps, session):
 @app.cell(hide_code=True)
 def _(mo):
     mo.md("""
+    ## The chat and the Trackers panel
+    """)
+    return
+
+
+@app.cell
+def _(changes_html, mo, panel_html, session, tracker_changes_between):
+    _take = session.chat.take
+    _changes = (
+        tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
+    )
+    by_message = {entry["messageId"]: entry for entry in _changes}
+    _items = []
+    for _m in _take.messages:
+        _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
+        _entry = by_message.get(_m.id)
+        _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
+        _items.append(
+            mo.vstack([mo.md(f"**{_m.role}**{_versions}: {_m.text}"), mo.Html(_drawn)] if _drawn else [mo.md(f"**{_m.role}**{_versions}: {_m.text}")])
+        )
+    mo.hstack(
+        [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
+        widths=[2, 1],
+        align="start",
+    )
+    return (by_message,)
+
+
+@app.cell(hide_code=True)
+def _(mo):
+    mo.md("""
     ## Your turn
     """)
     return
@@ -192,37 +223,6 @@ def _(get_extra, json, mo, session, set_extra):
     edit_button = mo.ui.button(label="Edit value", on_click=_edit)
     mo.hstack([edit_tracker, edit_row, edit_set, edit_button], justify="start")
     return
-
-
-@app.cell(hide_code=True)
-def _(mo):
-    mo.md("""
-    ## The chat and the Trackers panel
-    """)
-    return
-
-
-@app.cell
-def _(changes_html, mo, panel_html, session, tracker_changes_between):
-    _take = session.chat.take
-    _changes = (
-        tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
-    )
-    by_message = {entry["messageId"]: entry for entry in _changes}
-    _items = []
-    for _m in _take.messages:
-        _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
-        _entry = by_message.get(_m.id)
-        _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
-        _items.append(
-            mo.vstack([mo.md(f"**{_m.role}**{_versions}: {_m.text}"), mo.Html(_drawn)] if _drawn else [mo.md(f"**{_m.role}**{_versions}: {_m.text}")])
-        )
-    mo.hstack(
-        [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
-        widths=[2, 1],
-        align="start",
-    )
-    return (by_message,)
 
 
 @app.cell(hide_code=True)

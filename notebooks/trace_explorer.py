@@ -69,7 +69,12 @@ def _(Path, folder, mo, trace_days):
     day_pick = mo.ui.multiselect(
         options=list(days_table["day"]), value=list(days_table["day"]), label="Days"
     )
-    mo.vstack([mo.ui.table(days_table, selection=None, label="Day files"), day_pick])
+    mo.vstack(
+        [
+            day_pick,
+            mo.accordion({"Day files": mo.ui.table(days_table.drop(columns="file"), selection=None)}),
+        ]
+    )
     return day_pick, days_table
 
 

@@ -97,7 +97,10 @@ def _screenshot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
     if os.environ.get("TRACKERKIT_DOCS_SCREENSHOTS") == "1":
         (ROOT / "docs").mkdir(exist_ok=True)
+        page.set_viewport_size({"width": 1400, "height": 2200})
+        page.wait_for_timeout(1500)
         page.screenshot(path=str(ROOT / "docs" / f"{name}.png"))
+        page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def _wait_for_count(locator: Any, more_than: int, timeout: float = 60.0) -> None:
