@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from trackerkit.errors import BadRequestError, NotFoundError
-from trackerkit.trace._columns import ColumnSpec, empty_frame
-from trackerkit.trace.failure import failure_of
+from trackerkit.trace._columns import empty_frame
+from trackerkit.trace._turn_table import TURN_COLUMNS, build
 
 __all__ = [
     "ORPHAN_COLUMNS",
@@ -39,43 +39,9 @@ __all__ = [
     "turn_events",
 ]
 
-TURN_COLUMNS: list[ColumnSpec] = [
-    ColumnSpec("name", "name", "str", doc="`<session>/<turn_N>`, what `trace show` takes (TC-13)"),
-    ColumnSpec("kind", "kind", "str", doc="chat (it has a turn.bound) or night"),
-    ColumnSpec("session", "session", "str"),
-    ColumnSpec("turn", "turn", "str", doc="the eve turn key, `turn_N`, without a subagent suffix"),
-    ColumnSpec(
-        "source", "source", "str", doc="the first source that names a channel, else unknown"
-    ),
-    ColumnSpec("chat", "chat", "str", doc="the chat key of a chat turn's turn.bound"),
-    ColumnSpec("start", "start", "datetime"),
-    ColumnSpec("end", "end", "datetime"),
-    ColumnSpec("duration", "duration", "timedelta"),
-    ColumnSpec("events", "events", "int", 0),
-    ColumnSpec("steps", "steps", "int", 0, doc="eve.step.completed rows"),
-    ColumnSpec("tokens_in", "tokens_in", "int", 0),
-    ColumnSpec("tokens_out", "tokens_out", "int", 0),
-    ColumnSpec("cost_usd", "cost_usd", "float", 0.0),
-    ColumnSpec("tool_calls", "tool_calls", "int", 0, doc="actions requested"),
-    ColumnSpec("failures", "failures", "int", 0, doc="tool results with a failure class (TC-16)"),
-    ColumnSpec("delivered", "delivered", "int", 0, doc="outbox.delivered rows"),
-    ColumnSpec("fell_back", "fell_back", "int", 0, doc="deliveries with fellBack (TC-17)"),
-    ColumnSpec("status", "status", "str", doc="completed, failed, cancelled, stopped or open"),
-    ColumnSpec("subagents", "subagents", "str", "", doc="subagent suffixes seen, `#node` (TC-22)"),
-    ColumnSpec("orphans", "orphans", "int", 0, doc="orphan rows during the turn, same chat"),
-]
-"""The columns of the turns frame, in order."""
 
 ORPHAN_COLUMNS = ["ts", "turn", "session", "source", "name", "file", "line", "reason"]
 """The columns of the orphans frame (the event columns it keeps plus `reason`)."""
-
-_NO_CHANNEL = {"unknown", "bridge", ""}
-_END_STATUS = {
-    "eve.turn.failed": "failed",
-    "eve.turn.cancelled": "cancelled",
-    "stop.requested": "stopped",
-    "eve.turn.completed": "completed",
-}
 
 
 def _base(turn: str) -> str:
@@ -83,92 +49,115 @@ def _base(turn: str) -> str:
     return turn.split("#", 1)[0]
 
 
-def _objects(series: pd.Series) -> np.ndarray[Any, Any]:
-    return np.asarray(series.astype(object).where(series.notna(), ""), dtype=object)
+def _codes(series: pd.Series) -> tuple[np.ndarray[Any, Any], list[str]]:
+    """Integer codes of a string column and the values they stand for (missing reads as "")."""
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        codes = np.asarray(series.cat.codes, dtype=np.int64)
+        values = [str(v) for v in series.cat.categories]
+    else:
+        codes, uniques = pd.factorize(series.astype(object), use_na_sentinel=True)
+        codes = np.asarray(codes, dtype=np.int64)
+        values = [str(v) for v in uniques]
+    codes = np.where(codes < 0, len(values), codes)
+    return codes, [*values, ""]
 
 
 class _Plan:
-    """Every row's turn name (or None) and, for orphans, the reason: TC-9..TC-14 in one pass."""
+    """Every row's turn (a code into `labels`, -1 for an orphan) and, for orphans, the reason.
+
+    TC-9..TC-14 in one pass over the distinct (turn, session) pairs; only rows placed by
+    time (keyless with a session, turn_N without one) are looked at one by one.
+    """
 
     def __init__(self, events: pd.DataFrame) -> None:
-        n = len(events)
         self.ts = events["ts"].to_numpy(dtype="datetime64[us]").astype(np.int64)
-        turns, sessions, names = (_objects(events[c]) for c in ("turn", "session", "name"))
-        self.names: np.ndarray[Any, Any] = np.full(n, None, dtype=object)
+        turn_codes, turn_values = _codes(events["turn"])
+        session_codes, session_values = _codes(events["session"])
+        self.turns, self.sessions = turn_codes, session_codes
+        self.turn_values, self.session_values = turn_values, session_values
+        self.labels: list[str] = []
+        self._index: dict[str, int] = {}
         self.reasons: dict[int, str] = {}
         self.chats: dict[str, str] = {}
-        bound: dict[str, str] = {}
         self.chat_turns: set[str] = set()
-        order = np.argsort(self.ts, kind="stable")
-        for row in order[names[order] == "turn.bound"].tolist():
-            session, turn = sessions[row], _base(turns[row])
+        bound: dict[str, int] = {}
+        rows = np.flatnonzero((events["name"] == "turn.bound").to_numpy(dtype=bool))
+        for row in rows[np.argsort(self.ts[rows], kind="stable")].tolist():
+            session, turn = session_values[session_codes[row]], _base(turn_values[turn_codes[row]])
             data = events["data"].iat[row]
             if not session or not turn or turn.startswith("tg:"):
                 continue
-            name = f"{session}/{turn}"
-            self.chat_turns.add(name)
+            code = self._label(f"{session}/{turn}")
+            self.chat_turns.add(self.labels[code])
             if isinstance(data, dict):
                 if isinstance(data.get("updateKey"), str):
-                    bound.setdefault(data["updateKey"], name)
+                    bound.setdefault(data["updateKey"], code)
                 if isinstance(data.get("chatKey"), str):
-                    self.chats.setdefault(name, data["chatKey"])
-        # Rows whose name depends on the (turn, session) pair alone.
-        pairs = pd.MultiIndex.from_arrays([turns, sessions])
-        codes, uniques = pd.factorize(pairs)
-        by_pair: list[str | None] = []
+                    self.chats.setdefault(self.labels[code], data["chatKey"])
+        width = len(session_values)
+        pairs, uniques = pd.factorize(turn_codes * width + session_codes)
+        by_pair = np.full(len(uniques) + 1, -1, dtype=np.int64)
         late: list[int] = []  # pair codes whose rows are placed by time
-        for code, (turn, session) in enumerate(uniques):
+        for pair, value in enumerate(uniques.tolist()):
+            turn, session = turn_values[value // width], session_values[value % width]
             if turn.startswith("tg:"):
-                by_pair.append(bound.get(turn))
+                by_pair[pair] = bound.get(turn, -1)
             elif turn and session:
-                by_pair.append(f"{session}/{_base(turn)}")
+                by_pair[pair] = self._label(f"{session}/{_base(turn)}")
             else:
-                by_pair.append(None)
-                late.append(code)
-        pair_names = np.asarray([*by_pair, None], dtype=object)
-        self.names[:] = pair_names[codes]
-        starts = self._starts()
-        by_session: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        by_base: dict[str, list[tuple[int, str]]] = defaultdict(list)
-        for name, start in starts.items():
-            session, turn = name.rsplit("/", 1)
-            by_session[session].append((start, name))
-            by_base[turn].append((start, name))
+                late.append(pair)
+        self.codes: np.ndarray[Any, Any] = by_pair[pairs]
+        self._place_late(np.flatnonzero(np.isin(pairs, late)).tolist())
+        for row in np.flatnonzero(self.codes < 0).tolist():
+            if row not in self.reasons:
+                self.reasons[row] = _orphan_reason(*self._keys(row))
+
+    def _label(self, name: str) -> int:
+        if name not in self._index:
+            self._index[name] = len(self.labels)
+            self.labels.append(name)
+        return self._index[name]
+
+    def _keys(self, row: int) -> tuple[str, str]:
+        return self.turn_values[self.turns[row]], self.session_values[self.sessions[row]]
+
+    def _place_late(self, rows: list[int]) -> None:
+        """TC-9 (turn_N without a session) and TC-11 (no turn key, a session): by time."""
+        if not rows:
+            return
+        known = self.codes >= 0
+        starts = pd.Series(self.ts[known]).groupby(self.codes[known]).min()
+        by_session: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        by_base: dict[str, list[tuple[int, int]]] = defaultdict(list)
+        for code, start in zip(starts.index.tolist(), starts.tolist(), strict=True):
+            session, turn = self.labels[code].rsplit("/", 1)
+            by_session[session].append((start, code))
+            by_base[turn].append((start, code))
         for table in (*by_session.values(), *by_base.values()):
             table.sort()
-        for row in np.flatnonzero(np.isin(codes, late)).tolist():
-            self._place(row, turns[row], sessions[row], by_session, by_base)
-        for row in np.flatnonzero(pd.isna(pd.Series(self.names))).tolist():
-            self.reasons.setdefault(row, _orphan_reason(turns[row], sessions[row]))
+        for row in rows:
+            turn, session = self._keys(row)
+            ts = int(self.ts[row])
+            if not turn and session:  # TC-11
+                table = by_session.get(session, [])
+                at = bisect.bisect_right(table, (ts, len(self.labels)))
+                if at:
+                    self.codes[row] = table[at - 1][1]
+                else:
+                    self.reasons[row] = "no turn of its session started before it (TC-11)"
+            elif turn:  # TC-9: turn_N without a session
+                table = by_base.get(_base(turn), [])
+                at = bisect.bisect_right(table, (ts, len(self.labels)))
+                if table:
+                    self.codes[row] = table[at - 1][1] if at else table[0][1]
+                else:
+                    self.reasons[row] = f"no turn is numbered {_base(turn)} (TC-9)"
 
-    def _starts(self) -> dict[str, int]:
-        """The first `ts` of every turn named so far (keyed and bound rows)."""
-        known = pd.Series(self.ts).groupby(pd.Series(self.names), sort=False).min()
-        return {str(k): int(v) for k, v in known.items()}
-
-    def _place(
-        self,
-        row: int,
-        turn: str,
-        session: str,
-        by_session: dict[str, list[tuple[int, str]]],
-        by_base: dict[str, list[tuple[int, str]]],
-    ) -> None:
-        ts = int(self.ts[row])
-        if not turn and session:  # TC-11
-            table = by_session.get(session, [])
-            at = bisect.bisect_right(table, (ts, "\uffff"))
-            if at:
-                self.names[row] = table[at - 1][1]
-            else:
-                self.reasons[row] = "no turn of its session started before it (TC-11)"
-        elif turn:  # TC-9: turn_N without a session
-            table = by_base.get(_base(turn), [])
-            at = bisect.bisect_right(table, (ts, "\uffff"))
-            if table:
-                self.names[row] = table[at - 1][1] if at else table[0][1]
-            else:
-                self.reasons[row] = f"no turn is numbered {_base(turn)} (TC-9)"
+    @property
+    def names(self) -> np.ndarray[Any, Any]:
+        """Every row's turn name, None for an orphan."""
+        names: np.ndarray[Any, Any] = np.asarray([*self.labels, None], dtype=object)[self.codes]
+        return names
 
 
 def _orphan_reason(turn: str, session: str) -> str:
@@ -210,16 +199,6 @@ def _names_of(events: pd.DataFrame, names: pd.Series | None) -> pd.Series:
     return assign_turns(events)
 
 
-def _values(events: pd.DataFrame, key: str) -> pd.Series:
-    return events["data"].map(lambda d: d.get(key) if isinstance(d, dict) else None)
-
-
-def _usage(data: Any, key: str) -> float:
-    usage = data.get("usage") if isinstance(data, dict) else None
-    value = usage.get(key) if isinstance(usage, dict) else None
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
-
-
 def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     """One row per turn (columns `TURN_COLUMNS`), oldest first.
 
@@ -229,128 +208,20 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     """
     if events.empty:
         return empty_frame(TURN_COLUMNS)
-    plan = _Plan(events) if names is None else None
-    turn_names = pd.Series(plan.names if plan else names, index=events.index, dtype=object)
-    chats = plan.chats if plan else _chats(events, turn_names)
-    chat_turns = plan.chat_turns if plan else set(chats) | _bound_turns(events, turn_names)
-    kept = turn_names.notna()
-    frame = events.loc[kept, ["ts", "turn", "source", "name", "data"]].copy()
-    frame["turn_name"] = turn_names[kept].astype(str)
-    if frame.empty:
-        return empty_frame(TURN_COLUMNS)
-    groups = frame.groupby("turn_name", sort=False, observed=True)
-    out = pd.DataFrame({"start": groups["ts"].min(), "end": groups["ts"].max()})
-    out["events"] = groups.size()
-    event_name = frame["name"].astype(str)
-    steps = frame[event_name == "eve.step.completed"]
-    step_groups = steps.groupby("turn_name", sort=False)
-    out["steps"] = step_groups.size()
-    for column, key in (("tokens_in", "in"), ("tokens_out", "out"), ("cost_usd", "costUsd")):
-        values = steps["data"].map(lambda d, key=key: _usage(d, key))
-        out[column] = values.groupby(steps["turn_name"]).sum()
-    requested = frame[event_name == "eve.actions.requested"]
-    actions = requested["data"].map(
-        lambda d: len(d.get("actions") or []) if isinstance(d, dict) else 0
-    )
-    out["tool_calls"] = actions.groupby(requested["turn_name"]).sum()
-    results = frame[event_name == "eve.action.result"]
-    failed = results["data"].map(lambda d: failure_of(d) is not None)
-    out["failures"] = failed.groupby(results["turn_name"]).sum()
-    delivered = frame[event_name == "outbox.delivered"]
-    out["delivered"] = delivered.groupby("turn_name").size()
-    fell = delivered["data"].map(lambda d: isinstance(d, dict) and d.get("fellBack") is True)
-    out["fell_back"] = fell.groupby(delivered["turn_name"]).sum()
-    out = out.fillna(0)
-    out["source"] = _sources(frame)
-    out["status"] = _statuses(frame, event_name)
-    suffixes = frame["turn"].astype(str).str.partition("#")[2]
-    has_suffix = suffixes != ""
-    out["subagents"] = (
-        suffixes[has_suffix]
-        .groupby(frame["turn_name"][has_suffix])
-        .agg(lambda s: ",".join(sorted(set(s))))
-    )
-    out = out.sort_values("start", kind="stable")
-    result = pd.DataFrame(
-        {
-            "name": out.index.astype(str),
-            "kind": ["chat" if n in chat_turns else "night" for n in out.index],
-            "session": [n.rsplit("/", 1)[0] for n in out.index],
-            "turn": [n.rsplit("/", 1)[1] for n in out.index],
-            "source": out["source"].fillna("unknown").to_numpy(dtype=object),
-            "chat": [chats.get(n) for n in out.index],
-            "start": out["start"].to_numpy(),
-            "end": out["end"].to_numpy(),
-        }
-    )
-    result["duration"] = result["end"] - result["start"]
-    for spec in TURN_COLUMNS[9:-1]:
-        series: pd.Series = out[spec.name]
-        if spec.name == "subagents":
-            series = series.fillna("")
-        result[spec.name] = series.to_numpy(dtype=object)
-    result["orphans"] = _orphans_during(events, result, plan.reasons if plan else None, turn_names)
-    result = result.astype({spec.name: spec.dtype for spec in TURN_COLUMNS})
-    return result.reset_index(drop=True)
-
-
-def _chats(events: pd.DataFrame, names: pd.Series) -> dict[str, str]:
+    if names is None:
+        plan = _Plan(events)
+        return build(events, plan.codes, plan.labels, plan.chats, plan.chat_turns)
+    found, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
+    codes = np.asarray(found, dtype=np.int64)
+    labels = [str(u) for u in uniques]
+    bound = (events["name"] == "turn.bound").to_numpy(dtype=bool) & (codes >= 0)
     chats: dict[str, str] = {}
-    bound = events["name"].astype(str) == "turn.bound"
-    for name, data in zip(names[bound], events.loc[bound, "data"], strict=True):
-        if name is not None and isinstance(data, dict) and isinstance(data.get("chatKey"), str):
-            chats.setdefault(name, data["chatKey"])
-    return chats
-
-
-def _bound_turns(events: pd.DataFrame, names: pd.Series) -> set[str]:
-    bound = events["name"].astype(str) == "turn.bound"
-    return {n for n in names[bound] if n is not None}
-
-
-def _sources(frame: pd.DataFrame) -> pd.Series:
-    """The first source of each turn that names a channel (unknown and bridge name none)."""
-    source = frame["source"].astype(str)
-    named = frame[~source.isin(_NO_CHANNEL)]
-    first = source[named.index].groupby(named["turn_name"], sort=False).first()
-    return first
-
-
-def _statuses(frame: pd.DataFrame, event_name: pd.Series) -> pd.Series:
-    ends = frame[event_name.isin(_END_STATUS)]
-    rank = {"failed": 0, "cancelled": 1, "stopped": 2, "completed": 3}
-    status = event_name[ends.index].map(_END_STATUS)
-    best = status.groupby(ends["turn_name"]).agg(lambda s: min(s, key=rank.__getitem__))
-    return best.reindex(frame["turn_name"].unique()).fillna("open")
-
-
-def _chat_of(key: str) -> str | None:
-    """The chat of an update key (`tg:<chat>:…`), None for other keys."""
-    parts = key.split(":")
-    return parts[1] if len(parts) > 2 and parts[0] == "tg" else None
-
-
-def _orphans_during(
-    events: pd.DataFrame, turns: pd.DataFrame, reasons: dict[int, str] | None, names: pd.Series
-) -> list[int]:
-    """Orphan rows inside each turn's [start, end], of the same chat when both have one."""
-    rows = (
-        sorted(reasons) if reasons is not None else np.flatnonzero(names.isna().to_numpy()).tolist()
-    )
-    if not rows:
-        return [0] * len(turns)
-    stamps = events["ts"].iloc[rows].to_numpy(dtype="datetime64[us]").astype(np.int64)
-    chats = np.asarray([_chat_of(str(t)) for t in events["turn"].iloc[rows]], dtype=object)
-    starts = turns["start"].to_numpy(dtype="datetime64[us]").astype(np.int64)
-    ends = turns["end"].to_numpy(dtype="datetime64[us]").astype(np.int64)
-    counts = []
-    for start, end, chat in zip(starts, ends, turns["chat"], strict=True):
-        turn_chat = _chat_of(f"{chat}:") if isinstance(chat, str) else None
-        inside = (stamps >= start) & (stamps <= end)
-        if turn_chat is not None:
-            inside &= np.asarray([c is None or c == turn_chat for c in chats], dtype=bool)
-        counts.append(int(inside.sum()))
-    return counts
+    for code, data in zip(
+        codes[bound].tolist(), events["data"].to_numpy(dtype=object)[bound], strict=True
+    ):
+        if isinstance(data, dict) and isinstance(data.get("chatKey"), str):
+            chats.setdefault(labels[code], data["chatKey"])
+    return build(events, codes, labels, chats, {labels[c] for c in codes[bound].tolist()})
 
 
 def resolve_turn(turns: pd.DataFrame, ref: str) -> str:

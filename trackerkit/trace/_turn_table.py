@@ -1,0 +1,202 @@
+"""The turns table from per-row turn codes: counts and sums by `np.bincount`, no Python per row.
+
+`build` takes the rows' turn codes (from the assembly in `turns.py`) and aggregates the
+columns of `TURN_COLUMNS`; only the few rows of each event kind are touched in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.trace.failure import failure_of
+
+__all__ = ["TURN_COLUMNS", "build", "chat_of"]
+
+TURN_COLUMNS: list[ColumnSpec] = [
+    ColumnSpec("name", "name", "str", doc="`<session>/<turn_N>`, what `trace show` takes (TC-13)"),
+    ColumnSpec("kind", "kind", "str", doc="chat (it has a turn.bound) or night"),
+    ColumnSpec("session", "session", "str"),
+    ColumnSpec("turn", "turn", "str", doc="the eve turn key, `turn_N`, without a subagent suffix"),
+    ColumnSpec(
+        "source", "source", "str", doc="the first source that names a channel, else unknown"
+    ),
+    ColumnSpec("chat", "chat", "str", doc="the chat key of a chat turn's turn.bound"),
+    ColumnSpec("start", "start", "datetime"),
+    ColumnSpec("end", "end", "datetime"),
+    ColumnSpec("duration", "duration", "timedelta"),
+    ColumnSpec("events", "events", "int", 0),
+    ColumnSpec("steps", "steps", "int", 0, doc="eve.step.completed rows"),
+    ColumnSpec("tokens_in", "tokens_in", "int", 0),
+    ColumnSpec("tokens_out", "tokens_out", "int", 0),
+    ColumnSpec("cost_usd", "cost_usd", "float", 0.0),
+    ColumnSpec("tool_calls", "tool_calls", "int", 0, doc="actions requested"),
+    ColumnSpec("failures", "failures", "int", 0, doc="tool results with a failure class (TC-16)"),
+    ColumnSpec("delivered", "delivered", "int", 0, doc="outbox.delivered rows"),
+    ColumnSpec("fell_back", "fell_back", "int", 0, doc="deliveries with fellBack (TC-17)"),
+    ColumnSpec("status", "status", "str", doc="completed, failed, cancelled, stopped or open"),
+    ColumnSpec("subagents", "subagents", "str", "", doc="subagent suffixes seen, `#node` (TC-22)"),
+    ColumnSpec("orphans", "orphans", "int", 0, doc="orphan rows during the turn, same chat"),
+]
+"""The columns of the turns frame, in order."""
+
+_NO_CHANNEL = ["unknown", "bridge", ""]
+_STATUS = ["failed", "cancelled", "stopped", "completed", "open"]  # the first one seen wins
+_END = {"eve.turn.failed": 0, "eve.turn.cancelled": 1, "stop.requested": 2, "eve.turn.completed": 3}
+
+
+def chat_of(key: str) -> str | None:
+    """The chat of an update or chat key (`tg:<chat>…`), None for other keys."""
+    parts = key.split(":")
+    return parts[1] if len(parts) > 1 and parts[0] == "tg" and parts[1] else None
+
+
+def _usage(data: Any) -> tuple[float, float, float]:
+    usage = data.get("usage") if isinstance(data, dict) else None
+    if not isinstance(usage, dict):
+        return (0.0, 0.0, 0.0)
+    values = (usage.get("in"), usage.get("out"), usage.get("costUsd"))
+    return tuple(
+        float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values
+    )  # type: ignore[return-value]
+
+
+class _Rows:
+    """The rows of one event name that belong to a turn: their codes and data."""
+
+    def __init__(self, events: pd.DataFrame, codes: np.ndarray[Any, Any], names: set[str]) -> None:
+        mask = events["name"].isin(names).to_numpy(dtype=bool) & (codes >= 0)
+        self.codes = codes[mask]
+        self.data = events["data"].to_numpy(dtype=object)[mask].tolist()
+        self.index = np.flatnonzero(mask)
+
+    def count(self, size: int, weights: list[float] | None = None) -> np.ndarray[Any, Any]:
+        return np.bincount(self.codes, weights=weights, minlength=size)
+
+
+def build(
+    events: pd.DataFrame,
+    codes: np.ndarray[Any, Any],
+    labels: list[str],
+    chats: dict[str, str],
+    chat_turns: set[str],
+) -> pd.DataFrame:
+    """One row per label (turn) in start order; `codes` gives each event's label or -1."""
+    size = len(labels)
+    kept = codes >= 0
+    if size == 0 or not kept.any():
+        return empty_frame(TURN_COLUMNS)
+    ts = events["ts"].to_numpy(dtype="datetime64[us]").astype(np.int64)
+    spans = (
+        pd.DataFrame({"code": codes[kept], "ts": ts[kept]})
+        .groupby("code")["ts"]
+        .agg(["min", "max"])
+    )
+    start = spans["min"].reindex(range(size)).to_numpy(dtype=np.int64)
+    end = spans["max"].reindex(range(size)).to_numpy(dtype=np.int64)
+    out: dict[str, Any] = {"events": np.bincount(codes[kept], minlength=size)}
+    steps = _Rows(events, codes, {"eve.step.completed"})
+    usage = [_usage(d) for d in steps.data]
+    out["steps"] = steps.count(size)
+    for position, column in enumerate(("tokens_in", "tokens_out", "cost_usd")):
+        out[column] = steps.count(size, [u[position] for u in usage])
+    requested = _Rows(events, codes, {"eve.actions.requested"})
+    out["tool_calls"] = requested.count(
+        size,
+        [len(d["actions"]) if isinstance(d.get("actions"), list) else 0 for d in requested.data],
+    )
+    results = _Rows(events, codes, {"eve.action.result"})
+    out["failures"] = results.count(size, [float(failure_of(d) is not None) for d in results.data])
+    delivered = _Rows(events, codes, {"outbox.delivered"})
+    out["delivered"] = delivered.count(size)
+    out["fell_back"] = delivered.count(
+        size, [float(d.get("fellBack") is True) for d in delivered.data]
+    )
+    ends = _Rows(events, codes, set(_END))
+    rank = np.full(size, len(_STATUS) - 1)
+    names = events["name"].to_numpy(dtype=object)[ends.index]
+    np.minimum.at(rank, ends.codes, np.asarray([_END[n] for n in names], dtype=np.int64))
+    source = _first_sources(events, codes, ts, size)
+    subagents = _subagents(events, codes, size)
+    order = np.argsort(start, kind="stable")
+    session = [labels[i].rsplit("/", 1)[0] for i in order]
+    frame = pd.DataFrame(
+        {
+            "name": [labels[i] for i in order],
+            "kind": ["chat" if labels[i] in chat_turns else "night" for i in order],
+            "session": session,
+            "turn": [labels[i].rsplit("/", 1)[1] for i in order],
+            "source": [source[i] for i in order],
+            "chat": [chats.get(labels[i]) for i in order],
+            "start": pd.to_datetime(start[order], unit="us", utc=True),
+            "end": pd.to_datetime(end[order], unit="us", utc=True),
+        }
+    )
+    frame["duration"] = frame["end"] - frame["start"]
+    for spec in TURN_COLUMNS[9:18]:
+        frame[spec.name] = np.asarray(out[spec.name])[order]
+    frame["status"] = [_STATUS[rank[i]] for i in order]
+    frame["subagents"] = [subagents[i] for i in order]
+    frame["orphans"] = _orphans_during(events, codes, ts, frame)
+    return frame.astype({spec.name: spec.dtype for spec in TURN_COLUMNS})
+
+
+def _first_sources(
+    events: pd.DataFrame, codes: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], size: int
+) -> list[str]:
+    """The first source (by ts) of each turn that names a channel; unknown when none does."""
+    named = (~events["source"].isin(_NO_CHANNEL)).to_numpy(dtype=bool) & (codes >= 0)
+    rows = np.flatnonzero(named)
+    rows = rows[np.argsort(ts[rows], kind="stable")]
+    firsts, at = np.unique(codes[rows], return_index=True)
+    sources = ["unknown"] * size
+    values = events["source"].to_numpy(dtype=object)
+    for code, row in zip(firsts.tolist(), rows[at].tolist(), strict=True):
+        sources[code] = str(values[row])
+    return sources
+
+
+def _subagents(events: pd.DataFrame, codes: np.ndarray[Any, Any], size: int) -> list[str]:
+    """The subagent suffixes (`turn_3#planner` → planner) seen in each turn (TC-22)."""
+    turns = events["turn"].astype(object).fillna("")
+    rows = np.flatnonzero(turns.str.contains("#", regex=False).to_numpy(dtype=bool) & (codes >= 0))
+    found: list[set[str]] = [set() for _ in range(size)]
+    for row, turn in zip(rows.tolist(), turns.iloc[rows].tolist(), strict=True):
+        found[codes[row]].add(turn.split("#", 1)[1])
+    return [",".join(sorted(s)) for s in found]
+
+
+def _orphans_during(
+    events: pd.DataFrame, codes: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], turns: pd.DataFrame
+) -> list[int]:
+    """Orphan rows inside each turn's [start, end]; of the turn's chat when both have one."""
+    rows = np.flatnonzero(codes < 0)
+    if len(rows) == 0:
+        return [0] * len(turns)
+    keys = events["turn"].astype(object).fillna("").to_numpy(dtype=object)[rows]
+    by_chat: dict[str | None, list[int]] = {}
+    for stamp, key in zip(ts[rows].tolist(), keys.tolist(), strict=True):
+        by_chat.setdefault(chat_of(key), []).append(stamp)
+    every = np.sort(ts[rows])
+    sorted_by_chat = {chat: np.sort(np.asarray(v, dtype=np.int64)) for chat, v in by_chat.items()}
+    no_chat = sorted_by_chat.get(None, np.empty(0, dtype=np.int64))
+    starts = turns["start"].to_numpy(dtype="datetime64[us]").astype(np.int64)
+    ends = turns["end"].to_numpy(dtype="datetime64[us]").astype(np.int64)
+
+    def inside(stamps: np.ndarray[Any, Any], low: int, high: int) -> int:
+        return int(
+            np.searchsorted(stamps, high, side="right") - np.searchsorted(stamps, low, side="left")
+        )
+
+    counts = []
+    for low, high, chat in zip(starts.tolist(), ends.tolist(), turns["chat"].tolist(), strict=True):
+        turn_chat = chat_of(chat) if isinstance(chat, str) else None
+        if turn_chat is None:
+            counts.append(inside(every, low, high))
+        else:
+            mine = sorted_by_chat.get(turn_chat, np.empty(0, dtype=np.int64))
+            counts.append(inside(mine, low, high) + inside(no_chat, low, high))
+    return counts
