@@ -19,6 +19,8 @@ def execute(path: Path) -> None:
     """Run every cell of one notebook with its folder as the working directory and save it."""
     notebook = nbformat.read(path, as_version=4)
     NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    for cell in notebook.cells:
+        cell.metadata.pop("execution", None)  # timestamps only: they would make every run a diff
     nbformat.write(notebook, path)
     print(f"executed {path.relative_to(ROOT)}")
 
