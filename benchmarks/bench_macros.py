@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import functools
-import statistics
-import time
-from collections.abc import Callable
 
+from benchmarks._timing import cold_load_encoding, median_ms
 from trackerkit.macros import MacroHandler, MacroLookupError, context_handlers, render_macros
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, load_encoding
 
@@ -44,20 +42,6 @@ def _handlers() -> dict[str, MacroHandler]:
     return handlers
 
 
-def _median_ms(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
-
-def _cold_load() -> object:
-    load_encoding.cache_clear()
-    return load_encoding(DEFAULT_ENCODING)
-
-
 def main() -> None:
     """Print one row per operation with its median time in milliseconds."""
     handlers = _handlers()
@@ -70,16 +54,16 @@ def main() -> None:
         "one macro with 1,000,000 arguments": "{{user" + "::" * 1_000_000 + "}}",
     }
     rows: list[tuple[str, float]] = [
-        ("typical template (7 macros)", _median_ms(lambda: render_macros(_TYPICAL, handlers), 2000))
+        ("typical template (7 macros)", median_ms(lambda: render_macros(_TYPICAL, handlers), 2000))
     ]
     for name, template in hostile.items():
-        rows.append((name, _median_ms(functools.partial(render_macros, template, handlers), 5)))
-    rows.append((f"load {DEFAULT_ENCODING} (cold)", _median_ms(_cold_load, 3)))
+        rows.append((name, median_ms(functools.partial(render_macros, template, handlers), 5)))
+    rows.append((f"load {DEFAULT_ENCODING} (cold)", median_ms(cold_load_encoding, 3)))
     load_encoding(DEFAULT_ENCODING)
     rows.append(
         (
             f"count_tokens, 6-line block (warm, {DEFAULT_ENCODING})",
-            _median_ms(lambda: count_tokens(_BLOCK), 2000),
+            median_ms(lambda: count_tokens(_BLOCK), 2000),
         )
     )
     width = max(len(name) for name, _ in rows)

@@ -7,11 +7,9 @@ is reported on its own row.
 
 from __future__ import annotations
 
-import statistics
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks._timing import cold_load_encoding, median_ms
 from trackerkit.prompt import PromptContext, preview_prompt, render_trackers_block
 from trackerkit.scene import load_linked, load_scene, source_for
 from trackerkit.state import State
@@ -20,20 +18,6 @@ from trackerkit.tool import update_trackers_tool
 from trackerkit.update import slot_of
 
 _DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-def _median_ms(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
-
-
-def _cold_load() -> object:
-    load_encoding.cache_clear()
-    return load_encoding(DEFAULT_ENCODING)
 
 
 def main() -> None:
@@ -55,20 +39,24 @@ def main() -> None:
         count_tool_tokens(tool.name, tool.description, tool.parameters)
 
     rows = [
-        (f"load {DEFAULT_ENCODING} (cold, once per process)", _median_ms(_cold_load, 3), "-"),
+        (
+            f"load {DEFAULT_ENCODING} (cold, once per process)",
+            median_ms(cold_load_encoding, 3),
+            "-",
+        ),
     ]
     load_encoding(DEFAULT_ENCODING)
     turn()  # warm
     rows += [
-        ("turn: block + tool + token counts (warm)", _median_ms(turn, 2000), "< 2"),
+        ("turn: block + tool + token counts (warm)", median_ms(turn, 2000), "< 2"),
         (
             "block only (3 trackers, 3 rows)",
-            _median_ms(lambda: render_trackers_block(trackers, state, context), 2000),
+            median_ms(lambda: render_trackers_block(trackers, state, context), 2000),
             "-",
         ),
         (
             "preview: + card, no-meanings and anyOf costs",
-            _median_ms(lambda: preview_prompt(trackers, scene.card, state, context), 1000),
+            median_ms(lambda: preview_prompt(trackers, scene.card, state, context), 1000),
             "-",
         ),
     ]

@@ -6,28 +6,18 @@ a typical tracker decodes in under 0.2 ms, each hostile file is refused in under
 
 from __future__ import annotations
 
-import statistics
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from benchmarks._timing import median_ms
 from trackerkit import TrackerDecodeError, decode_tracker
 from trackerkit.fields import MAX_SAFE_INTEGER
 from trackerkit.tracker import MAX_ITEMS, MAX_TEXT
 
 _LIBRARY = Path(__file__).resolve().parent.parent / "data" / "trackers"
-
-
-def _median_ms(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
 
 
 def _decode(data: object, expect_ok: bool) -> Callable[[], object]:
@@ -97,9 +87,9 @@ def main() -> None:
     typical = orjson.loads((_LIBRARY / "health.json").read_bytes())
 
     rows: list[tuple[str, float, float]] = []
-    per_piece = _median_ms(whole_library, 1_000) / max(len(pieces), 1)
+    per_piece = median_ms(whole_library, 1_000) / max(len(pieces), 1)
     rows.append((f"bundled library ({len(pieces)} trackers) x1000, per tracker", per_piece, 0.2))
-    rows.append(("typical tracker (health)", _median_ms(_decode(typical, True), 2_000), 0.2))
+    rows.append(("typical tracker (health)", median_ms(_decode(typical, True), 2_000), 0.2))
     hostile: list[tuple[str, object, bool]] = [
         ("10,000 fields (accepted)", _tracker(fields=many), True),
         ("10,000 fields, one bad key (refused)", many_refused, False),
@@ -114,7 +104,7 @@ def main() -> None:
         ("5,000-level nesting (refused)", deep, False),
     ]
     for label, data, ok in hostile:
-        rows.append((label, _median_ms(_decode(data, ok), 21), 50.0))
+        rows.append((label, median_ms(_decode(data, ok), 21), 50.0))
 
     width = max(len(label) for label, _, _ in rows)
     print(f"| {'operation':<{width}} | median ms | target ms | ok? |")
