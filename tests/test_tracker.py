@@ -476,3 +476,36 @@ class TestFuzz:
         holder[data.draw(st.sampled_from(keys))] = data.draw(json_values)
         problems = _outcome(doc)
         assert problems is None or problems
+
+
+def test_every_problem_at_once_when_some_fields_do_not_parse() -> None:
+    """TR-12: a field that does not parse hides none of the rules across the other fields."""
+    from trackerkit import TrackerDecodeError, decode_tracker
+
+    piece = {
+        "id": "h",
+        "name": "H",
+        "description": "",
+        "body": {
+            "layout": "list",
+            "note": "",
+            "fields": [
+                {"name": "name", "description": "", "type": "text"},
+                {"name": "hp", "description": "", "type": "number", "maxField": "hp_maxx"},
+                {"name": "luck", "description": "", "type": "dice"},
+                {"name": "mood", "description": "", "type": "choice", "choices": ["a", "a"]},
+                {"name": "x", "description": "", "type": "number", "maxField": "luck"},
+                {"name": "hp", "description": "", "type": "text"},
+            ],
+        },
+    }
+    with pytest.raises(TrackerDecodeError) as caught:
+        decode_tracker(piece)
+    paths = {p.path for p in caught.value.problems}
+    assert paths == {
+        "body.fields[2].type",
+        "body.fields[0].name",
+        "body.fields[3].choices[1]",
+        "body.fields[5].name",
+        "body.fields[1].maxField",
+    }

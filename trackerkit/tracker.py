@@ -443,10 +443,16 @@ def _loose_problems(
         parsed: list[AnyField] = _FIELDS.validate_python([fields[i] for i in good])
     except pydantic.ValidationError:  # pragma: no cover - each of them parsed above
         return []
-    problems: list[Problem] = []
-    for i, field in zip(good, parsed, strict=True):
-        problems += _field_problems(field, f"body.fields[{i}]")
-    return problems
+    # Every field rule, and the rules across fields, for the fields that parsed: a field that did
+    # not parse still counts by its name, so a top naming it is not called unknown.
+    unparsed: set[str] = set()
+    for i in bad:
+        raw = fields[i] if isinstance(i, int) and 0 <= i < len(fields) else None
+        if isinstance(raw, dict) and isinstance(raw.get("name"), str):
+            unparsed.add(raw["name"])
+    return _fields_rules(
+        parsed, layout, positions=good, unknown_names=frozenset(unparsed), check_all=True
+    )
 
 
 _FIELDS: pydantic.TypeAdapter[list[AnyField]] = pydantic.TypeAdapter(list[Field])
@@ -491,12 +497,22 @@ def _body_problems(tracker: Tracker) -> list[Problem]:
     return problems + _fields_rules(tracker.body.fields, tracker.body.layout)
 
 
-def _fields_rules(fields: list[AnyField], layout: Layout) -> list[Problem]:
+def _fields_rules(
+    fields: list[AnyField],
+    layout: Layout,
+    *,
+    positions: list[int] | None = None,
+    unknown_names: frozenset[str] = frozenset(),
+    check_all: bool = False,
+) -> list[Problem]:
+    """The rules across fields. `positions` gives each field's index in the document (when only
+    some fields parsed); `unknown_names` are names of fields that did not parse."""
     problems: list[Problem] = []
-    if not fields:
+    at = positions if positions is not None else range(len(fields))
+    if not fields and not unknown_names and positions is None:
         problems.append(Problem("body.fields", "needs at least one field"))
     first: dict[str, int] = {}
-    for i, field in enumerate(fields):
+    for i, field in zip(at, fields, strict=True):
         name = field.name
         if name in first:
             problems.append(
@@ -513,19 +529,22 @@ def _fields_rules(fields: list[AnyField], layout: Layout) -> list[Problem]:
             )
         # Only these can break a per-field rule; skipping the rest keeps 10,000 fields quick.
         if (
-            field.default is not None
+            check_all
+            or field.default is not None
             or isinstance(field, ChoiceField)
             or (isinstance(field, NumberField) and field.max is not None)
         ):
             problems += _field_problems(field, f"body.fields[{i}]")
     by_name = {f.name: f for f in fields}
-    for i, field in enumerate(fields):
+    for i, field in zip(at, fields, strict=True):
         if not isinstance(field, NumberField) or field.max_field is None:
             continue
         path = f"body.fields[{i}].maxField"
         target = by_name.get(field.max_field)
         if field.max_field == field.name:
             problems.append(Problem(path, "cannot name the field itself"))
+        elif target is None and field.max_field in unknown_names:
+            continue  # it names a field that did not parse: that field's own problems say why
         elif target is None:
             problems.append(
                 Problem(path, f'names "{field.max_field}", which is not a field of this tracker')
