@@ -5,7 +5,6 @@ Rules TR-9..TR-12 and TR-19 (the field rules TR-1..TR-7 live in `fields.py`, val
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal
 
 import pydantic
@@ -13,8 +12,6 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from trackerkit.errors import Problem, TrackerDecodeError
 from trackerkit.fields import (
-    KEYS_BY_TYPE,
-    MAX_SAFE_INTEGER,
     BooleanField,
     ChoiceField,
     Field,
@@ -22,8 +19,8 @@ from trackerkit.fields import (
     NumberField,
     TextField,
     describe_value,
-    owner_types,
 )
+from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, dedupe, plain
 from trackerkit.values import AnyField, refusal, top_order
 
 __all__ = [
@@ -40,10 +37,6 @@ __all__ = [
 ]
 
 #: TR-11 ceilings: about a hundred times past real use; not design limits.
-MAX_ITEMS = 10_000
-MAX_TEXT = 1_000_000
-_MAX_DEPTH = 32
-_MAX_PROBLEMS = 200
 
 Layout = Literal["record", "list"]
 ChangesStyle = Literal["chips", "card", "toast", "hidden"]
@@ -195,7 +188,7 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
         TrackerDecodeError: with `.problems`, every problem at once, each with its path
             (`body.fields[2].maxField`) and a plain sentence.
     """
-    problems = _ceiling_problems(data)
+    problems = ceiling_problems(data)
     if problems:
         raise TrackerDecodeError(problems, source)
     if not isinstance(data, dict):
@@ -208,9 +201,9 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
     except pydantic.ValidationError as exc:
         errors = [*exc.errors(), *errors]
     if errors:
-        problems = [_plain(err, data) for err in errors]
+        problems = [plain(err, data) for err in errors]
         problems += _loose_problems(data, errors, parsed)
-        raise TrackerDecodeError(_dedupe(problems), source) from None
+        raise TrackerDecodeError(dedupe(problems), source) from None
     if parsed is not None:
         # The fields were validated by the body's own field schema; put them in place.
         body = tracker.body.model_copy(update={"fields": parsed})
@@ -219,185 +212,6 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
     if problems:
         raise TrackerDecodeError(problems, source)
     return tracker
-
-
-# --- ceilings (TR-11): one iterative pass over the raw data, before any model work ---------------
-
-
-def _ceiling_problems(data: object) -> list[Problem]:
-    if _within_ceilings(data):
-        return []
-    return _ceiling_paths(data)
-
-
-def _within_ceilings(data: object) -> bool:
-    """The fast pass: True when nothing passes a ceiling (no paths built, exact types first)."""
-    if not isinstance(data, dict | list):
-        return _scalar_within(data)
-    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(data, 0)]
-    push = stack.append
-    while stack:
-        container, depth = stack.pop()
-        if len(container) > MAX_ITEMS or depth >= _MAX_DEPTH:
-            return False
-        if type(container) is dict or isinstance(container, dict):
-            for key in container:
-                if type(key) is str and len(key) > MAX_TEXT:
-                    return False
-            items: Any = container.values()
-        else:
-            items = container
-        for item in items:
-            kind = type(item)
-            if kind is str:
-                if len(item) > MAX_TEXT:
-                    return False
-            elif kind is int or kind is float:
-                if item > MAX_SAFE_INTEGER or item < -MAX_SAFE_INTEGER:
-                    return False
-            elif kind is dict or kind is list or isinstance(item, dict | list):
-                push((item, depth + 1))
-            elif kind is not bool and item is not None and not _scalar_within(item):
-                return False
-    return True
-
-
-def _scalar_within(value: object) -> bool:
-    if isinstance(value, str):
-        return len(value) <= MAX_TEXT
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER
-    return True
-
-
-def _ceiling_paths(data: object) -> list[Problem]:
-    """The slow pass, run only when the fast one found something: every problem, with its path."""
-    problems: list[Problem] = []
-    stack: list[tuple[object, str, int]] = [(data, "", 0)]
-    while stack and len(problems) < _MAX_PROBLEMS:
-        value, path, depth = stack.pop()
-        if isinstance(value, str):
-            if len(value) > MAX_TEXT:
-                problems.append(
-                    Problem(
-                        path,
-                        f"is unusually large: a text of {len(value):,} characters passes the ceiling of {MAX_TEXT:,}",
-                    )
-                )
-        elif isinstance(value, bool) or value is None:
-            continue
-        elif isinstance(value, float) and not math.isfinite(value):
-            continue  # not a number at all; the model's own check says so in plain words
-        elif isinstance(value, int | float):
-            if abs(value) > MAX_SAFE_INTEGER:
-                problems.append(
-                    Problem(path, f"is unusually large: {value!r} passes the ceiling of 2^53-1")
-                )
-        elif isinstance(value, list | dict):
-            if len(value) > MAX_ITEMS:
-                what = "a list" if isinstance(value, list) else "an object"
-                problems.append(
-                    Problem(
-                        path,
-                        f"is unusually large: {what} of {len(value):,} items passes the ceiling of {MAX_ITEMS:,}",
-                    )
-                )
-                continue
-            if depth >= _MAX_DEPTH:
-                problems.append(
-                    Problem(path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels")
-                )
-                continue
-            if isinstance(value, list):
-                stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
-            else:
-                for key, item in value.items():
-                    if isinstance(key, str) and len(key) > MAX_TEXT:
-                        problems.append(
-                            Problem(
-                                path,
-                                "is unusually large: a key passes the ceiling of 1,000,000 characters",
-                            )
-                        )
-                        continue
-                    stack.append((item, f"{path}.{key}" if path else str(key), depth + 1))
-    return problems
-
-
-# --- pydantic errors in plain words -------------------------------------------------------------
-
-_TAGS = frozenset(KEYS_BY_TYPE)
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    previous: int | str | None = None
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(previous, int) and part in _TAGS:
-            pass  # the discriminated union's tag, not a key of the document
-        elif part in ("function-plain", "function-after"):
-            pass
-        else:
-            out += f".{part}" if out else part
-        previous = part
-    return out
-
-
-def _lookup(data: object, loc: tuple[int | str, ...]) -> object:
-    at = data
-    for part in loc:
-        if isinstance(at, dict) and isinstance(part, str) and part in at:
-            at = at[part]
-        elif isinstance(at, list) and isinstance(part, int) and 0 <= part < len(at):
-            at = at[part]
-    return at
-
-
-def _plain(err: Any, data: object) -> Problem:
-    loc: tuple[int | str, ...] = tuple(err["loc"])
-    kind: str = err["type"]
-    path = _path(loc)
-    found = describe_value(err.get("input"))
-    if kind == "missing":
-        return Problem(path, "is required")
-    if kind == "extra_forbidden":
-        key = str(loc[-1])
-        owner = _lookup(data, loc[:-1])
-        ftype = owner.get("type") if isinstance(owner, dict) else None
-        types = owner_types(key)
-        if ftype in _TAGS and types:
-            return Problem(path, f"belongs to {' and '.join(types)} fields, not to a {ftype} field")
-        return Problem(path, "is not a known key")
-    if kind == "union_tag_invalid":
-        owner = _lookup(data, loc)
-        tag = owner.get("type") if isinstance(owner, dict) else None
-        return Problem(
-            path + ".type",
-            f"must be one of text, number, boolean, choice; found {describe_value(tag)}",
-        )
-    if kind == "union_tag_not_found":
-        return Problem(path + ".type", "is required (text, number, boolean or choice)")
-    if kind == "literal_error":
-        expected = err.get("ctx", {}).get("expected", "")
-        return Problem(path, f"must be one of {expected}; found {found}")
-    messages = {
-        "string_type": "must be text",
-        "bool_type": "must be true or false",
-        "int_type": "must be a whole number",
-        "list_type": "must be a list",
-        "model_type": "must be an object",
-        "dict_type": "must be an object",
-        "model_attributes_type": "must be an object",
-    }
-    if kind in messages:
-        return Problem(path, f"{messages[kind]}; found {found}")
-    return Problem(path, str(err["msg"]))
-
-
-def _dedupe(problems: list[Problem]) -> list[Problem]:
-    return list(dict.fromkeys(problems))
 
 
 def _fields_first(data: dict[str, Any]) -> tuple[list[Any], list[AnyField] | None, dict[str, Any]]:
