@@ -96,3 +96,60 @@ def test_errors_are_one_family() -> None:
     errors = [e for e in exported if isinstance(e, type) and issubclass(e, BaseException)]
     assert trackerkit.TrackerDecodeError in errors
     assert all(issubclass(e, trackerkit.TrackerkitError) for e in errors)
+
+
+@pytest.mark.parametrize(
+    ("issue", "names"),
+    [
+        (
+            "state",
+            {
+                "Chat",
+                "Scene",
+                "Delta",
+                "UpdateResult",
+                "ToolDefinition",
+                "apply_tracker_updates",
+                "tracker_value",
+                "update_trackers_tool",
+            },
+        ),
+        (
+            "prompt",
+            {
+                "line_of",
+                "render_macros",
+                "render_trackers_block",
+                "count_tokens",
+                "assemble_request",
+                "tool_token_costs",
+            },
+        ),
+        (
+            "changes",
+            {
+                "tracker_changes_between",
+                "history_frame",
+                "bars_over_history",
+                "changes_html",
+                "panel_html",
+            },
+        ),
+        (
+            "simulator",
+            {
+                "Session",
+                "TurnReport",
+                "ScriptedModel",
+                "OpenAIModel",
+                "TurnPlan",
+                "Model",
+                "ReadTool",
+            },
+        ),
+        ("editor", {"Draft", "Rail", "rail", "save_draft"}),
+    ],
+)
+def test_names_later_work_relies_on(issue: str, names: set[str]) -> None:
+    """The names each piece of work promised to the others are exported."""
+    assert names <= set(trackerkit.__all__), sorted(names - set(trackerkit.__all__))
