@@ -41,6 +41,7 @@ from trackerkit.report import CallReport, RoundReport, TurnReport
 from trackerkit.scenario import ScenarioPlayer
 from trackerkit.scene import PieceSource, Scene, load_scene
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
+from trackerkit.tool import ToolDefinition
 from trackerkit.tracker import Tracker
 from trackerkit.update import UpdateResult
 
@@ -83,15 +84,8 @@ class ReadTool:
     access: str = "read"
 
     def to_openai(self) -> dict[str, Any]:
-        """The function-tool dict."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": dict(self.parameters),
-            },
-        }
+        """The function-tool dict, in the same shape as the update tool's."""
+        return ToolDefinition(self.name, self.description, dict(self.parameters)).to_openai()
 
 
 class Session(ScenarioPlayer):
