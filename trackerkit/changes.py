@@ -263,14 +263,9 @@ def _list_changes(
             continue  # added and removed in the same message
         if was is not None and now is not None and all(same_value(was[k], now[k]) for k in was):
             continue
-        change: dict[str, Any] = {"row": row, "before": was, "after": now}
-        if was is None:
-            change["added"] = True
-        if now is None:
-            change["removed"] = True
-        else:
+        if now is not None:
             bars.update(piece.bars(was, now))
-        changes.append(change)
+        changes.append(_row_change(row, was, now))
     return changes, bars
 
 
@@ -289,13 +284,18 @@ def _stored_changes(
         if layout == "record":
             changes.append({"field": key, "before": was, "after": now})
             continue
-        change: dict[str, Any] = {"row": key, "before": was, "after": now}
-        if was is None:
-            change["added"] = True
-        if now is None:
-            change["removed"] = True
-        changes.append(change)
+        changes.append(_row_change(key, was, now))
     return changes
+
+
+def _row_change(row: str, was: object, now: object) -> dict[str, Any]:
+    """A list change: whole rows, null on the absent side, and `added` / `removed` flags."""
+    change: dict[str, Any] = {"row": row, "before": was, "after": now}
+    if was is None:
+        change["added"] = True
+    if now is None:
+        change["removed"] = True
+    return change
 
 
 def _same_stored(a: object, b: object) -> bool:
