@@ -21,6 +21,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 import orjson
 import pandas as pd
 
@@ -59,6 +60,30 @@ def _orjson_kept(path: Path) -> list[object]:
         return [loads(raw) for raw in handle]
 
 
+class _Head(msgspec.Struct):
+    ts: str
+    data: msgspec.Raw
+
+
+def _msgspec_raw(path: Path) -> int:
+    """A reference: every line decoded by msgspec with `data` left raw (what the reader builds on)."""
+    decode = msgspec.json.Decoder(_Head).decode
+    count = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            decode(raw)
+            count += 1
+    return count
+
+
+def _read_and_decode(path: Path) -> object:
+    """read_trace, then every `data` looked into (the cost when an analysis needs them all)."""
+    events, _ = read_trace(path)
+    for data in events["data"]:
+        len(data)
+    return events
+
+
 def _turns_ms(path: Path, repeats: int) -> float:
     events, _ = read_trace(path)
     return _median_ms(lambda: assemble_turns(events), repeats)
@@ -75,7 +100,7 @@ def _peak_mb(run: Callable[[], object]) -> float:
 
 
 def main() -> None:
-    """Generate the day, time each reader, print a table with ratios to pandas and the floor."""
+    """Generate the day, time each reader, print ratios to pandas and the floor, and the targets."""
     lines = int(os.environ.get("TRACKERKIT_BENCH_LINES", "1000000"))
     repeats = int(os.environ.get("TRACKERKIT_BENCH_REPEATS", "3"))
     with tempfile.TemporaryDirectory(prefix="trackerkit-bench-") as folder:
@@ -90,6 +115,10 @@ def main() -> None:
         timings["orjson.loads kept in a list"] = _median_ms(lambda: _orjson_kept(clean), repeats)
         timings["read_trace (clean)"] = _median_ms(lambda: read_trace(clean), repeats)
         timings["read_trace (broken lines)"] = _median_ms(lambda: read_trace(broken), repeats)
+        timings["read_trace + decode every data"] = _median_ms(
+            lambda: _read_and_decode(clean), repeats
+        )
+        timings["msgspec, data raw (reference)"] = _median_ms(lambda: _msgspec_raw(clean), repeats)
         timings["pandas.read_json(lines=True) (clean)"] = _median_ms(
             lambda: pd.read_json(clean, lines=True), repeats
         )
@@ -102,6 +131,14 @@ def main() -> None:
         peak = _peak_mb(lambda: read_trace(clean))
         print(
             f"\nread_trace peak memory (tracemalloc): {peak:,.0f} MB = {peak / size_mb:.2f}x the file size"
+        )
+        reader = timings["read_trace (clean)"]
+        print(
+            "\ntargets (issue 7, item 10):"
+            f"\n  read_trace / floor      {reader / floor:5.2f}  (at most 1.20)"
+            f"\n  pandas / read_trace     {pandas_ms / reader:5.2f}  (at least 3)"
+            f"\n  peak memory / file size {peak / size_mb:5.2f}  (under 3)"
+            f"\n  assemble_turns          {timings['assemble_turns'] / 1000:5.2f} s (under 5 s)"
         )
 
 

@@ -12,6 +12,7 @@ and is not imported here.
 
 from trackerkit.errors import TraceLineError
 from trackerkit.trace._columns import ColumnSpec
+from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.failure import FAILURE_CLASSES, failure_class, failure_of
 from trackerkit.trace.frames import (
     DELIVERY_COLUMNS,
@@ -56,6 +57,7 @@ __all__ = [
     "TOOL_CALL_COLUMNS",
     "TURN_COLUMNS",
     "ColumnSpec",
+    "LazyData",
     "TraceLineError",
     "TraceWriter",
     "assemble_turns",

@@ -6,6 +6,7 @@ columns of `TURN_COLUMNS`; only the few rows of each event kind are touched in P
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ def chat_of(key: str) -> str | None:
 
 
 def _usage(data: Any) -> tuple[float, float, float]:
-    usage = data.get("usage") if isinstance(data, dict) else None
+    usage = data.get("usage") if isinstance(data, Mapping) else None
     if not isinstance(usage, dict):
         return (0.0, 0.0, 0.0)
     values = (usage.get("in"), usage.get("out"), usage.get("costUsd"))

@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 import pandas as pd
 
+from trackerkit.trace._lazy import jsonable
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
@@ -30,7 +32,7 @@ DEFAULT_DIR = "data/trace"
 def _json(value: Any) -> None:
     sys.stdout.write(
         orjson.dumps(
-            value, default=str, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+            value, default=jsonable, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
         ).decode()
         + "\n"
     )
@@ -58,9 +60,9 @@ def _time(stamp: Any) -> str:
     return "" if pd.isna(stamp) else pd.Timestamp(stamp).strftime("%H:%M:%S.%f")[:-3]
 
 
-def summary(data: dict[str, Any]) -> str:
+def summary(data: Mapping[str, Any]) -> str:
     """A short readable line of an event's data: sizes, names and outcomes before content."""
-    if not isinstance(data, dict):
+    if not isinstance(data, Mapping):
         return ""
     parts = []
     for key, value in data.items():
@@ -153,7 +155,7 @@ def _show(args: argparse.Namespace) -> int:
         f"{name}  {start:%Y-%m-%d %H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {len(picked)} events"
     )
     for row in picked.itertuples(index=False):
-        data: dict[str, Any] = row.data if isinstance(row.data, dict) else {}
+        data: Mapping[str, Any] = row.data if isinstance(row.data, Mapping) else {}
         print(
             f"{_time(row.ts)}  {row.source!s:<9} {row.name!s:<24} {row.turn!s:<18} {summary(data)}"
         )

@@ -9,7 +9,7 @@ has a `turn_name` column or `names` is given).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -144,7 +144,7 @@ def _records(
     ]
     for values in zip(*(picked[c].tolist() for c in columns), strict=True):
         record = dict(zip(columns, values, strict=True))
-        if not isinstance(record.get("data"), dict):
+        if not isinstance(record.get("data"), Mapping):
             record["data"] = {}
         yield record
 
@@ -254,7 +254,7 @@ def _marks(value: Any, path: str) -> Iterator[tuple[str, str, str | None]]:
             yield "truncated", path, "start"
         elif value.endswith(_TRUNCATED):
             yield "truncated", path, "end"
-    elif isinstance(value, dict):
+    elif isinstance(value, Mapping):
         if "…[keys]" in value:
             yield "keys", path, None
         for key, item in value.items():

@@ -6,6 +6,7 @@ times are drawn in UTC.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -37,7 +38,7 @@ def _segments(picked: pd.DataFrame) -> pd.DataFrame:
         picked["data"],
         strict=True,
     ):
-        data = data if isinstance(data, dict) else {}
+        data = data if isinstance(data, Mapping) else {}
         key = (turn, data.get("stepIndex"))
         if name == "eve.step.started":
             started[key] = ts

@@ -5,10 +5,11 @@ order (TC-4). `read_trace` turns one file, a folder of day files or a list of ei
 one events frame; a broken line never spoils its neighbours (TC-19): it is reported as a
 `TraceLineError(file, line, reason)` and every other line is kept.
 
-Speed: each file is read once as bytes lines, each line is decoded by one `orjson.loads`,
-the field order is checked on the decoded dict's keys, and the columns are built at the end
-(categoricals by one factorize each). The garbage collector is paused while the objects are
-built, because a million new dicts would otherwise trigger hundreds of useless collections.
+Speed (`_lines.py`): each file is read once as bytes lines; one `msgspec` decode per line checks
+its JSON syntax and leaves `data` as raw bytes; the five string fields are interned by the bytes
+that hold them; `data` becomes a `LazyData`, a read-only mapping decoded on first use (so a frame
+of a million events costs no million dicts). `ts` in the writer's form is parsed by numpy in one
+go, others by pandas. The garbage collector is paused while the objects are built.
 """
 
 from __future__ import annotations
@@ -19,17 +20,16 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 from pathlib import Path
 from typing import Any, Literal, overload
 
 import numpy as np
-import orjson
 import pandas as pd
 
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.trace._lines import FIELDS, Parsed, parse_into
 
 __all__ = [
     "EVENT_COLUMNS",
@@ -41,9 +41,6 @@ __all__ = [
     "trace_days",
 ]
 
-FIELDS: tuple[str, ...] = ("ts", "turn", "session", "source", "kind", "name", "data")
-"""The seven fields of an event line, in the order the contract fixes (TC-4)."""
-
 EVENT_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("ts", "ts", "datetime", doc="the moment of writing, UTC (TC-4)"),
     ColumnSpec("turn", "turn", "category", "", doc="turn key: tg:…, turn_N[#node] or empty (TC-8)"),
@@ -53,7 +50,9 @@ EVENT_COLUMNS: list[ColumnSpec] = [
         "kind", "kind", "category", doc="bridge, inbound, gate, context, turn, eve, outbox, stop"
     ),
     ColumnSpec("name", "name", "category", doc="the full `kind.name` (`eve.step.completed`)"),
-    ColumnSpec("data", "data", "object", doc="the event's data, a dict"),
+    ColumnSpec(
+        "data", "data", "object", doc="the event's data: a LazyData mapping (a dict on use)"
+    ),
     ColumnSpec("file", "@file", "category", doc="the day file the line was read from"),
     ColumnSpec("line", "@line", "int", doc="the 1-based line number in that file"),
     ColumnSpec("day", "@day", "category", doc="the file's day (installation time zone, TC-2)"),
@@ -61,7 +60,6 @@ EVENT_COLUMNS: list[ColumnSpec] = [
 """The columns of the events frame `read_trace` returns, in order."""
 
 _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
-_EXPECTED = ", ".join(FIELDS)
 _STRING_FIELDS = ("turn", "session", "source", "kind", "name")
 
 
@@ -121,98 +119,7 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass
-class _Parsed:
-    """The good lines of one or more files as plain lists, plus their errors.
-
-    The five string fields of a line are interned as one key tuple: `keys` holds each row's
-    code into `table`, so type checks and categoricals work on the few distinct keys only.
-    """
-
-    stamps: list[Any] = field(default_factory=list)
-    keys: list[int] = field(default_factory=list)
-    data: list[Any] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
-    table: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    files: list[tuple[str, str | None, int]] = field(default_factory=list)  # (file, day, rows)
-    errors: list[TraceLineError] = field(default_factory=list)
-
-
-def _reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
-    """Why a line was refused, in words (only computed for broken lines)."""
-    if not raw.strip():
-        return "empty line"
-    if exc is not None:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as bad:
-            return f"invalid UTF-8 at byte {bad.start}"
-        return f"not valid JSON ({exc})"
-    if not isinstance(obj, dict):
-        return f"not a JSON object but a {type(obj).__name__}"
-    keys = list(obj)
-    missing = [k for k in FIELDS if k not in obj]
-    if missing:
-        return f"missing field(s) {', '.join(missing)}; expected {_EXPECTED}"
-    extra = [k for k in keys if k not in FIELDS]
-    if extra:
-        return f"unexpected field(s) {', '.join(extra)}; expected exactly {_EXPECTED}"
-    return f"fields in the order {', '.join(keys)}; expected {_EXPECTED}"
-
-
-def _parse_into(path: Path, label: str, day: str | None, parsed: _Parsed, strict: bool) -> None:
-    """Append the lines of one file to `parsed`: the hot loop of every reader."""
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    fields = FIELDS
-    table = parsed.table
-    add_stamp = parsed.stamps.append
-    add_key = parsed.keys.append
-    add_data = parsed.data.append
-    add_line = parsed.lines.append
-    errors = parsed.errors
-    start = len(parsed.lines)
-    try:
-        handle = path.open("rb")
-    except FileNotFoundError:
-        raise NotFoundError(f"{path} does not exist.") from None
-    with handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                obj = loads(raw)
-            except decode_error as exc:
-                error = TraceLineError(label, number, _reason(raw, exc, None))
-            else:
-                if type(obj) is dict and tuple(obj) == fields:
-                    ts, turn, session, source, kind, name, data = obj.values()
-                    if type(data) is not dict:
-                        error = TraceLineError(
-                            label, number, f"field data is a {type(data).__name__}, not an object"
-                        )
-                        if strict:
-                            raise error
-                        errors.append(error)
-                        continue
-                    key = (turn, session, source, kind, name)
-                    try:
-                        code = table[key]
-                    except KeyError:
-                        code = table[key] = len(table)
-                    except TypeError:  # an unhashable value (a list or an object)
-                        code = -1
-                    add_stamp(ts)
-                    add_key(code)
-                    add_data(data)
-                    add_line(number)
-                    continue
-                error = TraceLineError(label, number, _reason(raw, None, obj))
-            if strict:
-                raise error
-            errors.append(error)
-    parsed.files.append((label, day, len(parsed.lines) - start))
-
-
-def _bad_rows(parsed: _Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
+def _bad_rows(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
     """Rows whose values have the wrong kinds, with the reason (checked on distinct keys)."""
     bad: dict[int, str] = {}
     wrong: dict[int, str] = {-1: "a field that must be a string holds a list or an object"}
@@ -229,26 +136,84 @@ def _bad_rows(parsed: _Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
     return bad
 
 
-def _stamps(parsed: _Parsed, bad: dict[int, str]) -> pd.DatetimeIndex:
+# The writer's form, `2026-11-28T10:00:00.123Z`: 24 characters, digits between the marks.
+_STAMP_WIDTH = 24
+_STAMP_MARKS = {4: b"-", 7: b"-", 10: b"T", 13: b":", 16: b":", 19: b".", 23: b"Z"}
+_STAMP_DIGITS = [i for i in range(_STAMP_WIDTH) if i not in _STAMP_MARKS]
+
+
+def _compact_stamps(raw: list[Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
+    """The `ts` in the writer's form parsed by numpy: (microseconds, mask of rows parsed).
+
+    None when numpy refuses one (a day or an hour out of range): pandas then reads them all.
+    """
+    try:
+        joined = "".join(raw).encode("ascii")
+        uniform = len(joined) == len(raw) * _STAMP_WIDTH
+    except (TypeError, UnicodeEncodeError):  # a value that is not a string, or not ASCII
+        uniform = False
+    if uniform:
+        fits = np.ones(len(raw), dtype=bool)
+    else:
+        try:
+            lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
+            fits = lengths == _STAMP_WIDTH
+            joined = "".join(compress(raw, fits.tolist())).encode("ascii")
+        except (TypeError, UnicodeEncodeError):  # not all strings, or not all ASCII
+            fits = np.fromiter(
+                (type(v) is str and len(v) == _STAMP_WIDTH and v.isascii() for v in raw),
+                dtype=bool,
+                count=len(raw),
+            )
+            joined = "".join(compress(raw, fits.tolist())).encode("ascii")
+    grid = np.frombuffer(joined, dtype=np.uint8).reshape(-1, _STAMP_WIDTH)
+    marks = np.frombuffer(b"".join(_STAMP_MARKS.values()), dtype=np.uint8)
+    digits = grid[:, _STAMP_DIGITS]
+    shaped = (grid[:, list(_STAMP_MARKS)] == marks).all(axis=1) & (
+        (digits >= ord("0")) & (digits <= ord("9"))
+    ).all(axis=1)
+    text = np.ascontiguousarray(grid[shaped, :23]).view("S23").ravel()
+    try:
+        moments = text.astype("datetime64[ms]").astype("datetime64[us]").view(np.int64)
+    except ValueError:  # numpy refuses a day or an hour out of range
+        return None
+    fits[np.flatnonzero(fits)[~shaped]] = False
+    return moments, fits
+
+
+def _stamps(parsed: Parsed, bad: dict[int, str]) -> pd.DatetimeIndex:
     """`ts` as UTC times; rows whose `ts` is not an ISO-8601 string join `bad`."""
-    raw = parsed.stamps
-    if set(map(type, raw)) != {str}:
-        for row, value in enumerate(raw):
+    values = parsed.stamps
+    parsed.stamps = []
+    micros = np.empty(len(values), dtype=np.int64)
+    compact = _compact_stamps(values)
+    if compact is None:
+        rest = np.arange(len(values))
+    else:
+        micros[compact[1]] = compact[0]
+        rest = np.flatnonzero(~compact[1])
+    if len(rest):  # other forms (offsets, other precisions) and broken values: pandas
+        raw = [values[row] for row in rest.tolist()]
+        for row, value in zip(rest.tolist(), raw, strict=True):
             if type(value) is not str:
                 bad.setdefault(row, f"field ts is a {type(value).__name__}, not a string")
-        raw = [v if type(v) is str else None for v in raw]
-    stamps = pd.to_datetime(raw, utc=True, format="ISO8601", errors="coerce")
-    for missing in np.flatnonzero(pd.isna(stamps)).tolist():
-        bad.setdefault(missing, f"field ts {parsed.stamps[missing]!r} is not an ISO-8601 time")
-    return pd.DatetimeIndex(stamps).as_unit("us")
+        texts: list[Any] = [v if type(v) is str else None for v in raw]
+        parsed_rest = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
+        for missing in np.flatnonzero(pd.isna(parsed_rest)).tolist():
+            row = int(rest[missing])
+            bad.setdefault(row, f"field ts {values[row]!r} is not an ISO-8601 time")
+        micros[rest] = pd.DatetimeIndex(parsed_rest).as_unit("us").asi8
+    return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
 
 
-def _drop_rows(parsed: _Parsed, bad: dict[int, str], strict: bool) -> np.ndarray[Any, Any]:
+def _drop_rows(
+    parsed: Parsed, lines: np.ndarray[Any, Any], bad: dict[int, str], strict: bool
+) -> np.ndarray[Any, Any]:
     """Move rows with bad values to the errors; returns the mask of rows kept."""
     owners = np.repeat(np.arange(len(parsed.files)), [n for _f, _d, n in parsed.files])
     labels = [f for f, _d, _n in parsed.files]
     found = [
-        TraceLineError(labels[owners[row]], parsed.lines[row], why)
+        TraceLineError(labels[owners[row]], int(lines[row]), why)
         for row, why in sorted(bad.items())
     ]
     if strict:
@@ -259,46 +224,63 @@ def _drop_rows(parsed: _Parsed, bad: dict[int, str], strict: bool) -> np.ndarray
     keep[list(bad)] = False
     lost = np.bincount(owners[~keep], minlength=len(parsed.files))
     parsed.files = [(f, d, n - int(lost[i])) for i, (f, d, n) in enumerate(parsed.files)]
-    parsed.lines = [n for n, k in zip(parsed.lines, keep, strict=True) if k]
-    parsed.data = [v for v, k in zip(parsed.data, keep, strict=True) if k]
+    parsed.data = [v for v, k in zip(parsed.data, keep.tolist(), strict=True) if k]
     return keep
 
 
-def _from_codes(codes: np.ndarray[Any, Any], labels: Sequence[str | None]) -> pd.Categorical:
-    """A categorical from codes into `labels`, with the categories sorted and de-duplicated."""
-    distinct = sorted({label for label in labels if label is not None})
-    position = {label: i for i, label in enumerate(distinct)}
-    remap = np.asarray([-1 if label is None else position[label] for label in labels] + [-1])
-    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(distinct, dtype="str"))
+def _from_codes(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categorical:
+    """A categorical from codes into `labels` (sorted, de-duplicated; non-strings missing)."""
+    array = np.empty(len(labels), dtype=object)
+    array[:] = labels
+    found, uniques = pd.factorize(array, use_na_sentinel=True)
+    distinct = np.asarray(uniques, dtype=object)
+    strings = np.fromiter((type(v) is str for v in distinct), dtype=bool, count=len(distinct))
+    names = distinct[strings]
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    position = np.full(len(distinct), -1, dtype=np.int64)
+    position[strings] = rank
+    remap = np.full(len(found) + 1, -1, dtype=np.int64)  # the last slot: code -1 stays -1
+    named = np.flatnonzero(found >= 0)
+    remap[named] = position[found[named]]
+    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(names[order], dtype="str"))
 
 
-def _full_name(kind: str, name: str) -> str:
-    return name if name.startswith(kind + ".") else f"{kind}.{name}"
+def _full_names(kinds: Sequence[Any], names: Sequence[Any]) -> list[str | None]:
+    """`kind.name` of each key (the name as written when it already starts with its kind)."""
+    full: dict[tuple[Any, Any], str | None] = {}
+    for kind, name in dict.fromkeys(zip(kinds, names, strict=True)):
+        if type(kind) is str and type(name) is str:
+            full[kind, name] = name if name.startswith(kind + ".") else f"{kind}.{name}"
+        else:
+            full[kind, name] = None
+    return list(map(full.__getitem__, zip(kinds, names, strict=True)))
 
 
-def _frame(parsed: _Parsed, strict: bool) -> pd.DataFrame:
+def _frame(parsed: Parsed, strict: bool) -> pd.DataFrame:
     """The events frame of everything parsed, sorted by `ts` (TC-21)."""
     codes = np.fromiter(parsed.keys, dtype=np.int64, count=len(parsed.keys))
     parsed.keys = []
+    lines = parsed.line_numbers()
     bad = _bad_rows(parsed, codes)
     stamps = _stamps(parsed, bad)
-    parsed.stamps = []
     if bad:
-        keep = _drop_rows(parsed, bad, strict)
-        codes, stamps = codes[keep], stamps[keep]
-    if not parsed.lines:
+        keep = _drop_rows(parsed, lines, bad, strict)
+        codes, stamps, lines = codes[keep], stamps[keep], lines[keep]
+    if not len(lines):
         return empty_frame(EVENT_COLUMNS)
-    table = sorted(parsed.table, key=parsed.table.__getitem__)
+    table = list(parsed.table)  # insertion order is code order
     file_codes = np.repeat(np.arange(len(parsed.files)), [n for _f, _d, n in parsed.files])
 
-    def field_column(index: int) -> pd.Categorical:
-        return _from_codes(codes, [k[index] if type(k[index]) is str else None for k in table])
+    fields = list(zip(*table, strict=True))
 
-    names = [
-        _full_name(k[3], k[4]) if type(k[3]) is str and type(k[4]) is str else None for k in table
-    ]
-    data = np.empty(len(parsed.data), dtype=object)
-    data[:] = parsed.data
+    def field_column(index: int) -> pd.Categorical:
+        return _from_codes(codes, fields[index])
+
+    # fromiter: assigning a list would make numpy ask each mapping its length (a decode).
+    data = np.fromiter(parsed.data, dtype=object, count=len(parsed.data))
+    parsed.data = []
     frame = pd.DataFrame(
         {
             "ts": stamps,
@@ -306,10 +288,10 @@ def _frame(parsed: _Parsed, strict: bool) -> pd.DataFrame:
             "session": field_column(1),
             "source": field_column(2),
             "kind": field_column(3),
-            "name": _from_codes(codes, names),
+            "name": _from_codes(codes, _full_names(fields[3], fields[4])),
             "data": pd.Series(data, dtype=object),
             "file": _from_codes(file_codes, [f for f, _d, _n in parsed.files]),
-            "line": pd.array(parsed.lines, dtype="Int64"),
+            "line": pd.array(lines, dtype="Int64"),
             "day": _from_codes(file_codes, [d for _f, d, _n in parsed.files]),
         }
     )
@@ -349,10 +331,10 @@ def parse_file(
     strict: bool = False,
 ) -> tuple[pd.DataFrame, list[TraceLineError]]:
     """One file's events (sorted by `ts`) and its broken lines; the per-file parser of every reader."""
-    parsed = _Parsed()
+    parsed = Parsed()
     target = Path(path)
     with _gc_paused():
-        _parse_into(target, str(target), day_of(target), parsed, strict)
+        parse_into(target, str(target), day_of(target), parsed, strict)
         return _frame(parsed, strict), parsed.errors
 
 
@@ -397,10 +379,10 @@ def read_trace(
         TraceLineError: with `strict=True`, the first broken line.
     """
     day_list = None if days is None else ([days] if isinstance(days, str | dt.date) else list(days))
-    parsed = _Parsed()
+    parsed = Parsed()
     with _gc_paused():
         for target in _files_of(path_or_dir, day_list):
-            _parse_into(target, str(target), day_of(target), parsed, strict)
+            parse_into(target, str(target), day_of(target), parsed, strict)
         events = _frame(parsed, strict)
     if strict:
         return events

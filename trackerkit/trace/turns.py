@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -89,7 +90,7 @@ class _Plan:
                 continue
             code = self._label(f"{session}/{turn}")
             self.chat_turns.add(self.labels[code])
-            if isinstance(data, dict):
+            if isinstance(data, Mapping):
                 if isinstance(data.get("updateKey"), str):
                     bound.setdefault(data["updateKey"], code)
                 if isinstance(data.get("chatKey"), str):
@@ -219,7 +220,7 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     for code, data in zip(
         codes[bound].tolist(), events["data"].to_numpy(dtype=object)[bound], strict=True
     ):
-        if isinstance(data, dict) and isinstance(data.get("chatKey"), str):
+        if isinstance(data, Mapping) and isinstance(data.get("chatKey"), str):
             chats.setdefault(labels[code], data["chatKey"])
     return build(events, codes, labels, chats, {labels[c] for c in codes[bound].tolist()})
 
