@@ -638,7 +638,7 @@ class TestTrace:
         ]
         assert [d["outChars"] for d in results] == [len(c.answer) for c in calls]
         for data, call in zip(results, calls, strict=True):
-            assert call.answer not in json.dumps(data)
+            assert call.answer not in json.dumps(dict(data))
 
     def test_a_refused_batch_carries_a_failure_class(self, traced: tuple[Session, Path]) -> None:
         """The fight's refused batch is written with `failure: ok:false` and `status: failed` (TC-16)."""
