@@ -9,6 +9,8 @@ from pathlib import Path
 
 import orjson
 
+from trackerkit.trace._sample_parts import WORDS
+
 __all__ = ["BROKEN_LINES", "synthetic_day"]
 
 BROKEN_LINES = (
@@ -19,25 +21,6 @@ BROKEN_LINES = (
     b'["not", "an", "object"]',
     b'{"ts":"yesterday","turn":"","session":"","source":"cron","kind":"gate","name":"outbound","data":{}}',
 )
-
-
-_WORDS = [
-    "the",
-    "tracker",
-    "keeps",
-    "hp",
-    "mood",
-    "inventory",
-    "and",
-    "the",
-    "turn",
-    "reads",
-    "them",
-    "back",
-    "before",
-    "it",
-    "answers",
-]
 
 
 def synthetic_day(
@@ -81,7 +64,7 @@ def synthetic_day(
                     "cacheRead": 512,
                     "cacheWrite": 0,
                 },
-                "text": " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(8, 30))),
+                "text": " ".join(rng.choice(WORDS) for _ in range(rng.randrange(8, 30))),
             }
             event = {
                 "ts": ts.replace("+00:00", "Z"),
