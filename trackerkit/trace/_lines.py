@@ -1,84 +1,132 @@
 """The hot loop of the reader: trace lines into plain lists, broken lines into errors.
 
-Most lines are the writer's own compact form, `{"ts":T,"turn":…,"name":N,"data":{…}}` +
-newline. One `msgspec` decode per line checks the whole line's JSON syntax and hands back the
-raw bytes of `ts` and `data` without building anything inside them. The bytes between the
-two (`,"turn":…,"data":{`, the *region*) hold the five string fields; a day has a few
-thousand distinct regions, so each is decoded and checked once and then looked up by its
-bytes. A region known to be exactly `turn, session, source, kind, name`, sitting right after
-`{"ts":T` and right before a `data` value of the decoded length, proves the seven fields are
-present, in order (TC-4), with nothing else and no duplicate, and that `data` is an object.
-Every other line (spaces, other orders, missing fields, not JSON) takes the slow path: one
-`orjson.loads`, with the same checks and reasons as before. `data` becomes a `LazyData`.
+Most lines are the writer's own compact form, `{"ts":T,"turn":…,"name":N,"data":{…}}`. A file is
+read in blocks of about a megabyte, and each block's whole lines are decoded by one `msgspec`
+call (`decode_lines`) that checks their JSON syntax, gives the six strings and leaves `data` as
+raw bytes. The five key strings of a line are interned as one tuple (`KeyTable`), which also keeps
+where each key's field names must sit on a compact line.
+
+Why a block may be taken at once. The compact form of an event is the shortest JSON text of its
+seven values, and its length follows from theirs: `72 + len(ts) + len(turn) + … + len(data)`.
+Any other text of the same values (spaces, escapes, non-ASCII strings, a repeated or an extra
+field) is longer. Laying the decoded events end to end at their compact lengths, a block is
+taken when that layout lands exactly on the block's end, every line opening with `{"ts":"`,
+ending with `}` and a newline, and each field name sitting where the compact order puts it.
+Then each event is its line (a line that ends in `}` leaves the decoder outside any value, as
+the next one opens with `{`, so no event spans two lines, and none is shorter than its compact
+form, so each is exactly it): the seven fields are present once each, in order (TC-4), and
+`data` is an object. Any other block is read line by line with the same test, and each line
+that fails it goes to one `orjson.loads` with the full checks and the reasons.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgspec
 import numpy as np
 import orjson
 
 from trackerkit.errors import NotFoundError, TraceLineError
+from trackerkit.trace._keys import STEPS, KeyTable
 from trackerkit.trace._lazy import LazyData
+from trackerkit.trace._stamps import Stamps
 
-__all__ = ["FIELDS", "Parsed", "parse_into", "reason"]
+__all__ = ["BLOCK_BYTES", "BLOCK_MIN", "FIELDS", "Parsed", "parse_into", "reason"]
 
 FIELDS: tuple[str, ...] = ("ts", "turn", "session", "source", "kind", "name", "data")
 """The seven fields of an event line, in the order the contract fixes (TC-4)."""
 
+BLOCK_BYTES = 1 << 20
+"""How much of a file is read and decoded at once (about 2,000 lines of 450 bytes)."""
+
+BLOCK_MIN = 1 << 12
+"""Shorter stretches of lines are read line by line (a block's fixed costs would not pay)."""
+
 _EXPECTED = ", ".join(FIELDS)
-_MIDDLE = FIELDS[1:6]
-_REGION_END = b',"data":{'
 
 
-class _Head(msgspec.Struct):
-    """The two fields the fast path needs; the others are checked (skipped) by msgspec."""
+def _word(text: bytes) -> np.uint64:
+    """Eight bytes as the little-endian number a strided `<u8` view reads."""
+    return np.frombuffer(text.ljust(8, b"\0"), dtype="<u8")[0]  # type: ignore[no-any-return]
+
+
+_OPENING = b'{"ts":"'
+_OPENING_WORD = _word(_OPENING)
+_SEVEN_BYTES = np.uint64((1 << 56) - 1)
+# The field names after ts, each as the 8 bytes that open it on a compact line: enough to tell
+# the seven apart (a line of compact length holds exactly the seven, see the docstring).
+_NAMES = (b',"turn":', b',"sessio', b',"source', b',"kind":', b',"name":', b',"data":')
+_NAME_WORDS = tuple(_word(name) for name in _NAMES)
+_STEP_LIST = tuple(STEPS.tolist())
+_OPEN_BRACE = ord("{")
+_CLOSE_BRACE = ord("}")
+_NEWLINE = ord("\n")
+
+
+class _Event(msgspec.Struct, gc=False):
+    """A line as msgspec reads it: six strings and `data` left as raw bytes."""
 
     ts: str
+    turn: str
+    session: str
+    source: str
+    kind: str
+    name: str
     data: msgspec.Raw
 
 
-_decode_head = msgspec.json.Decoder(_Head).decode
+_decode_event = msgspec.json.Decoder(_Event).decode
+_decode_events = msgspec.json.Decoder(_Event).decode_lines
+_key_of = attrgetter("turn", "session", "source", "kind", "name")
+_ts_of = attrgetter("ts")
+_data_of = attrgetter("data")
 
 
 @dataclass
 class Parsed:
-    """The good lines of one or more files as plain lists, plus their errors.
+    """The good lines of one or more files, in row order, plus their errors.
 
-    The five string fields of a line are interned as one key tuple: `keys` holds each row's
-    code into `table`, so type checks and categoricals work on the few distinct keys only.
-    `stamps` holds each row's `ts` as written (parsed all at once at the end).
+    The five string fields of a line are interned as one key tuple: each row has a code into
+    `table` (`codes()`), so type checks and categoricals work on the few distinct keys only
+    (`table` may hold keys of lines later refused: count codes before using its keys).
+    `stamps` holds each row's `ts` (parsed all at once at the end), `data` its `LazyData`.
     """
 
-    stamps: list[Any] = field(default_factory=list)
-    keys: list[int] = field(default_factory=list)
+    stamps: Stamps = field(default_factory=Stamps)
+    keys: list[int] = field(default_factory=list)  # codes of rows read line by line, pending
     data: list[LazyData] = field(default_factory=list)
     chunks: list[np.ndarray[Any, Any]] = field(default_factory=list)  # line numbers, by file
-    table: dict[tuple[Any, ...], int] = field(default_factory=dict)
-    regions: dict[bytes, int] = field(default_factory=dict)
+    table: KeyTable = field(default_factory=KeyTable)
     files: list[tuple[str, str | None, int]] = field(default_factory=list)  # (file, day, rows)
     errors: list[TraceLineError] = field(default_factory=list)
+    _codes: list[np.ndarray[Any, Any]] = field(default_factory=list)
+
+    def add_codes(self, codes: np.ndarray[Any, Any]) -> None:
+        """A block's codes, after the pending ones."""
+        if self.keys:
+            self._codes.append(np.array(self.keys, dtype=np.int64))
+            self.keys = []
+        self._codes.append(codes)
+
+    def codes(self) -> np.ndarray[Any, Any]:
+        """Every row's code into `table`, in row order."""
+        if self.keys or not self._codes:
+            self._codes.append(np.array(self.keys, dtype=np.int64))
+            self.keys = []
+        if len(self._codes) > 1:
+            self._codes = [np.concatenate(self._codes)]
+        return self._codes[0]
 
     def line_numbers(self) -> np.ndarray[Any, Any]:
         """The 1-based line number of every kept row, in row order."""
         if not self.chunks:
             return np.empty(0, dtype=np.int64)
         return np.concatenate(self.chunks)
-
-    def code(self, key: tuple[Any, ...]) -> int:
-        """The code of a (turn, session, source, kind, name) tuple; -1 when unhashable."""
-        table = self.table
-        try:
-            found = table.get(key)
-        except TypeError:  # a list or an object where a string belongs
-            return -1
-        if found is None:
-            found = table[key] = len(table)
-        return found
 
 
 def reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
@@ -103,28 +151,6 @@ def reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
     return f"fields in the order {', '.join(keys)}; expected {_EXPECTED}"
 
 
-def _learn(parsed: Parsed, region: bytes) -> int | None:
-    """The code of a region not seen before, or None when it is not the compact middle."""
-    if not region.endswith(_REGION_END) or region[:1] != b",":
-        return None
-    try:
-        middle = orjson.loads(b"{%b}" % region[1 : -len(_REGION_END)])
-    except orjson.JSONDecodeError:
-        return None
-    if type(middle) is not dict or tuple(middle) != _MIDDLE:
-        return None
-    key = tuple(middle.values())
-    table = parsed.table
-    try:
-        code = table.get(key)
-    except TypeError:  # a list or an object where a string belongs
-        code = -1
-    if code is None:
-        code = table[key] = len(table)
-    parsed.regions[region] = code
-    return code
-
-
 def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
     """One line by `orjson.loads` and the full checks; the error, or None when it was kept."""
     try:
@@ -139,28 +165,120 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
             label, number, f"field data is a {type(data).__name__}, not an object"
         )
     parsed.stamps.append(ts)
-    parsed.keys.append(parsed.code((turn, session, source, kind, name)))
+    parsed.keys.append(parsed.table.code((turn, session, source, kind, name)))
     parsed.data.append(LazyData.of(data))
     return None
 
 
-def _utf8(raw: bytes) -> bool:
+def _utf8(raw: bytes | memoryview) -> bool:
     try:
-        raw.decode("utf-8")
+        str(raw, "utf-8")
     except UnicodeDecodeError:
         return False
     return True
 
 
+def _one(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
+    """One line (without its newline): the compact test, else the slow path."""
+    try:
+        event = _decode_event(raw)
+    except msgspec.DecodeError:
+        return _slow(parsed, raw, number, label)
+    key = _key_of(event)
+    # Where each name sits on the compact line of these values (see the module's docstring).
+    at = 8 + len(event.ts)
+    places = [at]
+    for step, value in zip(_STEP_LIST, key, strict=True):
+        at += step + len(value)
+        places.append(at)
+    if (
+        len(raw) == at + 9 + len(event.data)
+        and raw.startswith(_OPENING)
+        and all(raw.startswith(name, place) for name, place in zip(_NAMES, places, strict=True))
+        and raw[at + 8] == _OPEN_BRACE
+        and (raw.isascii() or _utf8(raw))
+    ):
+        parsed.stamps.append(event.ts)
+        parsed.keys.append(parsed.table[key])
+        parsed.data.append(LazyData(event.data))
+        return None
+    return _slow(parsed, raw, number, label)
+
+
+def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
+    """Take the whole lines of `block[start:stop]` (it ends with a newline) at once.
+
+    Returns how many lines it took, or None when the block must be read line by line (then
+    no row was added, though keys may have been learned).
+    """
+    view = memoryview(block)[start:stop]
+    if not block.isascii() and not _utf8(view):
+        return None
+    try:
+        events = _decode_events(view)
+    except msgspec.DecodeError:
+        return None
+    lines = len(events)
+    if not lines:
+        return None
+    table = parsed.table
+    codes = np.fromiter(map(table.__getitem__, map(_key_of, events)), np.int64, count=lines)
+    stamp_lengths = np.fromiter(map(len, map(_ts_of, events)), dtype=np.int64, count=lines)
+    raws = list(map(_data_of, events))
+    offsets = table.offsets()[codes]
+    turn_at = stamp_lengths + 8
+    data_at = turn_at + offsets[:, 4]
+    lengths = data_at + np.fromiter(map(len, raws), dtype=np.int64, count=lines) + 10
+    ends = np.cumsum(lengths)  # one past each line's newline
+    if int(ends[-1]) != stop - start:
+        return None
+    starts = ends - lengths
+    words = np.ndarray((stop - start - 7,), dtype="<u8", buffer=view, strides=(1,))
+    octets = np.frombuffer(view, dtype=np.uint8)
+    turn_at += starts
+    if not (
+        ((words[starts] & _SEVEN_BYTES) == _OPENING_WORD).all()
+        and (words[turn_at] == _NAME_WORDS[0]).all()
+        and all((words[turn_at + offsets[:, i]] == _NAME_WORDS[i + 1]).all() for i in range(5))
+        and (octets[turn_at + offsets[:, 4] + 8] == _OPEN_BRACE).all()
+        and (octets[ends - 2] == _CLOSE_BRACE).all()
+        and (octets[ends - 1] == _NEWLINE).all()
+    ):
+        return None
+    ts_at = starts + 7
+    parsed.stamps.add_words(
+        np.stack([words[ts_at], words[ts_at + 8], words[ts_at + 16]], axis=1),
+        stamp_lengths,
+        events,
+    )
+    parsed.add_codes(codes)
+    parsed.data += map(LazyData, raws)
+    return lines
+
+
+def _blocks(handle: IO[bytes]) -> Iterator[tuple[bytes, int, int]]:
+    """The file as (block, start, stop): whole lines, each slice ending with a newline.
+
+    A line cut by a block's end is given alone (its head from the last block, its tail from
+    the next) so that blocks need no copying; the file's last line may lack its newline.
+    """
+    tail = b""
+    while block := handle.read(BLOCK_BYTES):
+        first = block.find(b"\n") + 1
+        if not first:
+            tail += block
+            continue
+        yield tail + block[:first], 0, len(tail) + first
+        last = block.rfind(b"\n") + 1
+        if last > first:
+            yield block, first, last
+        tail = block[last:]
+    if tail:
+        yield tail, 0, len(tail)
+
+
 def parse_into(path: Path, label: str, day: str | None, parsed: Parsed, strict: bool) -> None:
     """Append the lines of one file to `parsed`: the hot loop of every reader."""
-    decode_head = _decode_head
-    decode_error = msgspec.DecodeError
-    regions = parsed.regions
-    add_stamp = parsed.stamps.append
-    add_key = parsed.keys.append
-    add_data = parsed.data.append
-    lazy = LazyData
     errors = parsed.errors
     first_error = len(errors)
     number = 0
@@ -169,31 +287,20 @@ def parse_into(path: Path, label: str, day: str | None, parsed: Parsed, strict: 
     except FileNotFoundError:
         raise NotFoundError(f"{path} does not exist.") from None
     with handle:
-        for number, raw in enumerate(handle, 1):
-            try:
-                head = decode_head(raw)
-            except decode_error:
-                pass
-            else:
-                ts = head.ts
-                data = head.data
-                # `{"ts":"` is 7 bytes; the region ends with data's first byte, `{`. A `ts`
-                # with escapes or non-ASCII is longer in bytes than in characters: its slice
-                # then starts inside the string, cannot match a region, and goes slow.
-                region = raw[8 + len(ts) : -1 - len(data)]
-                code = regions.get(region)
-                if code is None:
-                    code = _learn(parsed, region)
-                if code is not None and (raw.isascii() or _utf8(raw)):
-                    add_stamp(ts)
-                    add_key(code)
-                    add_data(lazy(data))
-                    continue
-            error = _slow(parsed, raw, number, label)
-            if error is not None:
-                if strict:
-                    raise error
-                errors.append(error)
+        for block, start, stop in _blocks(handle):
+            taken = _block(parsed, block, start, stop) if stop - start > BLOCK_MIN else None
+            if taken is not None:
+                number += taken
+                continue
+            lines = block[start:stop].split(b"\n")
+            if lines[-1] == b"":
+                lines.pop()
+            for number, raw in enumerate(lines, number + 1):  # noqa: B020 (numbering goes on)
+                error = _one(parsed, raw, number, label)
+                if error is not None:
+                    if strict:
+                        raise error
+                    errors.append(error)
     # Every line read is a row unless it was refused: the rows' numbers need no list.
     numbers = np.arange(1, number + 1, dtype=np.int64)
     refused = [e.line - 1 for e in errors[first_error:]]

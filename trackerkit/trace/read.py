@@ -5,11 +5,13 @@ order (TC-4). `read_trace` turns one file, a folder of day files or a list of ei
 one events frame; a broken line never spoils its neighbours (TC-19): it is reported as a
 `TraceLineError(file, line, reason)` and every other line is kept.
 
-Speed (`_lines.py`): each file is read once as bytes lines; one `msgspec` decode per line checks
-its JSON syntax and leaves `data` as raw bytes; the five string fields are interned by the bytes
-that hold them; `data` becomes a `LazyData`, a read-only mapping decoded on first use (so a frame
-of a million events costs no million dicts). `ts` in the writer's form is parsed by numpy in one
-go, others by pandas. The garbage collector is paused while the objects are built.
+Speed (`_lines.py`): each file is read in blocks of about a megabyte, and one `msgspec` call per
+block checks the JSON syntax of its lines and leaves `data` as raw bytes; a block in the writer's
+compact form is proven so by a few numpy checks (lines that are not are read one by one). The
+five key fields are interned (`_keys.py`), so categoricals are built from the distinct keys;
+`data` becomes a `LazyData`, a read-only mapping decoded on first use (so a frame of a million
+events costs no million dicts); `ts` in the writer's form is parsed by numpy in one go
+(`_stamps.py`), others by pandas. The garbage collector is paused while the objects are built.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import chain, compress
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -122,88 +123,17 @@ def _gc_paused() -> Iterator[None]:
 def _bad_rows(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
     """Rows whose values have the wrong kinds, with the reason (checked on distinct keys)."""
     bad: dict[int, str] = {}
-    wrong: dict[int, str] = {-1: "a field that must be a string holds a list or an object"}
-    if set(map(type, chain.from_iterable(parsed.table))) <= {str} and not (codes == -1).any():
+    if parsed.table.plain:
         return bad
+    wrong: dict[int, str] = {-1: "a field that must be a string holds a list or an object"}
     for key, code in parsed.table.items():
         for name, value in zip(_STRING_FIELDS, key, strict=True):
             if type(value) is not str:
                 wrong[code] = f"field {name} is a {type(value).__name__}, not a string"
                 break
-    if len(wrong) > 1 or (codes == -1).any():
-        for row in np.flatnonzero(np.isin(codes, list(wrong))):
-            bad[int(row)] = wrong[int(codes[row])]
+    for row in np.flatnonzero(np.isin(codes, list(wrong))).tolist():
+        bad[row] = wrong[int(codes[row])]
     return bad
-
-
-# The writer's form, `2026-11-28T10:00:00.123Z`: 24 characters, digits between the marks.
-_STAMP_WIDTH = 24
-_STAMP_MARKS = {4: b"-", 7: b"-", 10: b"T", 13: b":", 16: b":", 19: b".", 23: b"Z"}
-_STAMP_DIGITS = [i for i in range(_STAMP_WIDTH) if i not in _STAMP_MARKS]
-
-
-def _compact_stamps(raw: list[Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None:
-    """The `ts` in the writer's form parsed by numpy: (microseconds, mask of rows parsed).
-
-    None when numpy refuses one (a day or an hour out of range): pandas then reads them all.
-    """
-    try:
-        joined = "".join(raw).encode("ascii")
-        uniform = len(joined) == len(raw) * _STAMP_WIDTH
-    except (TypeError, UnicodeEncodeError):  # a value that is not a string, or not ASCII
-        uniform = False
-    if uniform:
-        fits = np.ones(len(raw), dtype=bool)
-    else:
-        try:
-            lengths = np.fromiter(map(len, raw), dtype=np.int64, count=len(raw))
-            fits = lengths == _STAMP_WIDTH
-            joined = "".join(compress(raw, fits.tolist())).encode("ascii")
-        except (TypeError, UnicodeEncodeError):  # not all strings, or not all ASCII
-            fits = np.fromiter(
-                (type(v) is str and len(v) == _STAMP_WIDTH and v.isascii() for v in raw),
-                dtype=bool,
-                count=len(raw),
-            )
-            joined = "".join(compress(raw, fits.tolist())).encode("ascii")
-    grid = np.frombuffer(joined, dtype=np.uint8).reshape(-1, _STAMP_WIDTH)
-    marks = np.frombuffer(b"".join(_STAMP_MARKS.values()), dtype=np.uint8)
-    digits = grid[:, _STAMP_DIGITS]
-    shaped = (grid[:, list(_STAMP_MARKS)] == marks).all(axis=1) & (
-        (digits >= ord("0")) & (digits <= ord("9"))
-    ).all(axis=1)
-    text = np.ascontiguousarray(grid[shaped, :23]).view("S23").ravel()
-    try:
-        moments = text.astype("datetime64[ms]").astype("datetime64[us]").view(np.int64)
-    except ValueError:  # numpy refuses a day or an hour out of range
-        return None
-    fits[np.flatnonzero(fits)[~shaped]] = False
-    return moments, fits
-
-
-def _stamps(parsed: Parsed, bad: dict[int, str]) -> pd.DatetimeIndex:
-    """`ts` as UTC times; rows whose `ts` is not an ISO-8601 string join `bad`."""
-    values = parsed.stamps
-    parsed.stamps = []
-    micros = np.empty(len(values), dtype=np.int64)
-    compact = _compact_stamps(values)
-    if compact is None:
-        rest = np.arange(len(values))
-    else:
-        micros[compact[1]] = compact[0]
-        rest = np.flatnonzero(~compact[1])
-    if len(rest):  # other forms (offsets, other precisions) and broken values: pandas
-        raw = [values[row] for row in rest.tolist()]
-        for row, value in zip(rest.tolist(), raw, strict=True):
-            if type(value) is not str:
-                bad.setdefault(row, f"field ts is a {type(value).__name__}, not a string")
-        texts: list[Any] = [v if type(v) is str else None for v in raw]
-        parsed_rest = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
-        for missing in np.flatnonzero(pd.isna(parsed_rest)).tolist():
-            row = int(rest[missing])
-            bad.setdefault(row, f"field ts {values[row]!r} is not an ISO-8601 time")
-        micros[rest] = pd.DatetimeIndex(parsed_rest).as_unit("us").asi8
-    return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
 
 
 def _drop_rows(
@@ -228,71 +158,86 @@ def _drop_rows(
     return keep
 
 
-def _from_codes(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categorical:
-    """A categorical from codes into `labels` (sorted, de-duplicated; non-strings missing)."""
+def _ranked(labels: Sequence[Any]) -> tuple[np.ndarray[Any, Any], pd.Index]:
+    """Each label's code into the sorted distinct labels (-1 for None), and those labels."""
     array = np.empty(len(labels), dtype=object)
     array[:] = labels
-    found, uniques = pd.factorize(array, use_na_sentinel=True)
-    distinct = np.asarray(uniques, dtype=object)
-    strings = np.fromiter((type(v) is str for v in distinct), dtype=bool, count=len(distinct))
-    names = distinct[strings]
+    merged, uniques = pd.factorize(array)  # None -> -1
+    names = np.asarray(uniques, dtype=object)
     order = np.argsort(names, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
+    rank = np.empty(len(order) + 1, dtype=np.int64)  # the last slot: -1 stays -1
     rank[order] = np.arange(len(order))
-    position = np.full(len(distinct), -1, dtype=np.int64)
-    position[strings] = rank
-    remap = np.full(len(found) + 1, -1, dtype=np.int64)  # the last slot: code -1 stays -1
-    named = np.flatnonzero(found >= 0)
-    remap[named] = position[found[named]]
-    return pd.Categorical.from_codes(remap[codes], categories=pd.Index(names[order], dtype="str"))
+    rank[-1] = -1
+    return rank[merged], pd.Index(names[order], dtype="str")
 
 
-def _full_names(kinds: Sequence[Any], names: Sequence[Any]) -> list[str | None]:
-    """`kind.name` of each key (the name as written when it already starts with its kind)."""
-    full: dict[tuple[Any, Any], str | None] = {}
-    for kind, name in dict.fromkeys(zip(kinds, names, strict=True)):
-        if type(kind) is str and type(name) is str:
-            full[kind, name] = name if name.startswith(kind + ".") else f"{kind}.{name}"
-        else:
-            full[kind, name] = None
-    return list(map(full.__getitem__, zip(kinds, names, strict=True)))
+def _categorical(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categorical:
+    """`labels[codes]` as a categorical over the sorted distinct labels (None is missing)."""
+    ranked, categories = _ranked(labels)
+    return pd.Categorical.from_codes(ranked[codes], categories=categories, validate=False)
+
+
+def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Categorical]:
+    """turn, session, source, kind and the full name as categoricals, from the keys' codes.
+
+    Every row left has a key of five strings (rows with others went to the errors); values of
+    keys no row uses (learned from lines later refused) give no categories. Categories come from
+    each field's distinct values, the full names from the distinct (kind, name) pairs.
+    """
+    table = parsed.table
+    per_key = table.fields()
+    used = np.flatnonzero(np.bincount(codes, minlength=len(per_key)))
+    ranks: list[np.ndarray[Any, Any]] = []
+    categories: list[pd.Index] = []
+    for i, values in enumerate(table.interned):
+        present = np.flatnonzero(np.bincount(per_key[used, i], minlength=len(values)))
+        ranked, names = _ranked(list(map(list(values).__getitem__, present.tolist())))
+        lookup = np.full(len(values), -1, dtype=np.int64)
+        lookup[present] = ranked
+        ranks.append(lookup[per_key[:, i]])  # per key
+        categories.append(names)
+    columns = {
+        name: pd.Categorical.from_codes(ranks[i][codes], categories=categories[i], validate=False)
+        for i, name in enumerate(_STRING_FIELDS[:4])
+    }
+    kinds, names = categories[3], categories[4]
+    pair = ranks[3] * len(names) + ranks[4]
+    pairs, pair_of_used = np.unique(pair[used], return_inverse=True)
+    full = []
+    for kind, name in zip(kinds[pairs // len(names)], names[pairs % len(names)], strict=True):
+        full.append(name if name.startswith(kind + ".") else f"{kind}.{name}")
+    full_ranked, full_names = _ranked(full)
+    per_pair = np.full(len(per_key), -1, dtype=np.int64)
+    per_pair[used] = full_ranked[pair_of_used]
+    columns["name"] = pd.Categorical.from_codes(
+        per_pair[codes], categories=full_names, validate=False
+    )
+    return columns
 
 
 def _frame(parsed: Parsed, strict: bool) -> pd.DataFrame:
     """The events frame of everything parsed, sorted by `ts` (TC-21)."""
-    codes = np.fromiter(parsed.keys, dtype=np.int64, count=len(parsed.keys))
-    parsed.keys = []
+    codes = parsed.codes()
     lines = parsed.line_numbers()
     bad = _bad_rows(parsed, codes)
-    stamps = _stamps(parsed, bad)
+    stamps = parsed.stamps.parse(bad)
     if bad:
         keep = _drop_rows(parsed, lines, bad, strict)
         codes, stamps, lines = codes[keep], stamps[keep], lines[keep]
     if not len(lines):
         return empty_frame(EVENT_COLUMNS)
-    table = list(parsed.table)  # insertion order is code order
     file_codes = np.repeat(np.arange(len(parsed.files)), [n for _f, _d, n in parsed.files])
-
-    fields = list(zip(*table, strict=True))
-
-    def field_column(index: int) -> pd.Categorical:
-        return _from_codes(codes, fields[index])
-
     # fromiter: assigning a list would make numpy ask each mapping its length (a decode).
     data = np.fromiter(parsed.data, dtype=object, count=len(parsed.data))
     parsed.data = []
     frame = pd.DataFrame(
         {
             "ts": stamps,
-            "turn": field_column(0),
-            "session": field_column(1),
-            "source": field_column(2),
-            "kind": field_column(3),
-            "name": _from_codes(codes, _full_names(fields[3], fields[4])),
+            **_key_columns(parsed, codes),
             "data": pd.Series(data, dtype=object),
-            "file": _from_codes(file_codes, [f for f, _d, _n in parsed.files]),
+            "file": _categorical(file_codes, [f for f, _d, _n in parsed.files]),
             "line": pd.array(lines, dtype="Int64"),
-            "day": _from_codes(file_codes, [d for _f, d, _n in parsed.files]),
+            "day": _categorical(file_codes, [d for _f, d, _n in parsed.files]),
         }
     )
     # TC-21: line order is write order; sort by ts, ties keep (file, line) order.
