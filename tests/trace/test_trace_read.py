@@ -243,6 +243,24 @@ class TestOrder:
         assert events["ts"].iloc[0] == pd.Timestamp("2026-03-01T10:00:00Z")
 
 
+class TestProgress:
+    def test_a_bar_when_asked(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """progress=True: a bar of bytes read on standard error; the frame is the same."""
+        events, errors = read_trace(sample, progress=True)
+        assert "reading trace" in capsys.readouterr().err
+        quiet, quiet_errors = read_trace(sample, progress=False)
+        assert capsys.readouterr().err == ""
+        pd.testing.assert_frame_equal(events.drop(columns="data"), quiet.drop(columns="data"))
+        assert errors == quiet_errors
+
+    def test_none_for_a_small_read_by_default(
+        self, sample: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """By default a bar only for reads of PROGRESS_BYTES or more (and on a terminal)."""
+        read_trace(sample)
+        assert capsys.readouterr().err == ""
+
+
 def _valid_day(count: int) -> list[bytes]:
     return [
         orjson.dumps(

@@ -6,6 +6,11 @@ million dicts cost far more to build than the rest of the frame. A `LazyData` is
 `Mapping` that behaves like the dict it stands for: `x["k"]`, `x.get`, `in`, iteration,
 `len`, `==` with a dict, `dict(x)`, `repr` and pickling. It decodes once (orjson) and keeps
 the dict; nested values are plain dicts and lists.
+
+Memory: the bytes a `LazyData` holds are a view into the block of about a megabyte the reader
+read them from, so until it is decoded it keeps that block alive. A frame cut down to a few
+events of a large day holds their blocks; decode them (`events["data"].map(dict)`) or copy the
+bytes (`LazyData(x.to_json())`) to let the rest go.
 """
 
 from __future__ import annotations

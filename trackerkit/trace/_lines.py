@@ -21,7 +21,7 @@ that fails it goes to one `orjson.loads` with the full checks and the reasons.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
@@ -277,8 +277,18 @@ def _blocks(handle: IO[bytes]) -> Iterator[tuple[bytes, int, int]]:
         yield tail, 0, len(tail)
 
 
-def parse_into(path: Path, label: str, day: str | None, parsed: Parsed, strict: bool) -> None:
-    """Append the lines of one file to `parsed`: the hot loop of every reader."""
+def parse_into(
+    path: Path,
+    label: str,
+    day: str | None,
+    parsed: Parsed,
+    strict: bool,
+    advance: Callable[[int], object] | None = None,
+) -> None:
+    """Append the lines of one file to `parsed`: the hot loop of every reader.
+
+    `advance(n)` is called with the bytes of each stretch read (for a progress bar).
+    """
     errors = parsed.errors
     first_error = len(errors)
     number = 0
@@ -288,6 +298,8 @@ def parse_into(path: Path, label: str, day: str | None, parsed: Parsed, strict: 
         raise NotFoundError(f"{path} does not exist.") from None
     with handle:
         for block, start, stop in _blocks(handle):
+            if advance is not None:
+                advance(stop - start)
             taken = _block(parsed, block, start, stop) if stop - start > BLOCK_MIN else None
             if taken is not None:
                 number += taken

@@ -20,6 +20,7 @@ import datetime as dt
 import gc
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import Any, Literal, overload
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._columns import ColumnSpec, empty_frame
@@ -35,6 +37,7 @@ from trackerkit.trace._lines import FIELDS, Parsed, parse_into
 __all__ = [
     "EVENT_COLUMNS",
     "FIELDS",
+    "PROGRESS_BYTES",
     "day_files",
     "day_of",
     "parse_file",
@@ -59,6 +62,9 @@ EVENT_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("day", "@day", "category", doc="the file's day (installation time zone, TC-2)"),
 ]
 """The columns of the events frame `read_trace` returns, in order."""
+
+PROGRESS_BYTES = 256 * 1024 * 1024
+"""`read_trace` shows a progress bar by default from this many bytes (on a terminal)."""
 
 _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
 _STRING_FIELDS = ("turn", "session", "source", "kind", "name")
@@ -289,6 +295,7 @@ def read_trace(
     *,
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: Literal[False] = False,
+    progress: bool | None = None,
 ) -> tuple[pd.DataFrame, list[TraceLineError]]: ...
 
 
@@ -298,6 +305,7 @@ def read_trace(
     *,
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: Literal[True],
+    progress: bool | None = None,
 ) -> pd.DataFrame: ...
 
 
@@ -306,6 +314,7 @@ def read_trace(
     *,
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: bool = False,
+    progress: bool | None = None,
 ) -> tuple[pd.DataFrame, list[TraceLineError]] | pd.DataFrame:
     """Read trace days into one events frame sorted by `ts` (ties in file and line order).
 
@@ -314,6 +323,8 @@ def read_trace(
             TC-3), or a list of either.
         days: only these days (`"2026-11-28"` or dates): the day's file, not a UTC window (TC-2).
         strict: raise the first broken line instead of collecting it.
+        progress: a progress bar (bytes read) on standard error; by default shown only when
+            the files hold at least `PROGRESS_BYTES` and standard error is a terminal.
 
     Returns:
         With `strict=False`, `(events, errors)`: the frame (columns `EVENT_COLUMNS`) and one
@@ -324,10 +335,28 @@ def read_trace(
         TraceLineError: with `strict=True`, the first broken line.
     """
     day_list = None if days is None else ([days] if isinstance(days, str | dt.date) else list(days))
+    files = _files_of(path_or_dir, day_list)
+    total = sum(path.stat().st_size for path in files)
+    if progress is None:  # None: tqdm shows it on a terminal only
+        hidden: bool | None = None if total >= PROGRESS_BYTES else True
+    else:
+        hidden = not progress
     parsed = Parsed()
-    with _gc_paused():
-        for target in _files_of(path_or_dir, day_list):
-            parse_into(target, str(target), day_of(target), parsed, strict)
+    with (
+        tqdm(
+            total=total,
+            desc="reading trace",
+            unit="B",
+            unit_scale=True,
+            unit_divisor=1024,
+            leave=False,
+            file=sys.stderr,
+            disable=hidden,
+        ) as bar,
+        _gc_paused(),
+    ):
+        for target in files:
+            parse_into(target, str(target), day_of(target), parsed, strict, bar.update)
         events = _frame(parsed, strict)
     if strict:
         return events
