@@ -26,7 +26,9 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
 
     For each code, `fields()` gives the codes of its five values in `interned[i]` (field i's
     value -> code), and `offsets()` where, on a compact line, `,"session` … `,"data":` sit
-    after `,"turn":`. `plain` tells whether every key holds five strings.
+    after `,"turn":`. `plain` tells whether every key holds five strings: keys that may hold
+    other values come in through `code()`, which keeps it exact; `table[key]` is for keys known
+    to be five strings (decoded as such by msgspec).
     """
 
     def __init__(self) -> None:
@@ -51,12 +53,11 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
         """The rows of every key, computed for the keys learned since the last call."""
         total = len(self)
         if total > self._known:
-            fresh = len(self) - self._known
+            fresh = total - self._known
             flat = list(chain.from_iterable(list(islice(reversed(self), fresh))[::-1]))
-            if self.plain and all(type(v) is str for v in flat):
+            if self.plain:  # kept exact by every insertion: all strings
                 lengths: Iterable[int] = map(len, flat)
             else:
-                self.plain = False
                 lengths = (len(v) if type(v) is str else 0 for v in flat)
             if total > len(self._rows):
                 grown = np.zeros((2 * total, self._rows.shape[1]), dtype=np.int64)

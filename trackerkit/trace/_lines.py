@@ -62,6 +62,7 @@ _SEVEN_BYTES = np.uint64((1 << 56) - 1)
 # the seven apart (a line of compact length holds exactly the seven, see the docstring).
 _NAMES = (b',"turn":', b',"sessio', b',"source', b',"kind":', b',"name":', b',"data":')
 _NAME_WORDS = tuple(_word(name) for name in _NAMES)
+_LATER_NAME_WORDS = np.array(_NAME_WORDS[1:], dtype="<u8")
 _STEP_LIST = tuple(STEPS.tolist())
 _OPEN_BRACE = ord("{")
 _CLOSE_BRACE = ord("}")
@@ -225,22 +226,22 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     codes = np.fromiter(map(table.__getitem__, map(_key_of, events)), np.int64, count=lines)
     stamp_lengths = np.fromiter(map(len, map(_ts_of, events)), dtype=np.int64, count=lines)
     raws = list(map(_data_of, events))
-    offsets = table.offsets()[codes]
-    turn_at = stamp_lengths + 8
-    data_at = turn_at + offsets[:, 4]
-    lengths = data_at + np.fromiter(map(len, raws), dtype=np.int64, count=lines) + 10
+    turn_at = stamp_lengths + 8  # on each line, from its start
+    names_at = turn_at[:, None] + table.offsets()[codes]  # `,"session` … `,"data":`
+    lengths = names_at[:, -1] + np.fromiter(map(len, raws), dtype=np.int64, count=lines) + 10
     ends = np.cumsum(lengths)  # one past each line's newline
     if int(ends[-1]) != stop - start:
         return None
     starts = ends - lengths
+    turn_at += starts  # in the block from here on
+    names_at += starts[:, None]
     words = np.ndarray((stop - start - 7,), dtype="<u8", buffer=view, strides=(1,))
     octets = np.frombuffer(view, dtype=np.uint8)
-    turn_at += starts
     if not (
         ((words[starts] & _SEVEN_BYTES) == _OPENING_WORD).all()
         and (words[turn_at] == _NAME_WORDS[0]).all()
-        and all((words[turn_at + offsets[:, i]] == _NAME_WORDS[i + 1]).all() for i in range(5))
-        and (octets[turn_at + offsets[:, 4] + 8] == _OPEN_BRACE).all()
+        and (words[names_at] == _LATER_NAME_WORDS).all()
+        and (octets[names_at[:, -1] + 8] == _OPEN_BRACE).all()
         and (octets[ends - 2] == _CLOSE_BRACE).all()
         and (octets[ends - 1] == _NEWLINE).all()
     ):
