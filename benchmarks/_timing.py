@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 
 def median_ms(run: Callable[[], object], repeat: int) -> float:
@@ -15,6 +16,29 @@ def median_ms(run: Callable[[], object], repeat: int) -> float:
         run()
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
+
+
+def interleaved_ms(runs: Mapping[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+    """Each run's wall times in ms over `repeat` rounds that run them all in turn.
+
+    Taking turns (in reverse order every other round) lets a busy minute of a shared machine
+    weigh on every run alike, so ratios between them hold. The garbage is collected before
+    each run, and its result is dropped after the clock stops.
+    """
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for round_ in range(repeat):
+        for name in list(runs) if round_ % 2 == 0 else list(reversed(list(runs))):
+            gc.collect()
+            start = time.perf_counter()
+            result = runs[name]()
+            times[name].append((time.perf_counter() - start) * 1000)
+            del result
+    return times
+
+
+def collected_median_ms(run: Callable[[], object], repeat: int) -> float:
+    """The median of `repeat` runs of a heavy operation, the garbage collected before each."""
+    return statistics.median(interleaved_ms({"run": run}, repeat)["run"])
 
 
 def cold_load_encoding() -> object:

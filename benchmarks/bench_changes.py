@@ -6,13 +6,12 @@ building a 10,000-message session takes a moment rather than a minute.
 
 from __future__ import annotations
 
-import gc
 import random
 import statistics
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks._timing import collected_median_ms, interleaved_ms
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat
 from trackerkit.frames import history_frame
@@ -63,22 +62,6 @@ def build(messages: int, seed: int = 7) -> Chat:
     return chat
 
 
-def _median_ms(run: Callable[[], object], repeat: int) -> float:
-    return _interleaved([run], repeat)[0]
-
-
-def _interleaved(runs: list[Callable[[], object]], repeat: int) -> list[float]:
-    """Each run's median ms, taking turns so a busy machine weighs on all of them alike."""
-    times: list[list[float]] = [[] for _ in runs]
-    for _ in range(repeat):
-        for run, spent in zip(runs, times, strict=True):
-            gc.collect()
-            start = time.perf_counter()
-            run()
-            spent.append(time.perf_counter() - start)
-    return [statistics.median(spent) * 1000 for spent in times]
-
-
 def _changes(chat: Chat) -> Callable[[], object]:
     first = chat.take.messages[0].id
     return lambda: tracker_changes_between(chat, None, first)
@@ -86,8 +69,9 @@ def _changes(chat: Chat) -> Callable[[], object]:
 
 def main() -> None:
     small, large = build(1_000), build(10_000)
-    small_ms, large_ms = _interleaved([_changes(small), _changes(large)], 11)
-    frame_ms = _median_ms(lambda: history_frame(large), 3)
+    times = interleaved_ms({"small": _changes(small), "large": _changes(large)}, 11)
+    small_ms, large_ms = (statistics.median(times[name]) for name in ("small", "large"))
+    frame_ms = collected_median_ms(lambda: history_frame(large), 3)
     rows = len(history_frame(large))
     ratio = large_ms / small_ms
     table = [

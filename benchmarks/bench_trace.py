@@ -20,7 +20,6 @@ import gc
 import os
 import statistics
 import tempfile
-import time
 import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
@@ -29,31 +28,11 @@ import msgspec
 import orjson
 import pandas as pd
 
+from benchmarks._timing import collected_median_ms, interleaved_ms
 from trackerkit.trace import assemble_turns, read_trace
 from trackerkit.trace.synthetic import synthetic_day
 
 BROKEN = 5
-
-
-def _median_ms(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        gc.collect()
-        start = time.perf_counter()
-        result = run()
-        times.append((time.perf_counter() - start) * 1000)
-        del result
-    return statistics.median(times)
-
-
-def _interleaved(runs: dict[str, Callable[[], object]], repeats: int) -> dict[str, list[float]]:
-    """Each operation's times (ms) over `repeats` rounds; each round runs them all, in turn."""
-    times: dict[str, list[float]] = {name: [] for name in runs}
-    for round_ in range(repeats):
-        order = list(runs) if round_ % 2 == 0 else list(reversed(runs))
-        for name in order:
-            times[name].append(_median_ms(runs[name], 1))
-    return times
 
 
 def _spread(runs: list[float], floor: list[float]) -> str:
@@ -61,15 +40,19 @@ def _spread(runs: list[float], floor: list[float]) -> str:
     return " ".join(f"{r:.2f}" for r in ratios)
 
 
-def _orjson_floor(path: Path) -> int:
-    """The floor: every line decoded by orjson.loads, nothing else (results dropped)."""
-    loads = orjson.loads
+def _each_line(path: Path, decode: Callable[[bytes], object]) -> int:
+    """Every line of the file decoded by `decode`, nothing else (results dropped)."""
     count = 0
     with path.open("rb") as handle:
         for raw in handle:
-            loads(raw)
+            decode(raw)
             count += 1
     return count
+
+
+def _orjson_floor(path: Path) -> int:
+    """The floor: every line decoded by orjson.loads."""
+    return _each_line(path, orjson.loads)
 
 
 def _orjson_kept(path: Path) -> list[object]:
@@ -86,13 +69,7 @@ class _Head(msgspec.Struct):
 
 def _msgspec_raw(path: Path) -> int:
     """A reference: every line decoded by msgspec with `data` left raw (what the reader builds on)."""
-    decode = msgspec.json.Decoder(_Head).decode
-    count = 0
-    with path.open("rb") as handle:
-        for raw in handle:
-            decode(raw)
-            count += 1
-    return count
+    return _each_line(path, msgspec.json.Decoder(_Head).decode)
 
 
 def _read_and_decode(path: Path) -> object:
@@ -105,7 +82,7 @@ def _read_and_decode(path: Path) -> object:
 
 def _turns_ms(path: Path, repeats: int) -> float:
     events, _ = read_trace(path)
-    return _median_ms(lambda: assemble_turns(events), repeats)
+    return collected_median_ms(lambda: assemble_turns(events), repeats)
 
 
 def _peak_mb(run: Callable[[], object]) -> float:
@@ -130,7 +107,7 @@ def main() -> None:
         print(f"trace day: {lines:,} lines, {size_mb:,.0f} MB ({clean.stat().st_size / lines:.0f} bytes a line); "
               f"the broken copy has {BROKEN} broken lines; median of {repeats} runs")  # fmt: skip
         timings: dict[str, float] = {}
-        paired = _interleaved(
+        paired = interleaved_ms(
             {
                 "orjson.loads loop (floor)": lambda: _orjson_floor(clean),
                 "read_trace (clean)": lambda: read_trace(clean),
@@ -144,12 +121,16 @@ def main() -> None:
             for name, runs in paired.items()
         }
         timings.update({name: statistics.median(runs) for name, runs in paired.items()})
-        timings["orjson.loads kept in a list"] = _median_ms(lambda: _orjson_kept(clean), repeats)
-        timings["read_trace + decode every data"] = _median_ms(
+        timings["orjson.loads kept in a list"] = collected_median_ms(
+            lambda: _orjson_kept(clean), repeats
+        )
+        timings["read_trace + decode every data"] = collected_median_ms(
             lambda: _read_and_decode(clean), repeats
         )
-        timings["msgspec, data raw (reference)"] = _median_ms(lambda: _msgspec_raw(clean), repeats)
-        timings["pandas.read_json(lines=True) (clean)"] = _median_ms(
+        timings["msgspec, data raw (reference)"] = collected_median_ms(
+            lambda: _msgspec_raw(clean), repeats
+        )
+        timings["pandas.read_json(lines=True) (clean)"] = collected_median_ms(
             lambda: pd.read_json(clean, lines=True), repeats
         )
         timings["assemble_turns"] = _turns_ms(clean, repeats)
