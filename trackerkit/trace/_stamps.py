@@ -47,9 +47,6 @@ class Stamps:
         self._rows = 0  # rows in the chunks
         self.odd: dict[int, Any] = {}  # row -> value as written, when not 24 ASCII characters
 
-    def __len__(self) -> int:
-        return self._rows + len(self._pending)
-
     def append(self, value: Any) -> None:
         """One row's `ts` as decoded from its line (any JSON value)."""
         self._pending.append(value)
