@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+import os
+import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,6 +13,7 @@ from typing import Any
 import orjson
 import pytest
 from conftest import DATA_TRACKERS, HEALTH
+from unopened import never_opened
 
 from trackerkit import (
     Library,
@@ -180,7 +184,7 @@ class TestSave:
         def boom(src: str, dst: str) -> None:
             raise OSError("disk full")
 
-        monkeypatch.setattr("trackerkit.library.os.replace", boom)
+        monkeypatch.setattr("trackerkit.pieces.os.replace", boom)
         with pytest.raises(OSError, match="disk full"):
             lib.save(lib.get("health"), 0)
         assert (lib.path / "health.json").read_bytes() == before
@@ -414,3 +418,113 @@ class TestBundled:
     def test_health_is_the_issue_piece(self) -> None:
         """The bundled `health` is exactly the piece of issue 2."""
         assert Library(DATA_TRACKERS).get("health") == decode_tracker(HEALTH)
+
+
+class TestFileSafety:
+    """A library reads only regular files of bounded size in its folder (TR-25's one id rule)."""
+
+    def test_a_link_out_of_the_folder_is_refused_unread(
+        self,
+        lib: Library,
+        tmp_path_factory: pytest.TempPathFactory,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """A piece file linking outside the folder gets a verdict, never the outside file's keys."""
+        outside = tmp_path_factory.mktemp("outside") / "secret.json"
+        _write(outside, {"secretKey": "hunter2"})
+        (lib.path / "secret.json").symlink_to(outside)
+        with never_opened(monkeypatch, outside):
+            verdicts = {v.id: v for v in lib.verdicts()}
+        assert [str(p) for p in verdicts["secret"].problems] == [
+            f"is a link to a file outside {lib.path}; it was not read"
+        ]
+        assert verdicts["health"].ok
+
+    def test_a_fifo_is_never_opened(self, lib: Library, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A FIFO in the folder is no piece: listing, reading and checking never open it."""
+        fifo = lib.path / "x.json"
+        os.mkfifo(fifo)
+        with never_opened(monkeypatch, fifo):
+            assert lib.ids() == ["bag", "health"]
+            assert "x" not in lib
+            with pytest.raises(NotFoundError):
+                lib.get("x")
+            assert [str(p) for p in read_piece(fifo).problems] == [
+                "is a FIFO, not a regular file; it was not read"
+            ]
+
+    @pytest.mark.parametrize(
+        "bad_id", ["../../secret", "a\x00b", "a/b"], ids=["dot-dot", "nul", "slash"]
+    )
+    def test_the_one_id_rule(self, lib: Library, bad_id: str) -> None:
+        """get, save and patch refuse an id that breaks the rule with BadRequestError, not ValueError."""
+        with pytest.raises(BadRequestError, match="is not a tracker id"):
+            lib.get(bad_id)
+        with pytest.raises(BadRequestError, match="is not a tracker id"):
+            lib.patch(bad_id, 0, {"name": "X"})
+
+
+class TestFileModes:
+    """A save keeps the piece's file mode; a new piece gets the umask's (never the temp's 0600)."""
+
+    @pytest.fixture
+    def umask_022(self) -> Iterator[None]:
+        """The umask 022 for the test, restored after."""
+        before = os.umask(0o022)
+        try:
+            yield
+        finally:
+            os.umask(before)
+
+    @pytest.mark.parametrize("mode", [0o644, 0o640, 0o664], ids=["0644", "0640", "0664"])
+    def test_save_keeps_the_mode(self, lib: Library, mode: int) -> None:
+        """save and patch leave the file's permission bits as they were."""
+        path = lib.path / "health.json"
+        path.chmod(mode)
+        saved = lib.save(lib.get("health"), 0)
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+        lib.patch("health", saved.revision, {"name": "Vitals"})
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+
+    @pytest.mark.usefixtures("umask_022")
+    def test_a_new_piece_follows_the_umask(self, lib: Library) -> None:
+        """A new piece (save or new_blank) is 0644 under umask 022, as `open` would make it."""
+        lib.save(decode_tracker(dict(HEALTH, id="fresh")), 0)
+        blank = lib.new_blank("Notes")
+        for tracker_id in ("fresh", blank.id):
+            assert stat.S_IMODE((lib.path / f"{tracker_id}.json").stat().st_mode) == 0o644
+
+
+class TestStaleTemporaries:
+    """Opening a library removes the temporaries killed saves left; nothing else is touched."""
+
+    def test_cleaned_on_open(self, lib: Library) -> None:
+        """`.<id>.<8 chars>.tmp` files go (the old mkstemp names too); other files stay."""
+        stale = [".health.1a2b3c4d.tmp", ".bag.k3j_x9zq.tmp", ".new-piece.00000000.tmp"]
+        for name in stale:
+            (lib.path / name).write_text("{half a save")
+        kept = ["notes.tmp", ".health.tmp", ".health.1a2b3c4d.tmp.bak", "health.1a2b3c4d.tmp"]
+        for name in kept:
+            (lib.path / name).write_text("mine")
+        (lib.path / ".dir.12345678.tmp").mkdir()
+        Library(lib.path)
+        assert sorted(p.name for p in lib.path.iterdir()) == sorted(
+            ["bag.json", "health.json", ".dir.12345678.tmp", *kept]
+        )
+
+    def test_a_killed_save_leaves_a_temporary_the_next_open_removes(
+        self, lib: Library, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A save killed between write and rename leaves its temp file; the next open removes it."""
+
+        def killed(src: str, dst: str) -> None:
+            raise KeyboardInterrupt
+
+        with monkeypatch.context() as patched:
+            patched.setattr("trackerkit.pieces.os.replace", killed)
+            patched.setattr("trackerkit.pieces.os.unlink", lambda path: None)  # no cleanup ran
+            with pytest.raises(KeyboardInterrupt):
+                lib.save(lib.get("health"), 0)
+        assert len([p for p in lib.path.iterdir() if p.name.endswith(".tmp")]) == 1
+        Library(lib.path)
+        assert sorted(p.name for p in lib.path.iterdir()) == ["bag.json", "health.json"]

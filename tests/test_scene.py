@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,9 +11,18 @@ import orjson
 import pydantic
 import pytest
 from conftest import BAG, HEALTH
+from unopened import never_opened
 
 from trackerkit import NotFoundError, Scene, TrackerkitError, decode_tracker, load_scene
-from trackerkit.scene import FolderSource, MappingSource, Prompting, load_linked, source_for
+from trackerkit.pieces import MAX_PIECE_BYTES
+from trackerkit.scene import (
+    FolderSource,
+    LeftOut,
+    MappingSource,
+    Prompting,
+    load_linked,
+    source_for,
+)
 
 
 def _scene(*ids: str, **keys: Any) -> Scene:
@@ -144,3 +154,100 @@ class TestLoadLinked:
         assert linked.by_name("Health") == health
         assert linked.by_id("health") == health
         assert linked.by_name("health") is None
+
+
+class TestUnsafeLinks:
+    """TR-25: a linked id or file that cannot be read safely is left out with a reason, unread."""
+
+    @pytest.fixture
+    def folder(self, tmp_path: Path) -> Path:
+        """`lib/trackers/` holding `health`, with a secret JSON file two folders up."""
+        trackers = tmp_path / "lib" / "trackers"
+        trackers.mkdir(parents=True)
+        (trackers / "health.json").write_bytes(orjson.dumps(HEALTH))
+        (tmp_path / "secret.json").write_bytes(orjson.dumps({"secretKey": "hunter2"}))
+        return trackers
+
+    @pytest.mark.parametrize(
+        "bad_id",
+        ["../../secret", "a\x00b", "sub/health", "/etc/passwd", "", ".health", "x" * 129],
+        ids=["dot-dot", "nul", "slash", "absolute", "empty", "dot-file", "too-long"],
+    )
+    def test_an_id_that_breaks_the_rule(
+        self, folder: Path, bad_id: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """An id the library's id rule refuses is left out before any file is named (TR-25)."""
+        secret = folder.parent.parent / "secret.json"
+        with never_opened(monkeypatch, secret):
+            linked = load_linked(_scene("health", bad_id), source_for(folder))
+        assert [t.id for t in linked.trackers] == ["health"]
+        (left,) = linked.left_out
+        assert left.tracker_id == bad_id
+        assert left.reason.startswith("it was not read: ")
+        assert "is not a tracker id" in left.reason
+        assert "secretKey" not in left.reason
+
+    def test_an_id_is_checked_for_every_source(self) -> None:
+        """A mapping source is held to the same id rule as a folder."""
+        linked = load_linked(_scene("../x"), MappingSource({"../x": HEALTH}))
+        assert linked.trackers == ()
+        assert "is not a tracker id" in linked.left_out[0].reason
+
+    def test_a_fifo_is_never_opened(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A FIFO named `x.json` is refused from its metadata; opening it would block forever."""
+        fifo = folder / "x.json"
+        os.mkfifo(fifo)
+        with never_opened(monkeypatch, fifo):
+            linked = load_linked(_scene("x", "health"), source_for(folder))
+        assert [t.id for t in linked.trackers] == ["health"]
+        assert linked.left_out == (
+            LeftOut("x", "its file x.json is a FIFO, not a regular file; it was not read"),
+        )
+
+    def test_a_link_to_dev_zero(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A link to /dev/zero is refused unopened (reading it would never end)."""
+        (folder / "zero.json").symlink_to("/dev/zero")
+        with never_opened(monkeypatch, folder / "zero.json", Path("/dev/zero")):
+            linked = load_linked(_scene("zero"), source_for(folder))
+        (left,) = linked.left_out
+        assert left.reason == (
+            f"its file zero.json is a link to a character device outside {folder}; it was not read"
+        )
+
+    def test_a_link_out_of_the_folder(self, folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A link to a JSON file outside the folder is refused; its content never shows."""
+        secret = folder.parent.parent / "secret.json"
+        (folder / "secret.json").symlink_to(secret)
+        with never_opened(monkeypatch, secret):
+            linked = load_linked(_scene("secret"), source_for(folder))
+        (left,) = linked.left_out
+        assert left.reason == (
+            f"its file secret.json is a link to a file outside {folder}; it was not read"
+        )
+
+    def test_a_directory(self, folder: Path) -> None:
+        """A directory named `x.json` is left out, not an IsADirectoryError."""
+        (folder / "x.json").mkdir()
+        linked = load_linked(_scene("x"), source_for(folder))
+        assert linked.left_out[0].reason == (
+            "its file x.json is a directory, not a regular file; it was not read"
+        )
+
+    def test_a_file_past_the_size_limit(self, folder: Path) -> None:
+        """A regular file larger than MAX_PIECE_BYTES is not read (a sparse file: no disk used)."""
+        with (folder / "big.json").open("wb") as big:
+            big.truncate(MAX_PIECE_BYTES + 1)
+        linked = load_linked(_scene("big"), source_for(folder))
+        assert linked.left_out[0].reason == (
+            f"its file big.json is {MAX_PIECE_BYTES + 1:,} bytes, past the "
+            f"{MAX_PIECE_BYTES:,}-byte limit of a piece file; it was not read"
+        )
+
+    def test_a_link_inside_the_folder_is_read(self, folder: Path) -> None:
+        """A link to a regular file in the same folder is read like the file."""
+        (folder / "vitals").mkdir()
+        (folder / "vitals" / "health.json").write_bytes(orjson.dumps(HEALTH))
+        (folder / "health.json").unlink()
+        (folder / "health.json").symlink_to(folder / "vitals" / "health.json")
+        linked = load_linked(_scene("health"), source_for(folder))
+        assert [t.id for t in linked.trackers] == ["health"]

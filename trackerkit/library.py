@@ -1,9 +1,12 @@
 """Tracker pieces on disk: a folder of `<id>.json` files, revisions, patch saves, where linked.
 
-The only module of the tracker side that touches files. Reads never let one bad file hide the
-others: each file gets a `Verdict` naming it and every problem. Saves are atomic (a temp file in
-the same folder, fsync, `os.replace`) and guarded by revision (TR-50), so a save on a piece that
-moved since it was opened is refused and nothing is lost. `linked_in` says where a tracker is
+The only module of the tracker side that touches files (through `pieces`, which holds the id rule
+and the safe reads and writes). Reads never let one bad file hide the others: each file gets a
+`Verdict` naming it and every problem, and a file that is not a regular file of bounded size in
+the folder is refused unread. Saves are atomic (a temp file in the same folder, fsync,
+`os.replace`, the piece's file mode kept) and guarded by revision (TR-50), so a save on a piece
+that moved since it was opened is refused and nothing is lost; opening a library removes the
+temporaries of saves that were killed. `linked_in` says where a tracker is
 linked from the scenes' settings alone (TR-46).
 """
 
@@ -13,7 +16,6 @@ import contextlib
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +31,7 @@ from trackerkit.errors import (
     TrackerDecodeError,
 )
 from trackerkit.fields import describe_value
+from trackerkit.pieces import check_tracker_id, read_piece_file, sweep_temporaries, write_atomically
 from trackerkit.tracker import Tracker, blank_tracker, decode_tracker, encode_tracker
 
 __all__ = [
@@ -82,25 +85,26 @@ class Verdict:
         }
 
 
-def _load_json(path: Path) -> tuple[object, Problem | None]:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        return None, Problem("", f"cannot be read: {exc.strerror or exc}")
+def _load_json(path: Path, within: Path | None = None) -> tuple[object, Problem | None]:
+    raw, unread = read_piece_file(path, within)
+    if raw is None:
+        return None, Problem("", unread or "is not there")
     try:
         return orjson.loads(raw), None
     except orjson.JSONDecodeError as exc:
         return None, Problem("", f"is not valid JSON: {exc}")
 
 
-def read_piece(path: str | Path) -> Verdict:
+def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict:
     """Read one tracker file through the strict decoder; never raises for a bad file.
 
     Besides the decoder's problems, a piece whose id does not match its file name is refused
-    (the library finds a piece by its file name).
+    (the library finds a piece by its file name). A file that is not a regular file of at most
+    `MAX_PIECE_BYTES` (a FIFO, a device, a folder), or with `within` a link out of that folder,
+    is refused unread.
     """
     path = Path(path)
-    data, unreadable = _load_json(path)
+    data, unreadable = _load_json(path, None if within is None else Path(within))
     if unreadable is not None:
         return Verdict(str(path), path.stem, None, (unreadable,))
     problems: list[Problem] = []
@@ -135,7 +139,7 @@ def check_paths(paths: Iterable[str | Path]) -> list[tuple[str, list[Verdict]]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            out.append((str(given), [read_piece(p) for p in _piece_files(path)]))
+            out.append((str(given), [read_piece(p, within=path) for p in _piece_files(path)]))
         elif path.is_file():
             out.append((str(given), [read_piece(path)]))
         else:
@@ -150,6 +154,8 @@ def _piece_files(folder: Path) -> list[Path]:
 class Library:
     """A folder of tracker pieces, one `<id>.json` per tracker (default `data/trackers`).
 
+    Opening a library removes the `.<id>.<random>.tmp` files that killed saves left in it.
+
     Example:
         >>> lib = Library("data/trackers")          # doctest: +SKIP
         >>> health = lib.get("health")               # doctest: +SKIP
@@ -158,6 +164,10 @@ class Library:
 
     def __init__(self, path: str | Path = "data/trackers") -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            with self._locked():  # a save in progress holds the lock, so its temporary is safe
+                for name in sweep_temporaries(self.path):
+                    _log.info("removed %s, left by a save that did not finish", self.path / name)
 
     def __repr__(self) -> str:
         return f"Library({str(self.path)!r})"
@@ -170,7 +180,7 @@ class Library:
 
     def verdicts(self) -> list[Verdict]:
         """Every file's verdict, sorted by file name; a bad file never hides the others."""
-        return [read_piece(p) for p in self._files()]
+        return [read_piece(p, within=self.path) for p in self._files()]
 
     def trackers(self) -> list[Tracker]:
         """Every piece that decodes, sorted by id; the refused ones are in `verdicts()`."""
@@ -188,7 +198,7 @@ class Library:
         Raises:
             NotFoundError: no `<id>.json` in the folder.
         """
-        return read_piece(self._existing(tracker_id))
+        return read_piece(self._existing(tracker_id), within=self.path)
 
     def get(self, tracker_id: str) -> Tracker:
         """The piece `tracker_id`, through the strict decoder.
@@ -257,7 +267,7 @@ class Library:
             return self.get(tracker_id)  # nothing edited, nothing sent
         with self._locked():
             path = self._existing(tracker_id)
-            stored, unreadable = _load_json(path)
+            stored, unreadable = _load_json(path, self.path)
             if unreadable is not None or not isinstance(stored, dict):
                 problem = unreadable or Problem("", "must be a JSON object")
                 raise TrackerDecodeError([problem], path.name)
@@ -302,12 +312,7 @@ class Library:
         return _piece_files(self.path)
 
     def _file(self, tracker_id: str) -> Path:
-        if not _ID.fullmatch(tracker_id):
-            raise BadRequestError(
-                f"{tracker_id!r} is not a tracker id (letters, digits, - and _, starting with a "
-                "letter or digit)"
-            )
-        return self.path / f"{tracker_id}.json"
+        return self.path / f"{check_tracker_id(tracker_id)}.json"
 
     def _existing(self, tracker_id: str) -> Path:
         path = self._file(tracker_id)
@@ -315,25 +320,13 @@ class Library:
             raise NotFoundError(f"no tracker {tracker_id!r} in {self.path}")
         return path
 
-    @staticmethod
-    def _stored_revision(path: Path) -> int:
-        stored, _ = _load_json(path)
+    def _stored_revision(self, path: Path) -> int:
+        stored, _ = _load_json(path, self.path)
         return _revision_of(stored) if isinstance(stored, dict) else 0
 
     def _write(self, path: Path, tracker: Tracker) -> None:
         payload = orjson.dumps(encode_tracker(tracker), option=orjson.OPT_INDENT_2) + b"\n"
-        fd, temp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=self.path)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(payload)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temp, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise
-        _fsync_folder(self.path)
+        write_atomically(path, payload)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -352,9 +345,6 @@ class Library:
             os.close(fd)
 
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
-
-
 def _slug(name: str) -> str:
     words = re.findall(r"[a-z0-9]+", name.lower())
     return "-".join(words)[:100].strip("-") or "tracker"
@@ -370,20 +360,6 @@ def _decoded_or_none(data: object) -> Tracker | None:
         return decode_tracker(data)
     except TrackerDecodeError:
         return None
-
-
-def _fsync_folder(folder: Path) -> None:
-    # The rename is durable only once the folder's entry is on disk.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - folders cannot be opened on some platforms
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 # --- where a tracker is linked (TR-46) ---------------------------------------------------------
@@ -465,7 +441,7 @@ def load_scenes(
     if not folder.is_dir():
         return scenes
     for path in _piece_files(folder):
-        data, unreadable = _load_json(path)
+        data, unreadable = _load_json(path, folder)
         if unreadable is None and not isinstance(data, dict):
             unreadable = Problem("", f"must be a JSON object; found {describe_value(data)}")
         if unreadable is not None:

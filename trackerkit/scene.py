@@ -17,7 +17,13 @@ import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from trackerkit.errors import NotFoundError, TrackerDecodeError, TrackerkitError
+from trackerkit.errors import (
+    BadRequestError,
+    NotFoundError,
+    TrackerDecodeError,
+    TrackerkitError,
+)
+from trackerkit.pieces import check_tracker_id, read_piece_file
 from trackerkit.tracker import Tracker, decode_tracker
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "PieceSource",
     "Prompting",
     "Scene",
+    "Unread",
     "load_linked",
     "load_scene",
     "source_for",
@@ -138,24 +145,44 @@ def load_scene(path: str | Path) -> Scene:
 
 
 class PieceSource(Protocol):
-    """Where a turn reads tracker pieces from: `raw(id)` gives the stored JSON, or None when gone."""
+    """Where a turn reads tracker pieces from: `raw(id)` gives the stored JSON, or None when gone.
+
+    A source never raises for a bad piece: what it could not read is an `Unread` with the reason.
+    """
 
     def raw(self, tracker_id: str) -> object | None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """A piece a source would not read, and why (a whole clause: "its file x.json is a FIFO, ...")."""
+
+    reason: str
+
+
 @dataclass(frozen=True)
 class FolderSource:
-    """Pieces stored as `<folder>/<id>.json` (the library folder)."""
+    """Pieces stored as `<folder>/<id>.json` (the library folder).
+
+    Only a regular file of at most `MAX_PIECE_BYTES` in the folder is read; anything else (a
+    FIFO, a device, a folder, a link out of the folder) is refused unopened.
+    """
 
     folder: Path
 
     def raw(self, tracker_id: str) -> object | None:
-        """The piece's JSON, None when the file is gone; bad JSON reads as the bytes' text."""
-        path = self.folder / f"{tracker_id}.json"
+        """The piece's JSON, None when the file is gone; bad JSON reads as the bytes' text.
+
+        An id that breaks the id rule (`check_tracker_id`), or a file that is not one to read,
+        gives an `Unread` saying why; nothing outside the folder is ever opened.
+        """
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return None
+            name = f"{check_tracker_id(tracker_id)}.json"
+        except BadRequestError as exc:
+            return Unread(f"it was not read: {exc}")
+        data, unread = read_piece_file(self.folder / name, within=self.folder)
+        if data is None:
+            return None if unread is None else Unread(f"its file {name} {unread}")
         try:
             parsed: object = orjson.loads(data)
         except orjson.JSONDecodeError:
@@ -217,12 +244,22 @@ class Linked:
 
 
 def load_linked(scene: Scene, source: PieceSource) -> Linked:
-    """Read each linked tracker through the strict decoder, leaving out what cannot serve (TR-25)."""
+    """Read each linked tracker through the strict decoder, leaving out what cannot serve (TR-25).
+
+    A linked id that breaks the id rule (`check_tracker_id`) is left out before any source sees
+    it; so is a piece whose file is not one to read (`FolderSource`), with the reason.
+    """
     trackers: list[Tracker] = []
     left_out: list[LeftOut] = []
     names: dict[str, str] = {}
     for tracker_id in scene.prompting.trackers:
-        raw = source.raw(tracker_id)
+        try:
+            raw = source.raw(check_tracker_id(tracker_id))
+        except BadRequestError as exc:
+            raw = Unread(f"it was not read: {exc}")
+        if isinstance(raw, Unread):
+            left_out.append(LeftOut(tracker_id, raw.reason))
+            continue
         if raw is None:
             left_out.append(LeftOut(tracker_id, "the piece is gone from the library"))
             continue
