@@ -390,6 +390,35 @@ class TestEdit:
         assert (chat.take.version, chat.take.state_at()) == (version, state)
         assert all(not m.edits for m in chat.messages)
 
+    @pytest.mark.parametrize(
+        ("item", "reason"),
+        [
+            ({"row": "Rope", "remove": "false"}, "remove must be true or false; found the text"),
+            ({"row": "Rope", "remove": 1}, "remove must be true or false; found 1"),
+            ({"row": "Rope", "set": [1]}, "set must be an object of field values; found a list"),
+            ({"row": 5, "set": {"qty": 1}}, "row must be text; found 5"),
+            ({"row": "\ud800", "set": {"qty": 1}}, r"row is not valid Unicode: .*\\ud800"),
+        ],
+        ids=["remove-text", "remove-number", "set-list", "row-number", "row-lone-surrogate"],
+    )
+    def test_item_read_as_the_tool_reads_it(self, item: dict[str, Any], reason: str) -> None:
+        """TR-27: an edit's item goes through the tool's item reader, so a misshapen one is refused whole."""
+        chat = _chat()
+        _say(chat, {"tracker": "Bag", "row": "Rope", "set": {"qty": 2}})
+        version, state = chat.take.version, chat.take.state_at()
+        with pytest.raises(EditRefusedError, match=reason):
+            chat.edit("Bag", **item)
+        assert (chat.take.version, chat.take.state_at()) == (version, state)
+        assert chat.values()["Bag"] == {"Rope": {"qty": 2, "equipped": False}}
+
+    def test_record_item_read_as_the_tool_reads_it(self) -> None:
+        """TR-27: `set=[1]` on a record is refused with the tool's sentence, not an AttributeError."""
+        chat = _chat()
+        _say(chat, _set_hp(5))
+        with pytest.raises(EditRefusedError, match="set must be an object"):
+            chat.edit("Health", set=[1])  # type: ignore[arg-type]
+        assert _hp(chat) == 5
+
     def test_edit_of_the_stored_value_writes_nothing(self) -> None:
         """An edit to the value already stored leaves the take and its version as they were."""
         chat = _chat()

@@ -14,6 +14,7 @@ import pytest
 from conftest import BAG, HEALTH, REPO
 
 from trackerkit import (
+    EditRefusedError,
     ModelError,
     ReadTool,
     Scene,
@@ -689,3 +690,109 @@ def test_the_simulator_names_are_exported() -> None:
         "TurnReport",
     }
     assert names <= set(trackerkit.__all__)
+
+
+class _Sends:
+    """A model that calls `name` once with `arguments` as written, then answers in words."""
+
+    name = "sends"
+
+    def __init__(self, arguments: str, name: str = "update_trackers") -> None:
+        self.arguments = arguments
+        self.tool = name
+        self.calls = 0
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        self.calls += 1
+        if self.calls == 1:
+            call = ToolCall("c1", self.tool, self.arguments)
+            return ModelReply("", (call,), "tool_calls")
+        return ModelReply("Done.")
+
+
+def _item_text(item: str) -> str:
+    return '{"updates": [' + item + "]}"
+
+
+class TestHostileArguments:
+    """TR-13, TR-37: any argument text a model writes is applied or refused with an answer; the turn never raises."""
+
+    @pytest.mark.parametrize(
+        ("arguments", "answer"),
+        [
+            ("[" * 100_000 + "]" * 100_000, "nest too deep"),
+            ('{"updates": [' + '{"a": ' * 100_000, "nest too deep"),
+            (
+                _item_text('{"tracker": "Bag", "row": "R", "set": {"qty": 9' + "9" * 5000 + "}}"),
+                "no max",
+            ),
+            (
+                _item_text('{"tracker": "Health", "set": {"mood": ' + "9" * 5000 + "}}"),
+                "must be one of",
+            ),
+            (_item_text('{"tracker": "Bag", "row": "\\ud800", "set": {"qty": 1}}'), "\\ud800"),
+            (_item_text('{"tracker": "Bag", "row": "\ud800", "set": {"qty": 1}}'), "\\ud800"),
+            (_item_text('{"tracker": "Health", "set": {"hp": NaN}}'), "NaN is not JSON"),
+            ("5", "updates must be a list of items; found 5"),
+            ('"updates"', "updates must be a list"),
+            ("{", "not valid JSON"),
+            (_item_text('{"tracker": ["Health"], "set": 3, "row": {}}'), "tracker must be"),
+        ],
+        ids=[
+            "deep-100k",
+            "deep-unclosed",
+            "4300-digits-no-max",
+            "4300-digits-in-choice",
+            "lone-surrogate-escaped",
+            "lone-surrogate-raw",
+            "nan",
+            "non-object",
+            "text",
+            "invalid",
+            "wrong-types",
+        ],
+    )
+    def test_refused_with_an_answer(self, arguments: str, answer: str) -> None:
+        """The call is refused in words the model reads; the turn completes and nothing is written."""
+        session = _session(model=_Sends(arguments))
+        report = session.turn("go")
+        assert report.ok, report.failed
+        (call,) = report.calls
+        assert not call.ok
+        assert answer in call.answer
+        call.answer.encode("utf-8")
+        assert session.values() == {
+            "Health": {"hp": 0, "hp_max": 30, "mood": "calm"},
+            "Bag": {},
+        }
+
+    @pytest.mark.parametrize("sign", ["", "-"], ids=["huge", "huge-negative"])
+    def test_huge_number_is_clamped(self, sign: str) -> None:
+        """TR-13: a number of 5,000 digits in a field with a range is held inside it."""
+        digits = sign + "9" * 5000
+        arguments = _item_text('{"tracker": "Health", "set": {"hp": ' + digits + "}}")
+        session = _session(model=_Sends(arguments))
+        report = session.turn("go")
+        assert report.calls[0].ok
+        assert session.values()["Health"]["hp"] == (30 if not sign else 0)
+
+    def test_read_tool_arguments_nested_too_deep(self) -> None:
+        """Another tool's arguments nested 100,000 deep are refused before the tool runs."""
+        tool, runs = _read_tool()
+        session = _session(model=_Sends("[" * 100_000, name="look"), tools=[tool])
+        report = session.turn("go")
+        assert report.ok
+        assert "nest too deep" in report.calls[0].answer
+        assert runs == []
+
+
+class TestSceneEditStep:
+    """TR-27: a scene file's edit step is read as the tool reads an item."""
+
+    def test_remove_false_as_text_is_refused(self) -> None:
+        """`"remove": "false"` in an edit step is refused and the row is kept."""
+        session = _session()
+        _say(session, _update({"tracker": "Bag", "row": "Rope", "set": {"qty": 2}}))
+        with pytest.raises(EditRefusedError, match="remove must be true or false"):
+            session.play({"action": "edit", "tracker": "Bag", "row": "Rope", "remove": "false"})
+        assert session.values()["Bag"] == {"Rope": {"qty": 2, "equipped": False}}

@@ -524,3 +524,91 @@ class TestAnswer:
             [notes], {}, {"updates": [{"tracker": "Notes", "set": {"text": "a\n### b"}}]}
         )
         assert result.answer == 'Notes: text "" -> "a ### b"'
+
+
+#: A record with one free text field, for text the model writes.
+NOTES = _record("Notes", {"name": "text", "description": "", "type": "text"})
+LOAD = _record("Load", _number("kg", min=0, max=500))
+HUGE = 10**5000
+
+
+class TestHostileValues:
+    """TR-13, TR-37: any value a model writes is applied (a huge number clamped where its field has a range) or refused with an answer."""
+
+    @pytest.mark.parametrize(
+        ("tracker", "item", "key", "stored"),
+        [
+            (HEALTH_T, {"tracker": "Health", "set": {"hp": HUGE}}, "hp", 30),
+            (HEALTH_T, {"tracker": "Health", "set": {"hp": -HUGE}}, "hp", 0),
+            (LOAD, {"tracker": "Load", "set": {"kg": HUGE}}, "kg", 500),
+            (LOAD, {"tracker": "Load", "set": {"kg": 1e300}}, "kg", 500),
+            (LOAD, {"tracker": "Load", "set": {"kg": float("inf")}}, "kg", 500),
+            (LOAD, {"tracker": "Load", "set": {"kg": 2**53}}, "kg", 500),
+            (LOAD, {"tracker": "Load", "set": {"kg": -(10**30)}}, "kg", 0),
+        ],
+        ids=["huge-to-top", "huge-negative-to-min", "huge-to-max", "1e300", "inf", "2^53", "-1e30"],
+    )
+    def test_huge_number_is_clamped(
+        self, tracker: Tracker, item: dict[str, Any], key: str, stored: float
+    ) -> None:
+        """TR-13: a number past the safe range is held inside a field that has a bound on its side."""
+        result = _apply({}, item, trackers=[tracker])
+        assert result.ok, result.answer
+        assert tracker_value(tracker, fold(result.deltas))[key] == stored
+
+    @pytest.mark.parametrize(
+        ("item", "reason"),
+        [
+            ({"tracker": "Bag", "row": "Rope", "set": {"qty": HUGE}}, "has no max to hold it to"),
+            ({"tracker": "Health", "set": {"mood": HUGE}}, "found a number of about 5,000 digits"),
+            ({"tracker": "Health", "set": {"mood": -HUGE}}, "found a negative number of about"),
+            ({"tracker": "Bag", "row": "Rope", "set": {"equipped": HUGE}}, "must be true or false"),
+            ({"tracker": "Bag", "row": "Rope", "set": {"qty": float("nan")}}, "must be a number"),
+            ({"tracker": "Bag", "row": HUGE}, "row must be text; found a number of about"),
+            ({"tracker": "Health", "set": {"mood": float("inf")}}, "a number too large to hold"),
+        ],
+        ids=[
+            "no-max",
+            "huge-in-choice",
+            "negative-in-choice",
+            "huge-in-boolean",
+            "nan",
+            "huge-row",
+            "inf-in-choice",
+        ],
+    )
+    def test_huge_number_is_refused_with_an_answer(self, item: dict[str, Any], reason: str) -> None:
+        """TR-37: a huge number with nothing to hold it to is refused in words; nothing is written."""
+        result = _apply({}, item)
+        assert not result.ok
+        assert result.deltas == ()
+        assert reason in result.answer
+
+    @pytest.mark.parametrize(
+        ("item", "reason"),
+        [
+            ({"tracker": "Bag", "row": "R\ud800", "set": {"qty": 1}}, "row is not valid Unicode"),
+            (
+                {"tracker": "Notes", "set": {"text": "a\udfffb"}},
+                "lone surrogate \\udfff at character 1",
+            ),
+            ({"tracker": "Health", "set": {"mood": "\ud83d"}}, "mood): is not valid Unicode"),
+            ({"tracker": "He\udc00", "set": {"hp": 1}}, "no linked tracker is called"),
+            ({"tracker": "Health", "set": {"h\udc00": 1}}, "has no field"),
+            ({"tracker": "Health", "set": {"hp": 1}, "\udc00": 1}, "has unknown keys"),
+        ],
+        ids=["row", "text-value", "choice", "tracker", "field", "item-key"],
+    )
+    def test_lone_surrogate_is_refused(self, item: dict[str, Any], reason: str) -> None:
+        """TR-37: text that is not valid Unicode is never stored; the answer shows it escaped and is valid Unicode."""
+        result = _apply({}, item, trackers=[HEALTH_T, BAG_T, NOTES])
+        assert not result.ok
+        assert result.deltas == ()
+        assert reason in result.answer
+        result.answer.encode("utf-8")
+
+    def test_answer_of_an_applied_call_is_valid_unicode(self) -> None:
+        """Astral text (a real surrogate pair, decoded) is stored and answered as written."""
+        result = _apply({}, {"tracker": "Notes", "set": {"text": "😀"}}, trackers=[NOTES])
+        assert result.ok
+        assert result.answer == 'Notes: text "" -> "😀"'

@@ -19,9 +19,9 @@ from trackerkit.state import Delta, Message, State, Take, Version, fold, new_mes
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker
 from trackerkit.update import (
-    UpdateItem,
     UpdateResult,
     apply_tracker_updates,
+    read_updates,
     slot_of,
     tracker_value,
 )
@@ -312,6 +312,9 @@ class Chat:
     ) -> UpdateResult:
         """A person's edit (TR-27): the tool's item shape and clamps, written on the tip message.
 
+        The item is read by the same reader as the tool's (`read_updates`), so `remove="false"`,
+        `set=[1]` or `row=5` is refused, never taken for something else.
+
         Raises:
             EditRefusedError: refused whole, nothing written: a tracker the scene does not link or
                 a turn would leave out, a reply being written, no message to write on, a take that
@@ -326,6 +329,11 @@ class Chat:
             )
         if not take.messages:
             raise EditRefusedError("the take has no message to write the edit on")
+        # The values come from people and scene files, so they are read as the tool reads its items.
+        raw = {"tracker": tracker, "row": row, "remove": remove, "set": set}
+        items, shape_errors = read_updates([raw])
+        if shape_errors:
+            raise EditRefusedError("; ".join(str(e) for e in shape_errors))
         linked = self.linked()
         target = linked.by_name(tracker)
         if target is None:
@@ -336,8 +344,7 @@ class Chat:
                 f"a turn leaves it out: {left.reason}" if left else "the scene does not link it"
             )
             raise EditRefusedError(f"cannot edit {tracker!r}: {reason}")
-        item = UpdateItem(tracker, row, remove, set)
-        result = apply_tracker_updates([target], take.state_at(), [item])
+        result = apply_tracker_updates([target], take.state_at(), items)
         if not result.ok:
             raise EditRefusedError("; ".join(str(e) for e in result.errors))
         if result.deltas:

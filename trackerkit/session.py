@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from trackerkit.arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
 from trackerkit.errors import ModelError, TrackerkitError, TurnError
@@ -399,7 +400,7 @@ class Session(ScenarioPlayer):
             )
 
         if turn.tool is not None and call.name == turn.tool.name:
-            arguments, problem = call.parsed()
+            arguments, problem = read_arguments(call.arguments)
             if problem is not None:
                 return answer(False, f"Nothing was written: {problem}.", failure="error")
             result = turn.call(arguments)  # never shortened, never refused for time (TR-39)
@@ -415,7 +416,7 @@ class Session(ScenarioPlayer):
         if spent >= self.tool_budget:
             spent_text = "The tool time budget for this turn is spent; the call was refused."
             return answer(False, spent_text, failure="timeout")
-        arguments, problem = call.parsed()
+        arguments, problem = read_arguments(call.arguments)
         if problem is not None:
             return answer(False, f"The call was not run: {problem}.", failure="error")
         try:

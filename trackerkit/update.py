@@ -9,12 +9,21 @@ is no change.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import orjson
 
-from trackerkit.fields import NumberField, describe_value, is_number
+from trackerkit.arguments import unicode_problem, valid_text
+from trackerkit.fields import (
+    MAX_SAFE_INTEGER,
+    BooleanField,
+    ChoiceField,
+    NumberField,
+    describe_value,
+    is_number,
+)
 from trackerkit.line import line_of
 from trackerkit.state import LIST_PREFIX, RECORD_PREFIX, Delta, State, copy_state
 from trackerkit.tracker import Tracker
@@ -87,15 +96,16 @@ class UpdateError:
     row: str | None = None
 
     def __str__(self) -> str:
+        # Valid Unicode whatever the model sent: a lone surrogate is shown as its escape.
         if self.index < 0:
-            return f"the call: {self.message}"
+            return valid_text(f"the call: {self.message}")
         where = f"item {self.index + 1}"
         if self.tracker:
             where += f" ({self.tracker}"
             where += f", row {line_of(self.row)!r}" if self.row is not None else ""
             where += f", {self.field}" if self.field else ""
             where += ")"
-        return f"{where}: {self.message}"
+        return valid_text(f"{where}: {self.message}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,15 +146,13 @@ def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]
         return [], [UpdateError(-1, None, f"the call takes only updates; found {extra}")]
     if not isinstance(updates, list):
         return [], [
-            UpdateError(
-                -1, None, f"updates must be a list of items; found {describe_value(updates)}"
-            )
+            UpdateError(-1, None, f"updates must be a list of items; found {_describe(updates)}")
         ]
     items: list[UpdateItem] = []
     errors: list[UpdateError] = []
     for i, raw in enumerate(updates):
         if not isinstance(raw, Mapping):
-            errors.append(UpdateError(i, None, f"must be an object; found {describe_value(raw)}"))
+            errors.append(UpdateError(i, None, f"must be an object; found {_describe(raw)}"))
             continue
         name = raw.get("tracker")
         label = name if isinstance(name, str) else None
@@ -155,20 +163,20 @@ def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]
                 f"has unknown keys {', '.join(unknown)} (an item takes tracker, row, remove, set)"
             )
         if not isinstance(name, str):
-            problems.append(f"tracker must be a tracker's name; found {describe_value(name)}")
+            problems.append(f"tracker must be a tracker's name; found {_describe(name)}")
         row = raw.get("row")
         if row is not None and not isinstance(row, str):
-            problems.append(f"row must be text; found {describe_value(row)}")
+            problems.append(f"row must be text; found {_describe(row)}")
+        elif isinstance(row, str) and (bad := unicode_problem(row)) is not None:
+            problems.append(f"row {bad}")
         remove = raw.get("remove", False)
         if remove is None:
             remove = False
         if not isinstance(remove, bool):
-            problems.append(f"remove must be true or false; found {describe_value(remove)}")
+            problems.append(f"remove must be true or false; found {_describe(remove)}")
         values = raw.get("set")
         if values is not None and not isinstance(values, Mapping):
-            problems.append(
-                f"set must be an object of field values; found {describe_value(values)}"
-            )
+            problems.append(f"set must be an object of field values; found {_describe(values)}")
         if problems:
             errors.extend(UpdateError(i, label, p) for p in problems)
             continue
@@ -384,6 +392,7 @@ def _write_fields(
     """What one item writes into one record or row: tops first, dependents clamped (TR-14..TR-17)."""
     tracker = shape.tracker
     errors: list[UpdateError] = []
+    values = dict(values)
     for name, value in values.items():
         field_ = shape.by_name.get(name)
         if field_ is None:
@@ -400,7 +409,19 @@ def _write_fields(
             continue
         # TR-13: a number out of its range is clamped, never refused; only its kind is checked.
         if isinstance(field_, NumberField):
-            reason = None if is_number(value) else refusal(field_, value)
+            reason = None
+            if not is_number(value):
+                held = _held(field_, value)
+                if held is None:
+                    reason = (
+                        _huge_refusal(field_, value) if _huge(value) else refusal(field_, value)
+                    )
+                else:
+                    values[name] = held
+        elif _huge(value):
+            reason = f"{_expects(field_)}; found {_describe(value)}"
+        elif isinstance(value, str) and (bad := unicode_problem(value)) is not None:
+            reason = f"{bad}; send text without it"
         else:
             reason = refusal(field_, value)
         if reason is not None:
@@ -438,6 +459,63 @@ def _write_fields(
         if not same_value(stored[name] if name in stored else shape.initial[name], value)
     }
     return written, []
+
+
+# --- numbers past the safe range -----------------------------------------------------------
+
+
+def _huge(value: object) -> bool:
+    """An int or float (not a bool, not NaN) past the safe range of 2^53-1 in magnitude, or infinite."""
+    if type(value) is int:
+        return abs(value) > MAX_SAFE_INTEGER
+    return type(value) is float and not math.isnan(value) and not is_number(value)
+
+
+def _held(field_: NumberField, value: object) -> int | float | None:
+    """A huge number as the clamps start from it (TR-13), or None when the field has no bound on its side.
+
+    The number becomes the safe-range end of its sign, which the field's max, top or min then
+    brings inside its range; the huge value itself is never stored or shown.
+    """
+    if not _huge(value):
+        return None
+    assert isinstance(value, int | float)
+    if value > 0 and (field_.max is not None or field_.max_field is not None):
+        return MAX_SAFE_INTEGER
+    if value < 0 and field_.min is not None:
+        return -MAX_SAFE_INTEGER
+    return None
+
+
+def _describe(value: object) -> str:
+    """`describe_value`, safe for an integer too long to print: such a one is described by its size."""
+    if type(value) is int and value.bit_length() > _SHOWN_BITS:
+        digits = int(value.bit_length() * math.log10(2))
+        return f"{'a negative' if value < 0 else 'a'} number of about {digits:,} digits"
+    if type(value) is float and math.isinf(value):
+        return f"a{' negative' if value < 0 else ''} number too large to hold"
+    return describe_value(value)
+
+
+#: Integers wider than this are described by their size (Python will not print past 4,300 digits).
+_SHOWN_BITS = 512
+
+
+def _huge_refusal(field_: NumberField, value: object) -> str:
+    assert isinstance(value, int | float)
+    side = "max" if value > 0 else "min"
+    return (
+        f"is past the safe range of ±{MAX_SAFE_INTEGER} and has no {side} to hold it to; "
+        f"found {_describe(value)}"
+    )
+
+
+def _expects(field_: AnyField) -> str:
+    if isinstance(field_, BooleanField):
+        return "must be true or false"
+    if isinstance(field_, ChoiceField):
+        return "must be one of " + "|".join(field_.choices)
+    return "must be text"
 
 
 # --- the net result and the answer ---------------------------------------------------------
