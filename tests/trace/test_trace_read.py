@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -218,6 +220,103 @@ class TestBrokenLines:
         total = sum(len(p.read_bytes().split(b"\n")) - 1 for p in sample.glob("*.jsonl"))
         assert len(events) + len(errors) == total
         assert len(errors) == 6
+
+
+# Well-shaped `ts` values that name no real moment (item 1 of issue 12): numpy's string cast
+# crashed the interpreter on them once the array was large.
+IMPOSSIBLE = [
+    "2026-02-30T10:00:00.000Z",  # no 30th of February
+    "2026-04-31T10:00:00.000Z",  # April has 30 days
+    "2026-13-01T10:00:00.000Z",  # month 13
+    "2026-00-10T10:00:00.000Z",  # month 0
+    "2026-05-00T10:00:00.000Z",  # day 0
+    "2026-01-01T25:00:00.000Z",  # hour 25
+    "2026-01-01T24:00:00.000Z",  # hour 24
+    "2026-01-01T10:60:00.000Z",  # minute 60
+    "2026-01-01T10:00:60.000Z",  # second 60
+    "2025-02-29T10:00:00.000Z",  # not a leap year
+    "1900-02-29T10:00:00.000Z",  # a century is no leap year
+    "2026-99-99T99:99:99.999Z",
+]
+LEAP_DAYS = ["2024-02-29T10:00:00.000Z", "2000-02-29T23:59:59.999Z"]
+
+_READ_IN_A_CHILD = """
+import sys, orjson
+from trackerkit.trace import read_trace
+events, errors = read_trace(sys.argv[1])
+sys.stdout.buffer.write(orjson.dumps({
+    "lines": events["line"].tolist(),
+    "ts": events["ts"].dt.strftime("%Y-%m-%dT%H:%M:%S.%f").tolist(),
+    "errors": [[e.line, e.reason] for e in errors],
+}))
+"""
+
+
+class TestImpossibleStamps:
+    def test_a_large_day_of_impossible_stamps_reads_the_rest(
+        self, tmp_path: Path, line: Line
+    ) -> None:
+        """TC-19: in a 10,000-line day, each impossible date, hour, month or leap day is one
+        broken line by file:line and every other line is read (in a child: a crash fails)."""
+        odd = {1 + 700 * i: ts for i, ts in enumerate(IMPOSSIBLE + LEAP_DAYS)}
+        lines = [
+            line(ts=odd.get(n, f"2026-03-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000Z"))
+            for n in range(1, 10_001)
+        ]
+        path = _write(tmp_path, "2026-03-01.jsonl", *lines)
+        child = subprocess.run(
+            [sys.executable, "-c", _READ_IN_A_CHILD, str(path)],
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        assert child.returncode == 0, child.stderr.decode(errors="replace")[-2000:]
+        found = orjson.loads(child.stdout)
+        broken = {n for n, ts in odd.items() if ts in IMPOSSIBLE}
+        assert [n for n, _why in found["errors"]] == sorted(broken)
+        for number, why in found["errors"]:
+            assert repr(odd[number]) in why
+            assert "names no real moment" in why
+        assert sorted(found["lines"]) == [n for n in range(1, 10_001) if n not in broken]
+        read = dict(zip(found["lines"], found["ts"], strict=True))
+        for number, ts in odd.items():
+            if ts in LEAP_DAYS:
+                assert read[number] == ts.removesuffix("Z") + "000"
+
+    @pytest.mark.parametrize("ts", IMPOSSIBLE)
+    def test_an_impossible_stamp_is_a_broken_line(
+        self, tmp_path: Path, line: Line, ts: str
+    ) -> None:
+        """TC-19: a `ts` in the writer's form naming no real moment is reported, not read."""
+        _write(tmp_path, "2026-03-01.jsonl", line(turn="turn_1"), line(ts=ts), line(turn="turn_2"))
+        events, errors = read_trace(tmp_path)
+        assert list(events["turn"]) == ["turn_1", "turn_2"]
+        assert [(e.line, e.reason.split(" names")[0]) for e in errors] == [(2, f"field ts {ts!r}")]
+        assert "month 1-12, a day of that month" in errors[0].reason
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+class TestDeepData:
+    @pytest.mark.parametrize("depth", [1_000, 100_000], ids=["1e3", "1e5"])
+    @pytest.mark.parametrize("count", [3, 6_000], ids=["line-by-line", "blocks"])
+    def test_deep_data_is_a_broken_line(
+        self, tmp_path: Path, line: Line, depth: int, count: int
+    ) -> None:
+        """TC-19: `data` nested 1,000 levels or more is one broken line; every neighbour is read."""
+        lines = [line(data={"i": i}) for i in range(count)]
+        middle = count // 2
+        lines[middle] = lines[middle][: -len(b"}}")] + b',"deep":' + _nested(depth) + b"}}"
+        path = _write(tmp_path, "2026-03-01.jsonl", *lines)
+        events, errors = read_trace(tmp_path)
+        assert [(e.file, e.line) for e in errors] == [(str(path), middle + 1)]
+        assert "nested deeper than the reader follows" in errors[0].reason
+        assert len(events) == count - 1
+        assert sorted(d["i"] for d in events["data"]) == [i for i in range(count) if i != middle]
+        with pytest.raises(TraceLineError, match=rf"2026-03-01.jsonl:{middle + 1}: nested"):
+            read_trace(tmp_path, strict=True)
 
 
 class TestOrder:

@@ -17,6 +17,11 @@ the next one opens with `{`, so no event spans two lines, and none is shorter th
 form, so each is exactly it): the seven fields are present once each, in order (TC-4), and
 `data` is an object. Any other block is read line by line with the same test, and each line
 that fails it goes to one `orjson.loads` with the full checks and the reasons.
+
+Nesting. Both decoders follow nested values by recursion and stop with an error past about a
+thousand levels (msgspec at Python's recursion limit, orjson at 1,024). Any error a decoder
+raises, `RecursionError` included, refuses the block (it is read line by line) and then the one
+line, which becomes a broken line with the reason; its neighbours are read (TC-19).
 """
 
 from __future__ import annotations
@@ -48,6 +53,12 @@ BLOCK_MIN = 1 << 12
 """Shorter stretches of lines are read line by line (a block's fixed costs would not pay)."""
 
 _EXPECTED = ", ".join(FIELDS)
+_TOO_DEEP = (
+    "nested deeper than the reader follows ({exc}); the writer cuts data deeper than four "
+    "levels to …[deep] (TC-7)"
+)
+# What a decoder may raise on hostile bytes besides its own error: nesting past the stack.
+_DECODE_ERRORS = (msgspec.DecodeError, RecursionError)
 
 
 def _word(text: bytes) -> np.uint64:
@@ -158,6 +169,8 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         return TraceLineError(label, number, reason(raw, exc, None))
+    except RecursionError as exc:
+        return TraceLineError(label, number, _TOO_DEEP.format(exc=exc))
     if type(obj) is not dict or tuple(obj) != FIELDS:
         return TraceLineError(label, number, reason(raw, None, obj))
     ts, turn, session, source, kind, name, data = obj.values()
@@ -185,6 +198,8 @@ def _one(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError 
         event = _decode_event(raw)
     except msgspec.DecodeError:
         return _slow(parsed, raw, number, label)
+    except RecursionError as exc:
+        return TraceLineError(label, number, _TOO_DEEP.format(exc=exc))
     key = _key_of(event)
     # Where each name sits on the compact line of these values (see the module's docstring).
     at = 8 + len(event.ts)
@@ -217,7 +232,7 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         return None
     try:
         events = _decode_events(view)
-    except msgspec.DecodeError:
+    except _DECODE_ERRORS:
         return None
     lines = len(events)
     if not lines:

@@ -3,8 +3,12 @@
 The writer writes `ts` as `2026-11-28T10:00:00.123Z`: 24 ASCII bytes. The reader keeps each row's
 `ts` as three little-endian 64-bit words (read straight out of a block, or encoded from a
 string read line by line), checks the shape of all of them at once (marks where the marks go,
-digits elsewhere) and lets numpy parse the ones that fit. Any other value (an
-offset, another precision, escapes, not a string) is kept as written and parsed by pandas.
+digits elsewhere) and that they name a real moment (a month of the year, a day of that month in
+that year, an hour, a minute and a second of the clock), and lets numpy parse only the ones that
+pass both: numpy's string cast is never handed a value it has not been proven to accept (an
+impossible day in a large array crashes it instead of raising). Any other value (an offset,
+another precision, escapes, an impossible moment, not a string) is kept as written and parsed
+by pandas, which refuses what is not a time: that row becomes a broken line (TC-19).
 """
 
 from __future__ import annotations
@@ -27,6 +31,12 @@ _MARKS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 23: "Z"}
 _BASE = np.array([ord(_MARKS.get(i, "0")) for i in range(WIDTH)], dtype=np.uint8)
 _LIMIT = np.array([0 if i in _MARKS else 9 for i in range(WIDTH)], dtype=np.uint8)
 _EIGHT_TRUE = np.uint64(0x0101010101010101)  # eight True bytes read as one word
+# Days of each month, indexed by the month's number; 0 outside 1-12 (no day fits).
+_NO_SUCH_MOMENT = (
+    "names no real moment; a ts needs a month 1-12, a day of that month, "
+    "an hour 0-23 and a minute and second 0-59"
+)
+_MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.int16)
 
 
 def _shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -36,6 +46,31 @@ def _shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     shaped &= fits[:, 1] == _EIGHT_TRUE
     shaped &= fits[:, 2] == _EIGHT_TRUE
     return shaped
+
+
+def _number(grid: np.ndarray[Any, Any], first: int, width: int) -> np.ndarray[Any, Any]:
+    """The digits at `grid[:, first:first + width]` as numbers (garbage where not digits)."""
+    value = grid[:, first].astype(np.int32) - 48
+    for column in range(first + 1, first + width):
+        value = value * 10 + (grid[:, column].astype(np.int32) - 48)
+    return value
+
+
+def _real(grid: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Which shaped rows name a real moment: month 1-12, a day of that month (leap years
+    counted), hour 0-23, minute and second 0-59 (numpy takes nothing else, see the docstring).
+    """
+    month = _number(grid, 5, 2)
+    day = _number(grid, 8, 2)
+    real: np.ndarray[Any, Any] = (day >= 1) & (day <= np.take(_MONTH_DAYS, month, mode="clip"))
+    real &= _number(grid, 11, 2) < 24
+    real &= _number(grid, 14, 2) < 60
+    real &= _number(grid, 17, 2) < 60
+    leap_days = np.flatnonzero((month == 2) & (day == 29))
+    if len(leap_days):  # the 29th of February is real in leap years only
+        year = _number(grid[leap_days], 0, 4)
+        real[leap_days] &= (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    return real
 
 
 class Stamps:
@@ -99,14 +134,15 @@ class Stamps:
     def parse(self, bad: dict[int, str]) -> pd.DatetimeIndex:
         """Every row's `ts` as a UTC time; rows whose `ts` is not an ISO-8601 string join `bad`."""
         words = self.words()
-        shaped = _shaped(words)
-        micros = np.zeros(len(words), dtype=np.int64)
         grid = words.view(np.uint8)
+        written = _shaped(words)  # in the writer's form
+        shaped = written & _real(grid)  # and a real moment: numpy may parse these
+        micros = np.zeros(len(words), dtype=np.int64)
         every = bool(shaped.all())
         text = np.ascontiguousarray(grid[:, : WIDTH - 1] if every else grid[shaped, : WIDTH - 1])
         try:
             moments = text.view("S23").ravel().astype("datetime64[ms]").astype("datetime64[us]")
-        except ValueError:  # numpy refuses a day or an hour out of range: pandas reads them all
+        except ValueError:  # not expected after `_real`; should numpy refuse one, pandas reads all
             shaped[:] = False
         else:
             if every:
@@ -124,6 +160,7 @@ class Stamps:
             parsed = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
             for missing in np.flatnonzero(pd.isna(parsed)).tolist():
                 row = rest[missing]
-                bad.setdefault(row, f"field ts {raw[missing]!r} is not an ISO-8601 time")
+                why = _NO_SUCH_MOMENT if written[row] else "is not an ISO-8601 time"
+                bad.setdefault(row, f"field ts {raw[missing]!r} {why}")
             micros[rest] = pd.DatetimeIndex(parsed).as_unit("us").asi8
         return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
