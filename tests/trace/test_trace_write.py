@@ -18,7 +18,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trackerkit.trace import CONTENT_FIELDS, FIELDS, TraceWriter, encode_event, markers, read_trace
+from trackerkit.trace import (
+    CONTENT_FIELDS,
+    FIELDS,
+    TraceWriter,
+    day_of,
+    encode_event,
+    markers,
+    read_trace,
+)
 from trackerkit.trace.write import CONTENT_LIMIT, LINE_LIMIT, REBUILD_LIMIT
 
 NOON = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
@@ -86,6 +94,38 @@ class TestFiles:
         with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
             writer.write(kind="eve", name="x")
         assert sorted(p.name for p in folder.iterdir()) == sorted(keep)
+
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "2000-01-01.jsonl\n",
+            "2026-02-30.jsonl",
+            "2025-02-29.jsonl",
+            "2000-01-01.jsonl.tmp",
+            "x2000-01-01.jsonl",
+            "2000-1-01.jsonl",
+            "２０００-01-01.jsonl",
+        ],
+        ids=[
+            "final-newline",
+            "no-such-day",
+            "not-a-leap-year",
+            "suffix",
+            "prefix",
+            "short",
+            "wide",
+        ],
+    )
+    def test_retention_deletes_only_exact_day_names(self, tmp_path: Path, name: str) -> None:
+        """TC-3: only a name that is exactly YYYY-MM-DD.jsonl with a real date is ever deleted."""
+        folder = tmp_path / "trace"
+        folder.mkdir()
+        (folder / name).write_text("x\n")
+        (folder / "2000-01-01.jsonl").write_text("x\n")
+        with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
+            writer.write(kind="eve", name="x")
+        assert sorted(p.name for p in folder.iterdir()) == sorted([name, "2026-03-01.jsonl"])
+        assert day_of(name) is None
 
     def test_retention_runs_again_on_a_change_of_day(self, tmp_path: Path) -> None:
         """TC-3: the sweep runs at each change of day file, not only at the first write."""

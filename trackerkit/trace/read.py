@@ -66,13 +66,18 @@ EVENT_COLUMNS: list[ColumnSpec] = [
 PROGRESS_BYTES = 256 * 1024 * 1024
 """`read_trace` shows a progress bar by default from this many bytes (on a terminal)."""
 
-_DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.jsonl$")
+# Matched in full: `$` would also match before a final newline (`2000-01-01.jsonl\n`).
+_DAY_FILE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})\.jsonl")
 _STRING_FIELDS = ("turn", "session", "source", "kind", "name")
 
 
 def day_of(path: str | os.PathLike[str]) -> str | None:
-    """The day a file is named for (`2026-11-28` for `2026-11-28.jsonl`), or None (TC-3)."""
-    match = _DAY_FILE.match(Path(path).name)
+    """The day a file is named for (`2026-11-28` for `2026-11-28.jsonl`), or None (TC-3).
+
+    Only a name that is exactly `YYYY-MM-DD.jsonl` with a real date names a day: the writer's
+    retention deletes such files only, and a folder read takes only them.
+    """
+    match = _DAY_FILE.fullmatch(Path(path).name)
     if match is None:
         return None
     try:
