@@ -390,6 +390,43 @@ class TestEdit:
         assert (chat.take.version, chat.take.state_at()) == (version, state)
         assert all(not m.edits for m in chat.messages)
 
+    def test_version_read_on_another_take_after_a_fork_is_refused(self) -> None:
+        """TR-27: a version names its take; after a fork, an edit carrying the first take's version is refused on the new one."""
+        chat = _chat()
+        first = _say(chat, _set_hp(5))
+        _say(chat, _set_hp(9))
+        origin, read = chat.take.id, chat.take.version
+        chat.fork(first)
+        while chat.take.version < read:  # writes on the new take, as many as it takes
+            chat.add_user("more")
+        state = chat.take.state_at()
+        with pytest.raises(EditRefusedError, match=f"was read on take '{origin}'"):
+            chat.edit("Health", set={"hp": 1}, base_version=read)
+        assert chat.take.state_at() == state
+        assert all(not m.edits for m in chat.messages)
+        chat.use(origin)
+        chat.edit("Health", set={"hp": 1}, base_version=read)
+        assert _hp(chat) == 1
+
+    def test_version_read_before_use_is_refused(self) -> None:
+        """TR-27: a version read on one take never matches another after `use`, however many writes each saw."""
+        chat = _chat()
+        start = _say(chat)
+        a = chat.take.id
+        b = chat.fork(start).id
+        seen: set[tuple[str, int]] = set()
+        for i in range(6):
+            chat.use(a if i % 2 else b)
+            _say(chat, _set_hp(i))
+            seen.add((chat.take.id, chat.take.version))
+        assert len({version for _, version in seen}) == len(seen)
+        chat.use(a)
+        read = chat.take.version
+        chat.use(b)
+        with pytest.raises(EditRefusedError, match="the take shown is"):
+            chat.edit("Health", set={"hp": 20}, base_version=read)
+        assert _hp(chat) == 4
+
     @pytest.mark.parametrize(
         ("item", "reason"),
         [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from trackerkit import BadRequestError, Delta, Message, NotFoundError, Take, Version
@@ -118,6 +120,19 @@ class TestTake:
         take.changed(1)
         take.cut(1)
         assert take.version == 4
+
+    def test_takes_sharing_stamps_never_share_a_version(self) -> None:
+        """TR-27: takes drawing versions from one counter never hold the same version, so a version names its take."""
+        stamps = itertools.count()
+        first = Take("t1", stamps=stamps)
+        second = Take("t2", stamps=stamps)
+        versions = {("t1", first.version), ("t2", second.version)}
+        for take in (first, second, second, first, first):
+            take.append(_reply())
+            versions.add((take.id, take.version))
+        second.touch()
+        versions.add(("t2", second.version))
+        assert len({version for _, version in versions}) == len(versions) == 8
 
     def test_cut_drops_the_message_and_after(self) -> None:
         """cut returns what it dropped, and the dropped ids are no longer live."""

@@ -119,7 +119,7 @@ class Turn:
             if self.pending:
                 take.changed(len(take.messages) - 1)
             else:
-                take.version += 1
+                take.touch()
         self.open = False
         self.message = message
         self.chat._turn = None
@@ -150,7 +150,9 @@ class Chat:
         self.scene = scene
         self.source = source_for(pieces)
         self._take_ids = itertools.count(1)
-        first = Take(self._new_take_id())
+        # One counter for every take's version, so a version read on one take names it (TR-27).
+        self._stamps = itertools.count()
+        first = Take(self._new_take_id(), stamps=self._stamps)
         self.takes: dict[str, Take] = {first.id: first}
         self.current = first.id
         self._turn: Turn | None = None
@@ -290,7 +292,9 @@ class Chat:
         self._guard("fork")
         take = self.take
         end = take.index_of(message_id) + 1
-        forked = Take(self._new_take_id(), [m.copy() for m in take.messages[:end]])
+        forked = Take(
+            self._new_take_id(), [m.copy() for m in take.messages[:end]], stamps=self._stamps
+        )
         self.takes[forked.id] = forked
         self.current = forked.id
         return forked
@@ -318,15 +322,15 @@ class Chat:
         Raises:
             EditRefusedError: refused whole, nothing written: a tracker the scene does not link or
                 a turn would leave out, a reply being written, no message to write on, a take that
-                moved past `base_version`, or an item the update rules refuse.
+                moved past `base_version` or a `base_version` read on another take (versions are
+                unique across a chat's takes, so a version names its take), or an item the
+                update rules refuse.
         """
         if self._turn is not None:
             raise EditRefusedError("a reply is being written in this scene; edit once it is done")
         take = self.take
         if base_version is not None and base_version != take.version:
-            raise EditRefusedError(
-                f"the take moved on since it was read (read at version {base_version}, now {take.version}); read it again"
-            )
+            raise EditRefusedError(self._stale(take, base_version))
         if not take.messages:
             raise EditRefusedError("the take has no message to write the edit on")
         # The values come from people and scene files, so they are read as the tool reads its items.
@@ -351,6 +355,19 @@ class Chat:
             take.messages[-1].edits.extend(result.deltas)
             take.changed(len(take.messages) - 1)
         return result
+
+    def _stale(self, take: Take, base_version: int) -> str:
+        """Why a version read is not this take's now: read on another take, or before a later write."""
+        other = next((t.id for t in self.takes.values() if t.version == base_version), None)
+        if other is not None:
+            return (
+                f"version {base_version} was read on take {other!r}, but the take shown is "
+                f"{take.id!r}; nothing was written there. Read take {take.id!r} and edit again"
+            )
+        return (
+            f"the take moved on since it was read (read at version {base_version}, now "
+            f"{take.version} on take {take.id!r}); read it again"
+        )
 
     def _name_of(self, tracker_id: str) -> str | None:
         raw = self.source.raw(tracker_id)

@@ -9,7 +9,7 @@ every tracker where the visible history says.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
@@ -134,15 +134,22 @@ def is_message_id(text: object) -> bool:
 class Take:
     """One branch of a chat: an ordered list of live messages and a version that moves on every write.
 
+    Versions are drawn from `stamps`, which a chat shares among its takes, so a version is never
+    held by two takes of one chat: a version read on one take names that take, and an edit that
+    carries it cannot land on another (TR-27). A take on its own counts from 0.
+
     The fold of a prefix is served from checkpoints kept every few messages, so the tip's state
     costs the same at 100 messages as at 10,000; a change at message `i` drops the checkpoints
     past `i` (swipe, show-version, cut, edit), and appending extends them.
     """
 
-    def __init__(self, take_id: str, messages: Sequence[Message] = ()) -> None:
+    def __init__(
+        self, take_id: str, messages: Sequence[Message] = (), stamps: Iterator[int] | None = None
+    ) -> None:
         self.id = take_id
         self.messages: list[Message] = list(messages)
-        self.version = 0
+        self._stamps = stamps if stamps is not None else itertools.count()
+        self.version = next(self._stamps)
         self._index: dict[str, int] = {m.id: i for i, m in enumerate(self.messages)}
         # (count, state): the fold of messages[:count]; count 0 is always the empty state.
         self._checkpoints: list[tuple[int, State]] = [(0, {})]
@@ -202,14 +209,18 @@ class Take:
         if tip_count == len(self.messages) - 1:
             apply_deltas(tip_state, message.deltas())
             self._tip = (tip_count + 1, tip_state)
-        self.version += 1
+        self.touch()
 
     def changed(self, index: int) -> None:
         """Message `index` changed what it writes: drop the folds that included it."""
         self._checkpoints = [cp for cp in self._checkpoints if cp[0] <= index]
         if self._tip[0] > index:
             self._tip = (0, {})
-        self.version += 1
+        self.touch()
+
+    def touch(self) -> None:
+        """Move the version on: a write that changes no fold (a continue's text) still moves it."""
+        self.version = next(self._stamps)
 
     def cut(self, index: int) -> list[Message]:
         """Drop message `index` and every message after it; returns what was dropped."""
