@@ -27,7 +27,7 @@ from trackerkit.trace import (
     markers,
     read_trace,
 )
-from trackerkit.trace.write import CONTENT_LIMIT, LINE_LIMIT, REBUILD_LIMIT
+from trackerkit.trace.write import CONTENT_LIMIT, KEY_LIMIT, LINE_LIMIT, REBUILD_LIMIT
 
 NOON = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -281,6 +281,124 @@ class TestLineLimit:
         assert data["traceTrimmed"] is True
         assert not CONTENT_FIELDS & set(data)
         assert (data["stepIndex"], data["ms"], data["textChars"]) == (2, 15, 3000)
+
+
+class TestNeverDropped:
+    def test_unwritable_values_are_marked_and_the_event_kept(self, tmp_path: Path) -> None:
+        """TC-7: an integer beyond 64 bits or a lone surrogate in data is written `…[unreadable]`."""
+        data = {
+            "huge": 2**64,
+            "low": -(2**63) - 1,
+            "widest": 2**64 - 1,
+            "lowest": -(2**63),
+            "lone": "a\ud800b",
+            "nested": {"list": [1, 10**30, "\udfff"]},
+            "key\udc00": 1,
+            "text": "fine",
+        }
+        with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
+            assert writer.write(kind="eve", name="x", data=data)
+        path = tmp_path / "trace" / "2026-03-01.jsonl"
+        assert len(path.read_bytes()) <= LINE_LIMIT
+        events = read_trace(path, strict=True)
+        assert dict(events["data"].iloc[0]) == {
+            "huge": "…[unreadable]",
+            "low": "…[unreadable]",
+            "widest": 2**64 - 1,
+            "lowest": -(2**63),
+            "lone": "…[unreadable]",
+            "nested": {"list": [1, "…[unreadable]", "…[unreadable]"]},
+            "key\\udc00": 1,
+            "text": "fine",
+            "textChars": 4,
+        }
+        assert sorted(markers(events)["path"]) == [
+            "data.huge",
+            "data.lone",
+            "data.low",
+            "data.nested.list[1]",
+            "data.nested.list[2]",
+        ]
+
+    @pytest.mark.parametrize("field", ["turn", "session", "name"])
+    @pytest.mark.parametrize(
+        "char", ["t", "я", "\x01", "\ud800"], ids=["ascii", "cyrillic", "escaped", "surrogate"]
+    )
+    def test_a_key_field_too_long_is_cut_and_flagged(
+        self, tmp_path: Path, field: str, char: str
+    ) -> None:
+        """TC-5: a 20 KB key field is cut to KEY_LIMIT characters with a marker, traceTrimmed set."""
+        head = {"turn": "turn_1", "session": "wrun_A", "name": "x"} | {field: char * 20_000}
+        with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
+            assert writer.write(kind="eve", data={"stepIndex": 3, "text": "kept"}, **head)
+        path = tmp_path / "trace" / "2026-03-01.jsonl"
+        assert len(path.read_bytes()) <= LINE_LIMIT
+        row = read_trace(path, strict=True).iloc[0]
+        written = "\\ud800" * 20_000 if char == "\ud800" else char * 20_000
+        expected = written[:KEY_LIMIT] + "…[truncated]"
+        assert row[field] == (f"eve.{expected}" if field == "name" else expected)
+        assert dict(row["data"]) == {
+            "stepIndex": 3,
+            "text": "kept",
+            "textChars": 4,
+            "traceTrimmed": True,
+        }
+
+    def test_every_key_field_too_long_still_fits(self) -> None:
+        """TC-5: even six key fields of escaped characters give one line within the cap."""
+        long = "\x00" * 30_000
+        encoded = encode_event(long, long, long, long, long, long, {"text": long})
+        assert len(encoded) <= LINE_LIMIT
+        event = orjson.loads(encoded)
+        assert list(event) == list(FIELDS)
+        assert event["turn"] == "\x00" * KEY_LIMIT + "…[truncated]"
+        assert event["data"]["traceTrimmed"] is True
+        assert event["data"]["textChars"] == 30_000
+
+    def test_a_result_too_deep_to_write_back_is_kept_as_text(self) -> None:
+        """TC-7: a result string holding JSON nested 300 levels is written as the text it is."""
+        result = '{"a":' + "[" * 300 + "]" * 300 + "}"
+        data = _event({"result": result, "toolName": "read"})["data"]
+        assert data["result"] == result
+        long = '{"stdout":"' + "s" * 5000 + '","x":' + "[" * 300 + "]" * 300 + "}"
+        bash = _event({"result": long, "toolName": "bash"})["data"]
+        assert bash["result"] == "…[truncated]" + long[-CONTENT_LIMIT:]
+
+
+_ANY_TEXT = st.text(st.characters(), max_size=30)
+_ANY_VALUE = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats()
+    | _ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_ANY_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+_KEY_TEXT = st.one_of(
+    _ANY_TEXT, st.builds(lambda c, n: c * n, st.characters(), st.integers(0, 30_000))
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    keys=st.tuples(_KEY_TEXT, _KEY_TEXT, _KEY_TEXT, _KEY_TEXT, _KEY_TEXT),
+    data=st.dictionaries(_ANY_TEXT | st.sampled_from(sorted(CONTENT_FIELDS)), _ANY_VALUE),
+    capture=st.booleans(),
+)
+def test_every_event_gets_a_line_the_reader_reads(
+    keys: tuple[str, str, str, str, str], data: dict[str, Any], capture: bool
+) -> None:
+    """TC-5, TC-7 (hypothesis): any key fields and data give one line within the cap, never
+    dropped, and it is valid JSON with the seven fields in order."""
+    encoded = encode_event("2026-03-01T12:00:00.000Z", *keys, data, capture_content=capture)
+    assert encoded.endswith(b"\n")
+    assert encoded.count(b"\n") == 1
+    assert len(encoded) <= LINE_LIMIT
+    event = orjson.loads(encoded)
+    assert list(event) == list(FIELDS)
+    assert all(isinstance(event[field], str) for field in FIELDS[:6])
+    assert isinstance(event["data"], dict)
 
 
 _TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=6000)

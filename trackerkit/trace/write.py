@@ -17,14 +17,25 @@ What happens to `data` on the way (`encode_event` does it, a pure function):
   `error` is dropped when it equals `result`.
 * A list cut short ends with the item `"…[truncated]"`; an object cut short keeps its first
   keys and gains `"…[keys]": <how many keys it had>`; a container nested deeper than four
-  levels becomes `"…[deep]"`; a value that cannot be serialised becomes `"…[unreadable]"`,
-  and a `data` that is not a mapping becomes `{"traceUnreadable": true}` (TC-7).
+  levels becomes `"…[deep]"`; a value that cannot be serialised becomes `"…[unreadable]"`
+  (an object that is not JSON, an integer outside 64 bits, a string holding a lone
+  surrogate; a key holding one keeps its text with the surrogate as `\\udXXX`), and a `data`
+  that is not a mapping becomes `{"traceUnreadable": true}` (TC-7).
 * A line longer than 16 KB in UTF-8 bytes (newline included) is rebuilt with every content
   field cut to 2,000 characters from the end; if it still does not fit, the content goes
   and `traceTrimmed: true` is set (TC-5).
+* The five key fields (`turn`, `session`, `source`, `kind`, `name`) stay whole while the
+  line can fit (TC-5). When they alone are too long for it (a 20 KB `turn`), each one longer
+  than `KEY_LIMIT` characters is cut to that many and ends in `…[truncated]`, and the event
+  is written flagged `traceTrimmed: true` (with its content when that still fits). A reader
+  then sees the cut key as written: a cut `turn` or `session` is a key of its own, so the
+  event no longer joins the turn it came from (it stands alone, or with others cut alike),
+  and `markers()` lists it as `traceTrimmed`. A lone surrogate in a key field is written as
+  `\\udXXX`; a key field that is not a string is written as its `str()`.
 
-Writing never raises into the caller: an error goes to the `trackerkit.trace` logger at
-most once a minute (TC-20). Each line is one `os.write` on a file opened with `O_APPEND`,
+So every event is written: `encode_event` always returns a line within the cap, and
+`TraceWriter.write` returns False only when the file cannot be written. Writing never raises
+into the caller: an error goes to the `trackerkit.trace` logger at most once a minute (TC-20). Each line is one `os.write` on a file opened with `O_APPEND`,
 so two processes appending to one file never interleave within a line (TC-1, TC-21).
 """
 
@@ -47,6 +58,7 @@ from trackerkit.trace.read import day_of
 __all__ = [
     "CONTENT_FIELDS",
     "CONTENT_LIMIT",
+    "KEY_LIMIT",
     "LINE_LIMIT",
     "REBUILD_LIMIT",
     "RETENTION_DAYS",
@@ -81,6 +93,10 @@ CONTENT_LIMIT = 4096
 REBUILD_LIMIT = 2000
 """Characters kept of each content field when an event is rebuilt to fit the line (TC-5)."""
 
+KEY_LIMIT = 400
+"""Characters kept of a key field too long for the line (TC-5): `ts` and the five key fields
+cut to this, each character escaped at worst to six bytes, still fit in `LINE_LIMIT`."""
+
 RETENTION_DAYS = 30
 """Days kept: today's file and the 29 before (TC-3)."""
 
@@ -91,6 +107,8 @@ DEEP = "…[deep]"
 KEYS = "…[keys]"
 UNREADABLE = "…[unreadable]"
 _RESULT_FIRST = ("ok", "error", "message", "isError", "code", "exitCode")
+_INT_RANGE = range(-(1 << 63), 1 << 64)  # what JSON numbers orjson writes: i64 and u64
+_KEY_FIELDS = ("turn", "session", "source", "kind", "name")
 _LOG = logging.getLogger("trackerkit.trace")
 
 
@@ -101,17 +119,43 @@ def format_ts(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _utf8(text: str) -> bool:
+    """Whether `text` can be written as UTF-8 (it holds no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _text(value: Any) -> str:
+    """A key or key field as writable text: `str()` of it, lone surrogates as `\\udXXX`."""
+    try:
+        text = value if isinstance(value, str) else str(value)
+    except Exception:  # a caller's object whose __str__ fails: the event is still written
+        return UNREADABLE
+    if _utf8(text):
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _clean(value: Any, level: int) -> Any:
     """A JSON-ready copy: deep containers become `…[deep]`, odd values `…[unreadable]`."""
-    if value is None or isinstance(value, str | bool | int):
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return value if _utf8(value) else UNREADABLE
+    if isinstance(value, int):
+        return value if value in _INT_RANGE else UNREADABLE
     if isinstance(value, float):
         return value if value == value and value not in (float("inf"), float("-inf")) else None
     if isinstance(value, Mapping | list | tuple):
         if level > MAX_DEPTH:
             return DEEP
         if isinstance(value, Mapping):
-            return {str(k): _clean(v, level + 1) for k, v in value.items()}
+            return {_text(k): _clean(v, level + 1) for k, v in value.items()}
         return [_clean(v, level + 1) for v in value]
     return UNREADABLE
 
@@ -159,9 +203,11 @@ def _result_text(result: Any, is_bash: bool) -> str:
             return result
         try:
             parsed = orjson.loads(result)
-        except orjson.JSONDecodeError:
+            return (
+                orjson.dumps(_first_keys(parsed)).decode() if isinstance(parsed, dict) else result
+            )
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # too deep to write back: as is
             return result
-        return orjson.dumps(_first_keys(parsed)).decode() if isinstance(parsed, dict) else result
     if isinstance(result, dict) and not is_bash:
         result = _first_keys(result)
     return orjson.dumps(result).decode()
@@ -171,17 +217,17 @@ def _bash_tail(result: str, limit: int) -> str:
     """A bash result that does not fit: the end of stdout, the last 1,000 chars of stderr."""
     try:
         answer = orjson.loads(result)
-    except orjson.JSONDecodeError:
-        answer = None
-    if isinstance(answer, dict) and isinstance(answer.get("stdout"), str):
-        stderr = answer.get("stderr")
-        if isinstance(stderr, str):
-            answer["stderr"] = stderr[-BASH_STDERR_TAIL:]
-        stdout: str = answer["stdout"]
-        answer["stdout"] = ""
-        room = limit - len(TRUNCATED) - len(orjson.dumps(answer).decode())
-        answer["stdout"] = stdout[-room:] if room > 0 else ""
-        return TRUNCATED + orjson.dumps(answer).decode()
+        if isinstance(answer, dict) and isinstance(answer.get("stdout"), str):
+            stderr = answer.get("stderr")
+            if isinstance(stderr, str):
+                answer["stderr"] = stderr[-BASH_STDERR_TAIL:]
+            stdout: str = answer["stdout"]
+            answer["stdout"] = ""
+            room = limit - len(TRUNCATED) - len(orjson.dumps(answer).decode())
+            answer["stdout"] = stdout[-room:] if room > 0 else ""
+            return TRUNCATED + orjson.dumps(answer).decode()
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # not JSON, or too deep to write
+        pass
     return TRUNCATED + result[-limit:]
 
 
@@ -213,8 +259,13 @@ def encode_event(
     data: Any,
     *,
     capture_content: bool = True,
-) -> bytes | None:
-    """The line (newline included) for one event, within every limit; None if it cannot fit."""
+) -> bytes:
+    """The line (newline included) for one event, within every limit (see the module's docstring).
+
+    Every event gets a line: values that cannot be written are marked (TC-7), content is cut
+    or dropped to fit (TC-5), and key fields too long for any line are cut to `KEY_LIMIT`
+    characters with the event flagged `traceTrimmed`.
+    """
     if not isinstance(data, Mapping):
         base: dict[str, Any] = {"traceUnreadable": True}
     else:
@@ -228,15 +279,31 @@ def encode_event(
     for key, value in content.items():
         if isinstance(value, str):
             base.setdefault(f"{key}Chars", len(value))
-    head = {
-        "ts": ts,
-        "turn": turn,
-        "session": session,
-        "source": source,
-        "kind": kind,
-        "name": name,
+    keys = (turn, session, source, kind, name)
+    head = {"ts": _text(ts)} | {
+        f: "" if v is None else _text(v) for f, v in zip(_KEY_FIELDS, keys, strict=True)
     }
     is_bash = base.get("toolName") == "bash" or base.get("name") == "bash"
+    encoded = _fit(head, base, content, is_bash, capture_content)
+    if encoded is not None:
+        return encoded
+    # The key fields alone are too long for a line: cut them and say so.
+    cut = {f: v if len(v) <= KEY_LIMIT else v[:KEY_LIMIT] + TRUNCATED for f, v in head.items()}
+    trimmed = base | {"traceTrimmed": True}
+    # Six fields of at most KEY_LIMIT characters and `{"traceTrimmed":true}` always fit.
+    return _fit(cut, trimmed, content, is_bash, capture_content) or (
+        orjson.dumps(cut | {"data": {"traceTrimmed": True}}) + b"\n"
+    )
+
+
+def _fit(
+    head: dict[str, str],
+    base: dict[str, Any],
+    content: dict[str, Any],
+    is_bash: bool,
+    capture_content: bool,
+) -> bytes | None:
+    """The first line that fits: content whole, cut to 2,000, dropped, then only short sizes."""
 
     def line(payload: dict[str, Any]) -> bytes | None:
         encoded = orjson.dumps(head | {"data": payload}) + b"\n"
@@ -316,7 +383,9 @@ class TraceWriter:
         data: Mapping[str, Any] | None = None,
         ts: dt.datetime | None = None,
     ) -> bool:
-        """Append one event; True when it was written, False when it failed (and was logged)."""
+        """Append one event; True when it was written, False when the file could not be written
+        (logged, TC-20). Every event fits a line (`encode_event`): none is dropped for its values.
+        """
         try:
             moment = ts or self._clock()
             encoded = encode_event(
@@ -329,8 +398,6 @@ class TraceWriter:
                 {} if data is None else data,
                 capture_content=self.capture_content,
             )
-            if encoded is None:
-                raise ValueError(f"the {kind}.{name} event does not fit in {LINE_LIMIT} bytes")
             with self._lock:
                 fd = self._open(self.path_for(moment))
                 written = os.write(fd, encoded)
