@@ -89,7 +89,7 @@ class TestReading:
         assert broken.file == str(lib.path / "broken.json")
         assert broken.problems[0].path == ""
         assert broken.problems[0].message.startswith("is not valid JSON: ")
-        assert [p.path for p in verdicts["refused"].problems] == ["extra"]
+        assert [p.path for p in verdicts["refused"].problems] == ["extra", "name"]  # TR-12: both
         assert verdicts["moved"].problems == (
             Problem(
                 "id",

@@ -435,6 +435,257 @@ class TestCeilings:
         assert time.perf_counter() - start < 1.0
 
 
+def _chain(count: int, *, tops: bool = True, loop: bool = False) -> Doc:
+    """`count` number fields f0 -> f1 -> ... (each the next one's dependent), closed if `loop`."""
+    fields: list[Doc] = [
+        {"name": f"f{i}", "description": "", "type": "number"} for i in range(count)
+    ]
+    if tops:
+        for i, field in enumerate(fields[:-1]):
+            field["maxField"] = f"f{i + 1}"
+    if loop:
+        fields[-1]["maxField"] = "f0"
+    return _tracker_with(fields=fields)
+
+
+class TestChainsOfTops:
+    """TR-5, TR-11, TR-14: a chain of 10,000 tops is read in one pass; a loop is named once."""
+
+    def test_chain_at_the_ceiling_decodes(self) -> None:
+        """TR-14: f0 -> ... -> f9999 decodes, and the top order puts each top before its dependent."""
+        tracker = decode_tracker(_chain(MAX_ITEMS))
+        assert tracker.order == tuple(reversed(range(MAX_ITEMS)))
+
+    def test_loop_at_the_ceiling_reported_once(self) -> None:
+        """TR-5: a loop of 10,000 tops is one problem, its message bounded (first names, then a count)."""
+        problems = _problems(_chain(MAX_ITEMS, loop=True))
+        assert problems == [
+            (
+                "body.fields[0].maxField",
+                "makes a loop of 10,000 tops: f0 -> f1 -> f2 -> f3 -> f4 -> f5 -> f6 -> f7 -> "
+                "… and 9,992 more -> f0",
+            )
+        ]
+
+    def test_loop_at_the_ceiling_in_bounded_memory(self) -> None:
+        """TR-11: refusing the 10,000-field loop allocates a few MB, not a message per field."""
+        import tracemalloc
+
+        doc = _chain(MAX_ITEMS, loop=True)
+        tracemalloc.start()
+        try:
+            with pytest.raises(TrackerDecodeError) as caught:
+                decode_tracker(doc)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert len(str(caught.value)) < 1_000
+        assert peak < 64 * 2**20
+
+    def test_loop_behind_a_long_chain(self) -> None:
+        """TR-5: a chain leading into a loop of two: the loop is named, the chain is not."""
+        doc = _chain(MAX_ITEMS)
+        doc["body"]["fields"][-1]["maxField"] = f"f{MAX_ITEMS - 2}"
+        assert _problems(doc) == [
+            (
+                f"body.fields[{MAX_ITEMS - 2}].maxField",
+                f"makes a loop of tops: f{MAX_ITEMS - 2} -> f{MAX_ITEMS - 1} -> f{MAX_ITEMS - 2}",
+            )
+        ]
+
+
+def _piece(**changes: object) -> Doc:
+    """The health piece with top-level keys set."""
+    from conftest import HEALTH
+
+    doc = copy.deepcopy(HEALTH)
+    doc.update(changes)
+    return doc
+
+
+def _with_field(i: int, **keys: object) -> Doc:
+    doc = _piece()
+    doc["body"]["fields"][i].update(keys)
+    return doc
+
+
+def _as_list(doc: Doc, **body: object) -> Doc:
+    doc["body"].update(layout="list", **body)
+    return doc
+
+
+_HUGE = 10**4_400  # past Python's 4,300-digit limit for turning an int into text
+
+
+class TestHostileValues:
+    """TR-12: any JSON value where text or a number is expected is a TrackerDecodeError with a
+    path, never a TypeError, ValueError or UnicodeEncodeError; every message prints as UTF-8."""
+
+    @pytest.mark.parametrize(
+        ("doc", "path", "fragment"),
+        [
+            (_piece(type=[1]), "type", "is not a known key"),
+            (_piece(type={"a": 1}), "type", "is not a known key"),
+            (_with_field(0, type=[1]), "body.fields[0].type", "found a list"),
+            (_with_field(2, type={"x": 1}, choices=[1]), "body.fields[2].type", "found an object"),
+            (_piece(revision=_HUGE), "revision", "a whole number of 4,401 digits"),
+            (_piece(name=-_HUGE), "name", "a negative whole number of 4,401 digits"),
+            (_piece(id=_HUGE), "id", "passes the ceiling of 2^53-1"),
+            (_with_field(0, min=_HUGE), "body.fields[0].min", "4,401 digits"),
+            (_with_field(0, maxField=_HUGE), "body.fields[0].maxField", "4,401 digits"),
+            (_with_field(1, default=-_HUGE), "body.fields[1].default", "4,401 digits"),
+            (_piece(id="a\ud800"), "id", "lone surrogate (U+D800) at character 1"),
+            (_piece(name="Vera\udc00"), "name", 'found "Vera\\udc00"'),
+            (_with_field(0, name="hp\ud83d"), "body.fields[0].name", "lone surrogate"),
+            (_with_field(0, maxField="\udfff"), "body.fields[0].maxField", "lone surrogate"),
+            (_with_field(0, icon="lucide:\ud800"), "body.fields[0].icon", "lone surrogate"),
+            (_with_field(2, choices=["a", "\ud800"]), "body.fields[2].choices[1]", "surrogate"),
+            (_piece(**{"x\ud800": 1}), "", "has a key that is not valid text"),
+            (_with_field(0, **{"\ud800": 1}), "body.fields[0]", "has a key that is not valid"),
+        ],
+        ids=[
+            "top-type-list",
+            "top-type-object",
+            "field-type-list",
+            "field-type-object",
+            "huge-revision",
+            "huge-negative-name",
+            "huge-id",
+            "huge-min",
+            "huge-max-field",
+            "huge-default",
+            "surrogate-id",
+            "surrogate-name",
+            "surrogate-field-name",
+            "surrogate-max-field",
+            "surrogate-icon",
+            "surrogate-choice",
+            "surrogate-key",
+            "surrogate-field-key",
+        ],
+    )
+    def test_refused_with_a_path(self, doc: Doc, path: str, fragment: str) -> None:
+        """TR-12: the value is refused at its path, in plain words that print as UTF-8."""
+        with pytest.raises(TrackerDecodeError) as caught:
+            decode_tracker(doc, source="health.json")
+        problems = [(p.path, p.message) for p in caught.value.problems]
+        assert any(p == path and fragment in m for p, m in problems), problems
+        str(caught.value).encode("utf-8")
+
+    def test_key_that_is_not_text(self) -> None:
+        """TR-12: an object key that is not text (possible only from Python) is refused by path."""
+        doc = _with_field(0, **{"min": 0})
+        doc["body"]["fields"][0][_HUGE] = 1
+        assert (
+            "body.fields[0]",
+            "has a key that is not text; found a whole number of 4,401 digits",
+        ) in _problems(doc)
+
+
+class TestEveryRuleChecked:
+    """TR-12: a problem in one key hides no rule that can still be checked on the others."""
+
+    @pytest.mark.parametrize(
+        ("doc", "expected"),
+        [
+            (
+                _with_field(0, name="HP", max=-5),
+                {
+                    ("body.fields[0].name", "must be a lowercase letter"),
+                    ("body.fields[0].min", "must be at most max (-5); found 0"),
+                    ("body.fields[0].maxField", "cannot come with max"),
+                },
+            ),
+            (
+                _with_field(1, name=7, min=10, max=5, default=30),
+                {
+                    ("body.fields[1].name", "must be a field name; found 7"),
+                    ("body.fields[1].min", "must be at most max (5); found 10"),
+                    ("body.fields[1].default", "must be at most 5; found 30"),
+                    ("body.fields[0].maxField", 'names "hp_max", which is not a field'),
+                },
+            ),
+            (
+                _with_field(1, min="one", max=5),
+                {
+                    ("body.fields[1].min", "must be a finite number"),
+                    ("body.fields[1].default", "must be at most 5; found 30"),
+                },
+            ),
+            (
+                _with_field(0, description=None, maxField="mood"),
+                {
+                    ("body.fields[0].description", "must be text; found null"),
+                    ("body.fields[0].maxField", 'names "mood", which is a choice field'),
+                },
+            ),
+            (
+                _with_field(2, icon="heart", choices=["calm", "calm"], default="angry"),
+                {
+                    ("body.fields[2].icon", "must be an icon id"),
+                    ("body.fields[2].choices[1]", 'repeats the choice "calm"'),
+                    ("body.fields[2].default", 'must be one of calm|calm; found "angry"'),
+                },
+            ),
+            (
+                _with_field(2, name="hp", min=3, choices=[]),
+                {
+                    ("body.fields[2].min", "belongs to number fields, not to a choice field"),
+                    ("body.fields[2].choices", "needs at least one choice"),
+                    ("body.fields[2].name", 'repeats the name "hp" of fields[0]'),
+                },
+            ),
+            (
+                _with_field(2, type="dice", name="hp_max"),
+                {
+                    ("body.fields[2].type", "must be one of text, number, boolean, choice"),
+                    ("body.fields[2].name", 'repeats the name "hp_max" of fields[1]'),
+                },
+            ),
+            (
+                _as_list(_with_field(2, name="name", min=1), note=5),
+                {
+                    ("body.note", "must be text; found 5"),
+                    ("body.fields[2].min", "belongs to number fields, not to a choice field"),
+                    ("body.fields[2].name", 'is reserved on a list: the row name is "name"'),
+                },
+            ),
+            (
+                _piece(name="  ", kind="tool"),
+                {("kind", "must be one of 'tracker'"), ("name", "must not be blank")},
+            ),
+        ],
+        ids=[
+            "bad-name-and-min-above-max",
+            "name-not-text-range-and-default",
+            "bad-min-still-checks-default-against-max",
+            "bad-description-and-top-not-a-number",
+            "bad-icon-repeated-choice-and-default",
+            "key-of-another-type-empty-choices-repeated-name",
+            "unknown-type-still-counts-its-name",
+            "list-reserved-name-beside-a-bad-note",
+            "blank-name-beside-a-bad-kind",
+        ],
+    )
+    def test_every_problem(self, doc: Doc, expected: set[tuple[str, str]]) -> None:
+        """TR-12: each expected problem is reported, and nothing beyond the document's problems."""
+        problems = _problems(doc)
+        for path, fragment in expected:
+            assert any(p == path and fragment in m for p, m in problems), (path, problems)
+        assert len(problems) == len(expected), problems
+
+    def test_one_bad_field_among_ten_thousand(self) -> None:
+        """TR-12: a bad name in a 10,000-field chain still has its range checked, the chain too."""
+        doc = _chain(MAX_ITEMS)
+        doc["body"]["fields"][5].update(name="F5", min=2, max=1)
+        problems = _problems(doc)
+        assert ("body.fields[5].min", "must be at most max (1); found 2") in problems
+        assert (
+            "body.fields[4].maxField",
+            'names "f5", which is not a field of this tracker',
+        ) in problems
+
+
 class TestRoundTrip:
     """TR-12: decode(encode(t)) == t."""
 

@@ -31,6 +31,8 @@ __all__ = [
     "TextField",
     "describe_value",
     "is_number",
+    "read_fields",
+    "shown_text",
 ]
 
 #: TR-1: a lowercase letter, then lowercase letters, digits or `_`, 64 characters at most.
@@ -54,21 +56,47 @@ def is_number(value: object) -> bool:
 
 
 def describe_value(value: object) -> str:
-    """A short, plain description of what was found, for error messages."""
+    """A short, plain description of what was found, for error messages.
+
+    Always bounded and printable as UTF-8: a whole number past 2^99 (30 digits) is described by
+    its length (Python cannot even print one past 4,300 digits), and a lone surrogate in a text
+    is shown escaped (`\\ud800`).
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, int) and value.bit_length() > 99:
+        sign = "a negative" if value < 0 else "a"
+        return f"{sign} whole number of {_digits(value):,} digits"
     if isinstance(value, int | float):
         return repr(value)
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return f'the text "{shown}"'
+        return f'the text "{shown_text(value, 40)}"'
     if isinstance(value, list):
         return "a list"
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__
+
+
+def shown_text(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters (ending in `...`), lone surrogates escaped, for messages."""
+    shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    if shown.isascii():
+        return shown
+    return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _digits(value: int) -> int:
+    """How many decimal digits `value` has, without building its text (refused past 4,300)."""
+    magnitude = abs(value)
+    estimate = max(int((magnitude.bit_length() - 1) * 0.30102999566398120), 1)
+    while magnitude >= 10**estimate:
+        estimate += 1
+    while estimate > 1 and magnitude < 10 ** (estimate - 1):
+        estimate -= 1
+    return estimate
 
 
 def _check_number(value: object) -> int | float:
@@ -78,7 +106,7 @@ def _check_number(value: object) -> int | float:
         raise PydanticCustomError(
             "unusually_large",
             "is unusually large: {found} is past the ceiling of 2^53-1",
-            {"found": repr(value)},
+            {"found": describe_value(value)},
         )
     raise PydanticCustomError(
         "number", "must be a finite number; found {found}", {"found": describe_value(value)}
@@ -95,7 +123,7 @@ def _check_name(value: object) -> str:
             "name",
             "must be a lowercase letter, then lowercase letters, digits or _, at most 64 "
             'characters; found "{found}"',
-            {"found": value if len(value) <= 70 else value[:67] + "..."},
+            {"found": shown_text(value, 70)},
         )
     return value
 
@@ -181,11 +209,15 @@ def owner_types(key: str) -> list[str]:
 
 
 # Built once: building an adapter per call made a refused 10,000-field file take seconds.
-_FIELD_ADAPTER: TypeAdapter[TextField | NumberField | BooleanField | ChoiceField] = TypeAdapter(
-    Field
+_FIELD_LIST: TypeAdapter[list[TextField | NumberField | BooleanField | ChoiceField]] = TypeAdapter(
+    list[Field]
 )
 
 
-def field_from_python(data: Any) -> TextField | NumberField | BooleanField | ChoiceField:
-    """Validate one field from plain data (used by the decoder to check fields one at a time)."""
-    return _FIELD_ADAPTER.validate_python(data)
+def read_fields(data: list[Any]) -> list[TextField | NumberField | BooleanField | ChoiceField]:
+    """Validate a list of fields from plain data in one call (the decoder's field schema).
+
+    Raises:
+        pydantic.ValidationError: with each error located at `(index, type, key, ...)`.
+    """
+    return _FIELD_LIST.validate_python(data)

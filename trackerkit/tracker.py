@@ -19,9 +19,18 @@ from trackerkit.fields import (
     NumberField,
     TextField,
     describe_value,
+    read_fields,
 )
-from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, dedupe, plain
-from trackerkit.values import AnyField, refusal, top_order
+from trackerkit.problems import (
+    MAX_ITEMS,
+    MAX_TEXT,
+    ceiling_problems,
+    dedupe,
+    field_rules,
+    plain,
+    read_what_parsed,
+)
+from trackerkit.values import AnyField, top_order
 
 __all__ = [
     "CHANGES_STYLES",
@@ -226,7 +235,7 @@ def _fields_first(data: dict[str, Any]) -> tuple[list[Any], list[AnyField] | Non
     if not isinstance(body, dict) or not isinstance(fields, list):
         return [], None, data
     try:
-        parsed: list[AnyField] = _FIELDS.validate_python(fields)
+        parsed: list[AnyField] = read_fields(fields)
     except pydantic.ValidationError as exc:
         errors = [{**err, "loc": ("body", "fields", *err["loc"])} for err in exc.errors()]
         return errors, None, {**data, "body": {**body, "fields": []}}
@@ -236,160 +245,31 @@ def _fields_first(data: dict[str, Any]) -> tuple[list[Any], list[AnyField] | Non
 def _loose_problems(
     data: dict[str, Any], errors: list[Any], parsed_fields: list[AnyField] | None
 ) -> list[Problem]:
-    """The rules across keys for what did parse, when the document as a whole did not."""
+    """The rules across keys for what did parse, when the document as a whole did not (TR-12)."""
+    problems = _name_problems(data.get("name"))
     body = data.get("body")
     fields = body.get("fields") if isinstance(body, dict) else None
-    if not isinstance(fields, list):
-        return []
-    stated = body.get("layout") if isinstance(body, dict) else None
-    layout: Layout = "list" if stated == "list" else "record"
+    if not isinstance(body, dict) or not isinstance(fields, list):
+        return problems
+    is_list = body.get("layout") == "list"
     if parsed_fields is not None:
-        return _fields_rules(parsed_fields, layout)
-    # The fields the model's errors did not touch parse; validate them in one call, not one
-    # call per field, so a refused 10,000-field file is still refused quickly.
-    bad = {
-        err["loc"][2]
-        for err in errors
-        if len(err["loc"]) > 2 and err["loc"][:2] == ("body", "fields")
-    }
-    good = [i for i in range(len(fields)) if i not in bad]
-    try:
-        parsed: list[AnyField] = _FIELDS.validate_python([fields[i] for i in good])
-    except pydantic.ValidationError:  # pragma: no cover - each of them parsed above
-        return []
-    # Every field rule, and the rules across fields, for the fields that parsed: a field that did
-    # not parse still counts by its name, so a top naming it is not called unknown.
-    unparsed: set[str] = set()
-    for i in bad:
-        raw = fields[i] if isinstance(i, int) and 0 <= i < len(fields) else None
-        if isinstance(raw, dict) and isinstance(raw.get("name"), str):
-            unparsed.add(raw["name"])
-    return _fields_rules(
-        parsed, layout, positions=good, unknown_names=frozenset(unparsed), check_all=True
-    )
+        return problems + field_rules(parsed_fields, is_list=is_list)
+    # Each field as far as it reads: a bad name hides neither its range nor its top, and a field
+    # that did not read at all still counts by its name, so a top naming it is not called unknown.
+    read, names, broken = read_what_parsed(fields, errors)
+    return problems + field_rules(read, is_list=is_list, names=names, broken=broken)
 
 
-_FIELDS: pydantic.TypeAdapter[list[AnyField]] = pydantic.TypeAdapter(list[Field])
-
-
-# --- rules across keys (TR-3..TR-7, TR-9, TR-19) -----------------------------------------------
-
-
-def _field_problems(field: AnyField, path: str) -> list[Problem]:
-    problems: list[Problem] = []
-    if isinstance(field, ChoiceField):
-        if not field.choices:
-            problems.append(Problem(f"{path}.choices", "needs at least one choice"))
-        seen: set[str] = set()
-        for j, choice in enumerate(field.choices):
-            if choice in seen:
-                problems.append(Problem(f"{path}.choices[{j}]", f'repeats the choice "{choice}"'))
-            seen.add(choice)
-    if isinstance(field, NumberField):
-        if field.min is not None and field.max is not None and field.min > field.max:
-            problems.append(
-                Problem(f"{path}.min", f"must be at most max ({field.max}); found {field.min}")
-            )
-        if field.max_field is not None and field.max is not None:
-            problems.append(
-                Problem(
-                    f"{path}.maxField",
-                    "cannot come with max: a number takes a fixed max or a top field, not both",
-                )
-            )
-    if field.default is not None and not (isinstance(field, ChoiceField) and not field.choices):
-        reason = refusal(field, field.default)
-        if reason is not None:
-            problems.append(Problem(f"{path}.default", reason))
-    return problems
+def _name_problems(name: object) -> list[Problem]:
+    if isinstance(name, str) and not name.strip():
+        return [Problem("name", "must not be blank")]
+    return []
 
 
 def _body_problems(tracker: Tracker) -> list[Problem]:
-    problems: list[Problem] = []
-    if not tracker.name.strip():
-        problems.append(Problem("name", "must not be blank"))
-    return problems + _fields_rules(tracker.body.fields, tracker.body.layout)
-
-
-def _fields_rules(
-    fields: list[AnyField],
-    layout: Layout,
-    *,
-    positions: list[int] | None = None,
-    unknown_names: frozenset[str] = frozenset(),
-    check_all: bool = False,
-) -> list[Problem]:
-    """The rules across fields. `positions` gives each field's index in the document (when only
-    some fields parsed); `unknown_names` are names of fields that did not parse."""
-    problems: list[Problem] = []
-    at = positions if positions is not None else range(len(fields))
-    if not fields and not unknown_names and positions is None:
-        problems.append(Problem("body.fields", "needs at least one field"))
-    first: dict[str, int] = {}
-    for i, field in zip(at, fields, strict=True):
-        name = field.name
-        if name in first:
-            problems.append(
-                Problem(
-                    f"body.fields[{i}].name",
-                    f'repeats the name "{name}" of fields[{first[name]}]',
-                )
-            )
-        else:
-            first[name] = i
-        if layout == "list" and name == "name":
-            problems.append(
-                Problem(f"body.fields[{i}].name", 'is reserved on a list: the row name is "name"')
-            )
-        # Only these can break a per-field rule; skipping the rest keeps 10,000 fields quick.
-        if (
-            check_all
-            or field.default is not None
-            or isinstance(field, ChoiceField)
-            or (isinstance(field, NumberField) and field.max is not None)
-        ):
-            problems += _field_problems(field, f"body.fields[{i}]")
-    by_name = {f.name: f for f in fields}
-    for i, field in zip(at, fields, strict=True):
-        if not isinstance(field, NumberField) or field.max_field is None:
-            continue
-        path = f"body.fields[{i}].maxField"
-        target = by_name.get(field.max_field)
-        if field.max_field == field.name:
-            problems.append(Problem(path, "cannot name the field itself"))
-        elif target is None and field.max_field in unknown_names:
-            continue  # it names a field that did not parse: that field's own problems say why
-        elif target is None:
-            problems.append(
-                Problem(path, f'names "{field.max_field}", which is not a field of this tracker')
-            )
-        elif not isinstance(target, NumberField):
-            problems.append(
-                Problem(
-                    path, f'names "{field.max_field}", which is a {target.type} field, not a number'
-                )
-            )
-        else:
-            loop = _top_loop(field.name, by_name)
-            if loop:
-                problems.append(Problem(path, "makes a loop of tops: " + " -> ".join(loop)))
-    return problems
-
-
-def _top_loop(start: str, by_name: dict[str, AnyField]) -> list[str]:
-    chain = [start]
-    seen = {start}
-    at = by_name.get(start)
-    while isinstance(at, NumberField) and at.max_field is not None:
-        nxt = at.max_field
-        if nxt == start:
-            return [*chain, nxt]
-        if nxt in seen or nxt not in by_name:
-            return []
-        chain.append(nxt)
-        seen.add(nxt)
-        at = by_name[nxt]
-    return []
+    """The rules across keys (TR-3..TR-7, TR-9, TR-19) for a document that parsed whole."""
+    is_list = tracker.body.layout == "list"
+    return _name_problems(tracker.name) + field_rules(tracker.body.fields, is_list=is_list)
 
 
 # Re-exported for type checkers reading `tracker.fields`.
