@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import platformdirs
 import pytest
 from conftest import REPO
 from loopback import LoopbackServer, completion, serving
@@ -68,6 +71,7 @@ class TestSimulate:
         assert [c["ok"] for c in reports[2]["calls"]] == [False, True]
         assert set(reports[0]["parts"]) == {"card", "trackers", "tool", "history"}
 
+    @pytest.mark.usefixtures("user_home")
     def test_the_trace_file(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """With `--data DIR` the turns are written to one day file under `DIR/trace/` (TC-1)."""
         code, _, _ = _run(capsys, "simulate", FIGHT, "--data", str(tmp_path), "--json")
@@ -178,3 +182,108 @@ class TestChanges:
         lines = out.splitlines()
         assert len(lines) == 6
         assert all(line.endswith(("[card]", "[chips]", "[toast]", "[hidden]")) for line in lines)
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME and XDG_DATA_HOME in a scratch folder; no ASSISTANT_* variable set."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("ASSISTANT_DATA_DIR", raising=False)
+    monkeypatch.delenv("ASSISTANT_TIMEZONE", raising=False)
+    return tmp_path
+
+
+def _user_trace() -> Path:
+    return Path(platformdirs.user_data_dir("trackerkit", appauthor=False)) / "trace"
+
+
+def _completed(day: Path) -> int:
+    events = [json.loads(line) for line in day.read_text("utf-8").splitlines()]
+    return [(e["kind"], e["name"]) for e in events].count(("eve", "turn.completed"))
+
+
+class TestTracePlace:
+    """TC-1, TC-2: the trace goes to --data, else ASSISTANT_DATA_DIR, else the per-user data
+    directory, printed on every run; never into the repository's bundled sample days."""
+
+    def test_past_the_sample_dates_the_samples_stay(
+        self, capsys: pytest.CaptureFixture[str], user_home: Path
+    ) -> None:
+        """TC-1, TC-3: a bundled scene simulated a month past the samples leaves data/ as committed."""
+        samples = REPO / "data" / "trace"
+        before = {p.name: p.read_bytes() for p in samples.iterdir()}
+        code, _, err = _run(capsys, "simulate", FIGHT, "--now", "2027-01-05T12:00:00Z")
+        assert code == 0
+        day = _user_trace() / "2027-01-05.jsonl"
+        assert day.is_relative_to(user_home / "xdg")
+        assert err == f"trackerkit: trace written to {day}\n"
+        assert _completed(day) == 6
+        assert {p.name: p.read_bytes() for p in samples.iterdir()} == before
+        if shutil.which("git") and (REPO / ".git").exists():
+            status = subprocess.run(
+                ["git", "status", "--porcelain", "--", "data/"],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            assert status.stdout == ""
+
+    def test_the_environment_names_the_data_dir(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        user_home: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """TC-1: ASSISTANT_DATA_DIR is used when --data is not given; --data wins over it."""
+        monkeypatch.setenv("ASSISTANT_DATA_DIR", str(user_home / "assistant"))
+        now = "2027-01-05T12:00:00+00:00"
+        assert _run(capsys, "simulate", FIGHT, "--json", "--now", now)[0] == 0
+        assert _completed(user_home / "assistant" / "trace" / "2027-01-05.jsonl") == 6
+        code, _, err = _run(
+            capsys, "simulate", FIGHT, "--data", str(user_home / "given"), "--now", now
+        )
+        assert code == 0
+        assert (
+            err
+            == f"trackerkit: trace written to {user_home / 'given' / 'trace' / '2027-01-05.jsonl'}\n"
+        )
+        assert not _user_trace().exists()
+
+    @pytest.mark.parametrize(
+        ("option", "variable", "day"),
+        [
+            ([], None, "2027-01-05"),
+            ([], "Europe/Moscow", "2027-01-06"),
+            (["--timezone", "UTC"], "Europe/Moscow", "2027-01-05"),
+            (["--timezone", "Asia/Tokyo"], None, "2027-01-06"),
+        ],
+        ids=["utc-by-default", "environment", "option-wins", "option"],
+    )
+    def test_the_day_follows_the_time_zone(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        user_home: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        option: list[str],
+        variable: str | None,
+        day: str,
+    ) -> None:
+        """TC-2: the day file is named in --timezone, else ASSISTANT_TIMEZONE, else UTC."""
+        if variable is not None:
+            monkeypatch.setenv("ASSISTANT_TIMEZONE", variable)
+        code, _, _ = _run(capsys, "simulate", FIGHT, "--now", "2027-01-05T22:30:00Z", *option)
+        assert code == 0
+        assert [p.name for p in _user_trace().iterdir()] == [f"{day}.jsonl"]
+
+    def test_the_bundled_data_is_refused(
+        self, capsys: pytest.CaptureFixture[str], user_home: Path
+    ) -> None:
+        """--data naming the repository's data/ is refused in one line; nothing is written."""
+        before = {p.name: p.read_bytes() for p in (REPO / "data" / "trace").iterdir()}
+        code, out, err = _run(capsys, "simulate", FIGHT, "--data", str(REPO / "data"))
+        assert (code, out) == (1, "")
+        assert err.startswith(f"trackerkit: {REPO / 'data'} is the repository's bundled data")
+        assert err.count("\n") == 1
+        assert {p.name: p.read_bytes() for p in (REPO / "data" / "trace").iterdir()} == before

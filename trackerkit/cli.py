@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
@@ -118,7 +120,10 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Run a scene turn by turn (its scripted turns, against the scripted model or any "
             "OpenAI-compatible endpoint) and print per turn: the user text, the tool calls, the "
             "changes and the prompt tokens by part. Writes the turns to the trace journal "
-            "(DATA/trace/YYYY-MM-DD.jsonl) unless --no-trace."
+            "DATA/trace/YYYY-MM-DD.jsonl unless --no-trace, and says where on stderr: DATA is "
+            "--data, else $ASSISTANT_DATA_DIR, else the per-user data directory (such as "
+            "~/.local/share/trackerkit), never the repository's bundled sample days. The day "
+            "file is named in --timezone, else $ASSISTANT_TIMEZONE, else UTC."
         ),
     )
     _session_options(simulate)
@@ -150,13 +155,24 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--data",
         metavar="DIR",
         type=Path,
-        help="the data directory for the trace (default: the scene's data/ folder)",
+        help=(
+            "the data directory for the trace (default: $ASSISTANT_DATA_DIR, else the per-user "
+            "data directory)"
+        ),
     )
     simulate.add_argument(
         "--timezone",
         metavar="TZ",
-        default="UTC",
-        help="the installation time zone naming the trace day file (default: UTC)",
+        help="the IANA time zone naming the trace day file (default: $ASSISTANT_TIMEZONE, else UTC)",
+    )
+    simulate.add_argument(
+        "--now",
+        metavar="TIMESTAMP",
+        type=_timestamp,
+        help=(
+            "start the simulated clock at this ISO-8601 time (UTC unless it names an offset), "
+            "for tests and replays; the clock then runs at the real pace"
+        ),
     )
     simulate.add_argument("--no-trace", action="store_true", help="write no trace events")
     simulate.set_defaults(func=_simulate)
@@ -200,8 +216,11 @@ def _simulate(args: argparse.Namespace) -> int:
 
     from trackerkit.model import Model, OpenAIModel
     from trackerkit.session import Session
+    from trackerkit.simulate import check_data_dir, data_dir, time_zone
     from trackerkit.tables import turn_table
 
+    zone = time_zone(args.timezone)  # checked first: a bad zone is refused before any turn runs
+    clock = _clock(args.now)
     model: Model | None = None
     if args.model == "openai":
         if not args.base_url:
@@ -213,10 +232,12 @@ def _simulate(args: argparse.Namespace) -> int:
     if not args.no_trace:
         from trackerkit.trace import TraceWriter
 
-        data_dir: Path = args.data or Path(args.scene).resolve().parent.parent
-        trace = TraceWriter(data_dir, timezone=args.timezone)
+        trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone, clock=clock)
+    started = clock()
     try:
-        session = Session.from_scene(args.scene, model, trackers=args.trackers, trace=trace)
+        session = Session.from_scene(
+            args.scene, model, trackers=args.trackers, trace=trace, clock=clock
+        )
         with tqdm(
             total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
         ) as bar:
@@ -228,6 +249,9 @@ def _simulate(args: argparse.Namespace) -> int:
     finally:
         if trace is not None:
             trace.close()
+    if trace is not None:
+        for day in dict.fromkeys([trace.path_for(started), trace.path_for(clock())]):
+            print(f"trackerkit: trace written to {day}", file=sys.stderr)
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
@@ -236,6 +260,24 @@ def _simulate(args: argparse.Namespace) -> int:
     for mismatch in session.mismatches:
         print(f"trackerkit: expectation not met: {mismatch}", file=sys.stderr)
     return 1 if session.mismatches else 0
+
+
+def _timestamp(text: str) -> datetime:
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an ISO-8601 time such as 2027-01-05T12:00:00Z"
+        ) from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _clock(start: datetime | None) -> Callable[[], datetime]:
+    """The real clock, or one that starts at `start` and runs at the real pace."""
+    if start is None:
+        return lambda: datetime.now(UTC)
+    began = time.monotonic()
+    return lambda: start + timedelta(seconds=time.monotonic() - began)
 
 
 def _changes(args: argparse.Namespace) -> int:
@@ -273,18 +315,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code (0 ok, 1 refused or failed, 2 usage)."""
+    """Run the command line; returns the exit code (0 ok, 1 refused or failed, 2 usage).
+
+    Every error is one line on stderr (`trackerkit: <file>: <what is wrong>`), never a traceback.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.func
     try:
         return handler(args)
-    except TrackerkitError as exc:
-        print(f"trackerkit: {exc}", file=sys.stderr)
+    except (TrackerkitError, OSError, ValueError) as exc:
+        _say(str(exc))
         return 1
-    except (OSError, ValueError) as exc:
-        print(f"trackerkit: {exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        _say("interrupted")
+        return 130
+    except Exception as exc:  # a bug: still one line, naming the error so it can be reported
+        _say(f"unexpected {type(exc).__name__} (a bug in trackerkit; please report it): {exc}")
         return 1
+
+
+def _say(message: str) -> None:
+    # One line, whatever the message holds: a newline or a lone surrogate never breaks stderr.
+    line = " ".join(message.split())[:2000] or "failed"
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    print(f"trackerkit: {line}", file=sys.stderr)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -24,6 +24,7 @@ from trackerkit.errors import (
     TrackerkitError,
 )
 from trackerkit.pieces import check_tracker_id, read_piece_file
+from trackerkit.scenario import decode_steps, plain_problems, problem_sentence
 from trackerkit.tracker import Tracker, decode_tracker
 
 __all__ = [
@@ -123,25 +124,33 @@ class Scene(BaseModel):
 
 
 def load_scene(path: str | Path) -> Scene:
-    """Read a scene file.
+    """Read a scene file, its scripted steps decoded strictly (`trackerkit.scenario.Step`).
 
     Raises:
         NotFoundError: no such file.
-        TrackerkitError: the file is not JSON or not a scene (the message names the key).
+        TrackerkitError: the file cannot be read (not a regular file, too large), is not JSON, or
+            is not a scene; one line naming the file and every problem with its path
+            (`fight.json: turns[3].set: must be an object; found a list`).
     """
     path = Path(path)
+    data, unread = read_piece_file(path)
+    if data is None:
+        if unread is None:
+            raise NotFoundError(f"no scene file at {path}")
+        raise TrackerkitError(f"{path}: {unread}")
     try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise NotFoundError(f"no scene file at {path}") from None
+        parsed = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
     try:
-        return Scene.model_validate(data)
+        scene = Scene.model_validate(parsed)
     except pydantic.ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise TrackerkitError(f"{path}: {where}: {first['msg']}") from None
+        raise TrackerkitError(f"{path}: {problem_sentence(plain_problems(exc))}") from None
+    try:
+        decode_steps(scene.turns)
+    except BadRequestError as exc:
+        raise TrackerkitError(f"{path}: {exc}") from None
+    return scene
 
 
 class PieceSource(Protocol):
