@@ -69,6 +69,22 @@ class TestSyntax:
         assert [use.name for use in rendered.report.uses] == ["char", "tracker"]
         assert rendered.report.uses[1] == MacroUse("tracker", ("Health", "hp"), 3)
 
+    def test_use_knows_where_its_result_went(self) -> None:
+        """A use written to the output records its offset there; one fed into an argument records none."""
+        rendered = render_macros("hp {{tracker::{{char}}::hp}} {{user}}", HANDLERS)
+        assert rendered.text == "hp 25 Ann"
+        assert [(u.name, u.at) for u in rendered.report.uses] == [
+            ("char", None),
+            ("tracker", 3),
+            ("user", 6),
+        ]
+
+    def test_offset_counts_results_not_template_text(self) -> None:
+        """The offset is in the output: a long result before a macro moves it, a long macro source does not."""
+        handlers: dict[str, MacroHandler] = {**HANDLERS, "long": lambda args: "x" * 50}
+        rendered = render_macros("{{long::ignored::args}}|{{ user }}", handlers)
+        assert rendered.text.index("Ann") == rendered.report.uses[1].at == 51
+
     def test_names_match_whatever_the_case(self) -> None:
         """`{{USER}}`, `{{ Char }}` and a handler registered as `Echo` all match."""
         handlers: dict[str, MacroHandler] = {**HANDLERS, "Shout": lambda args: "HEY"}

@@ -20,11 +20,13 @@ from trackerkit.prompt import (
     PromptContext,
     assemble_request,
     default_text,
+    render_card,
     render_text,
     render_trackers_block,
     tracker_texts,
 )
 from trackerkit.scene import Prompting, Scene, load_linked, load_scene, source_for
+from trackerkit.session import Session
 from trackerkit.state import State
 from trackerkit.tokens import count_tokens, tool_json
 from trackerkit.tool import update_trackers_tool
@@ -129,6 +131,63 @@ class TestBlock:
         rendered = render_text(f"{{{{user}}}} {LINKED_TRACKERS_MARKER}", TRACKERS, {}, VERA)
         assert rendered.text == f"Vera {LINKED_TRACKERS_MARKER}"
         assert rendered.report.ok
+
+
+class TestMarkerInTheAuthorsTextOnly:
+    """TR-28, TR-30: the block goes where the author's `{{linkedTrackers}}` stands, never where a value spells it."""
+
+    NOTES = _tracker("Notes", _text())
+    BLOCK = "### Trackers\nNotes: text=x"
+
+    def _request(self, card: str, value: str) -> str:
+        state = _state((self.NOTES, {"text": value}))
+        rendered = render_card(card, [self.NOTES], state)
+        request = assemble_request(card=rendered, block=self.BLOCK, history=[])
+        return request.messages[0]["content"]
+
+    def test_value_spelling_the_marker_does_not_move_the_block(self) -> None:
+        """A model-written `{{linkedTrackers}}` shown by a field macro stays text; the block follows the card."""
+        content = self._request("Notes say: {{tracker::Notes::text}} (end)", LINKED_TRACKERS_MARKER)
+        assert content == f"Notes say: {LINKED_TRACKERS_MARKER} (end)\n\n{self.BLOCK}"
+
+    def test_block_stays_at_the_authors_marker(self) -> None:
+        """With the author's marker too, the block goes there and the value's spelling stays where it was shown."""
+        card = "A {{tracker::Notes::text}} B\n{{linkedTrackers}}\nC"
+        content = self._request(card, LINKED_TRACKERS_MARKER)
+        assert content == f"A {LINKED_TRACKERS_MARKER} B\n{self.BLOCK}\nC"
+
+    def test_authors_marker_whatever_its_case(self) -> None:
+        """`{{ LinkedTrackers }}` is the author's marker as the macro engine reads names."""
+        assert self._request("A{{ LinkedTrackers }}B", "v") == f"A{self.BLOCK}B"
+
+    def test_only_the_first_authors_marker(self) -> None:
+        """A repeated marker gets the block once; the count is of the card without its markers."""
+        card = render_card("A{{linkedTrackers}}B{{linkedTrackers}}C", [self.NOTES], {})
+        assert (card.text, card.marker) == ("ABC", 1)
+        assert card.report.ok
+
+    def test_session_request_keeps_the_block_in_place(self) -> None:
+        """Through a turn: Notes written as `{{linkedTrackers}}` leaves the block after the card."""
+        scene = Scene(
+            id="s",
+            title="S",
+            card="Notes: {{tracker::Notes::text}}",
+            prompting=Prompting(trackers=["notes"]),
+            tool_access=True,
+        )
+        notes = {
+            "id": "notes",
+            "name": "Notes",
+            "description": "",
+            "body": {"layout": "record", "fields": [_text()], "note": ""},
+        }
+        session = Session(scene, {"notes": notes})
+        write = {"updates": [{"tracker": "Notes", "set": {"text": LINKED_TRACKERS_MARKER}}]}
+        session.turn("go", {"calls": [{"name": "update_trackers", "arguments": write}]})
+        report = session.turn("again", {"reply": "ok"})
+        assert report.request is not None
+        system = report.request.messages[0]["content"]
+        assert system.startswith(f"Notes: {LINKED_TRACKERS_MARKER}\n\n### Trackers\n")
 
 
 class TestDefaultRendering:

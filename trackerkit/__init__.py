@@ -35,9 +35,11 @@ from trackerkit.macros import MacroReport, render_macros
 from trackerkit.model import Model, OpenAIModel, ScriptedModel, TurnPlan
 from trackerkit.prompt import (
     Block,
+    Card,
     PromptContext,
     Request,
     assemble_request,
+    render_card,
     render_text,
     render_trackers_block,
     tool_token_costs,
@@ -60,6 +62,7 @@ __all__ = [
     "BadRequestError",
     "Block",
     "BooleanField",
+    "Card",
     "Chat",
     "ChoiceField",
     "Delta",
@@ -127,6 +130,7 @@ __all__ = [
     "panel_html",
     "rail",
     "read_piece",
+    "render_card",
     "render_macros",
     "render_text",
     "render_trackers_block",

@@ -75,12 +75,18 @@ class MacroIssue:
 
 @dataclass(frozen=True, slots=True)
 class MacroUse:
-    """One macro that evaluated: its lowercase name, evaluated arguments and offset in the template."""
+    """One macro that evaluated: its lowercase name, evaluated arguments and offset in the template.
+
+    `at` is where its result starts in the output when it was written there (None when it went
+    into another macro's argument): how a caller finds a marker the author wrote, never one that
+    a substituted value merely spells (TR-30).
+    """
 
     name: str
     args: tuple[str, ...]
     position: int
     source: str = ""
+    at: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +143,7 @@ class _Run:
         self.limits = limits
         self.source = source
         self.out: list[str] = []
+        self.length = 0  # characters in `out`
         self.stack: list[_Frame] = []
         self.written = 0
         self.steps = 0
@@ -212,7 +219,8 @@ class _Run:
         except MacroLookupError as error:
             self._issue(macro, frame.start, str(error))
             return
-        self.uses.append(MacroUse(name, args, frame.start, self.source))
+        at = None if self.stack else self.length
+        self.uses.append(MacroUse(name, args, frame.start, self.source, at))
         self._emit(result, frame.start, macro, result=True)
 
     def _step(self, macro: str, position: int) -> bool:
@@ -242,11 +250,13 @@ class _Run:
             target.append(piece)
             return True
         room = self.limits.output_ceiling - self.written
+        kept = piece if len(piece) <= room else piece[: max(room, 0)]
+        target.append(kept)
+        if target is self.out:
+            self.length += len(kept)
         if len(piece) <= room:
-            target.append(piece)
             self.written += len(piece)
             return True
-        target.append(piece[: max(room, 0)])
         self.written = self.limits.output_ceiling
         self._stop(
             macro,

@@ -34,12 +34,14 @@ __all__ = [
     "BLOCK_HEADING",
     "LINKED_TRACKERS_MARKER",
     "Block",
+    "Card",
     "PromptContext",
     "PromptPreview",
     "Request",
     "assemble_request",
     "default_text",
     "preview_prompt",
+    "render_card",
     "render_text",
     "render_trackers_block",
     "tool_token_costs",
@@ -236,6 +238,46 @@ def _marker(args: tuple[str, ...]) -> str:
     return LINKED_TRACKERS_MARKER
 
 
+def _no_text(args: tuple[str, ...]) -> str:
+    _marker(args)
+    return ""
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """A card whose macros ran, and where the author's `{{linkedTrackers}}` marker stood (TR-28, TR-30).
+
+    `text` holds no marker the author wrote; `marker` is the offset in it of the first one, or None.
+    Text a value brought in (a model-written `{{linkedTrackers}}` shown by `{{tracker::Notes::text}}`)
+    stays in `text` as plain characters and never moves the block.
+    """
+
+    text: str
+    marker: int | None
+    report: MacroReport
+
+
+def render_card(
+    text: str,
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    context: PromptContext = _CONTEXT,
+    limits: MacroLimits = _LIMITS,
+) -> Card:
+    """Run a card's macros as `render_text` does, finding the block's marker in the author's text only.
+
+    The marker is known by where the macro engine wrote the author's `{{linkedTrackers}}` macro,
+    not by searching the output, so no substituted value can pose as it (TR-30).
+    """
+    computed = _compute(trackers, state)
+    texts, report = _texts(trackers, computed, context, limits)
+    handlers = _handlers(trackers, computed.values, texts, context)
+    handlers["linkedtrackers"] = _no_text
+    rendered = render_macros(text, handlers, limits=limits)
+    marks = [u.at for u in rendered.report.uses if u.name == "linkedtrackers" and u.at is not None]
+    return Card(rendered.text, marks[0] if marks else None, report.merge(rendered.report))
+
+
 # --- the request -----------------------------------------------------------------------------
 
 
@@ -272,7 +314,7 @@ class Request:
 
 def assemble_request(
     *,
-    card: str,
+    card: str | Card,
     block: str | None,
     history: Sequence[tuple[str, str]],
     tool: ToolDefinition | None = None,
@@ -284,8 +326,10 @@ def assemble_request(
     """Build a turn's messages within a context window (TR-28, TR-33).
 
     Args:
-        card: the system card, macros already run (may hold the `{{linkedTrackers}}` marker
-            where the block goes; only the first one is used).
+        card: the system card: a `Card` from `render_card` (the block goes at its marker), or
+            the author's text with no macros run, where the first `{{linkedTrackers}}` marks the
+            block's place and any other is dropped. Pass a `Card` whenever macros ran, so that
+            a value spelling the marker cannot move the block (TR-30).
         block: the `### Trackers` block text, or None when there is none.
         history: `(role, text)` pairs, oldest first.
         tool: the update tool when it is offered.
@@ -298,14 +342,14 @@ def assemble_request(
             do not fit in `window - reserve`; the message names each part with its count.
     """
     parts: dict[str, int] = {}
-    if LINKED_TRACKERS_MARKER in card:
-        # The block goes where the first marker stands, once; a repeated marker is dropped.
-        before, _, after = card.partition(LINKED_TRACKERS_MARKER)
-        system = before + (block or "") + after.replace(LINKED_TRACKERS_MARKER, "")
-        sections = [system, builtin or ""]
+    if isinstance(card, str):
+        card = _author_card(card)
+    if card.marker is not None:
+        text, at = card.text, card.marker
+        sections = [text[:at] + (block or "") + text[at:], builtin or ""]
     else:
-        sections = [card, builtin or "", block or ""]
-    parts["card"] = count_tokens(card.replace(LINKED_TRACKERS_MARKER, ""), encoding)
+        sections = [card.text, builtin or "", block or ""]
+    parts["card"] = count_tokens(card.text, encoding)
     if builtin:
         parts["builtin"] = count_tokens(builtin, encoding)
     if block:
@@ -331,6 +375,14 @@ def assemble_request(
     messages += [{"role": role, "content": text} for role, text in history[first:]]
     tools = [tool.to_openai()] if tool is not None else []
     return Request(messages, tools, parts, counts[first:], kept, first, window, reserve, encoding)
+
+
+def _author_card(text: str) -> Card:
+    """A card the author wrote, no macros run: the first marker is the block's place, others go."""
+    before, found, after = text.partition(LINKED_TRACKERS_MARKER)
+    if not found:
+        return Card(text, None, MacroReport())
+    return Card(before + after.replace(LINKED_TRACKERS_MARKER, ""), len(before), MacroReport())
 
 
 def tool_token_costs(
@@ -427,7 +479,7 @@ def preview_prompt(
     rendered = render_text(card, trackers, state, context)
     tokens = {
         "block": count_tokens(block.text, encoding) if block.text else 0,
-        "card": count_tokens(rendered.text.replace(LINKED_TRACKERS_MARKER, ""), encoding),
+        "card": count_tokens(render_card(card, trackers, state, context).text, encoding),
     }
     tool = update_trackers_tool(trackers) if trackers else None
     if trackers:

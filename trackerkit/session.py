@@ -35,7 +35,7 @@ from trackerkit.prompt import (
     PromptContext,
     Request,
     assemble_request,
-    render_text,
+    render_card,
     render_trackers_block,
 )
 from trackerkit.report import CallReport, RoundReport, TurnReport
@@ -310,8 +310,9 @@ class Session(ScenarioPlayer):
         context = PromptContext(self.scene.user, self.scene.char)
         state = turn.state
         block = render_trackers_block(turn.trackers, state, context)
-        # The card's macros ({{user}}, {{tracker::Name::field}}) run on the turn's state (TR-32).
-        card = render_text(self.scene.card, turn.trackers, state, context).text
+        # The card's macros ({{user}}, {{tracker::Name::field}}) run on the turn's state (TR-32);
+        # the block goes where the author's marker stands, never where a value spells it (TR-30).
+        card = render_card(self.scene.card, turn.trackers, state, context)
         request = assemble_request(
             card=card,
             block=block.text,
