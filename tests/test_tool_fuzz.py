@@ -34,8 +34,8 @@ from trackerkit.arguments import read_arguments, unicode_problem
 from trackerkit.fields import BooleanField, ChoiceField, NumberField, is_number
 from trackerkit.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.scene import Prompting
-from trackerkit.state import LIST_PREFIX, fold
-from trackerkit.update import UpdateResult
+from trackerkit.state import fold
+from trackerkit.update import UpdateResult, slot_of
 from trackerkit.values import AnyField
 
 FUZZ = settings(
@@ -219,9 +219,7 @@ def _check_result(
         assert result.answer.startswith("Nothing was written")
         return
     after = fold(result.deltas, state)
-    by_slot = {
-        ("tracker-record:" if t.layout == "record" else LIST_PREFIX) + t.id: t for t in trackers
-    }
+    by_slot = {slot_of(t): t for t in trackers}
     for delta in result.deltas:
         tracker = by_slot[delta.slot]
         read = tracker_value(tracker, after)
