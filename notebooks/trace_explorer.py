@@ -10,6 +10,7 @@ def _():
 
     import marimo as mo
 
+    from trackerkit.simulate import data_dir
     from trackerkit.trace import (
         assemble_turns,
         assign_turns,
@@ -25,6 +26,7 @@ def _():
     )
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
+    simulated_dir = data_dir() / "trace"
     return (
         Path,
         assemble_turns,
@@ -33,6 +35,7 @@ def _():
         failures_by_class,
         mo,
         read_trace,
+        simulated_dir,
         steps,
         tokens_over_day,
         tool_calls,
@@ -57,14 +60,32 @@ def _(mo):
 
 
 @app.cell
-def _(default_dir, mo):
-    folder = mo.ui.text(value=str(default_dir), label="Data directory (trace/)", full_width=True)
+def _(default_dir, mo, simulated_dir):
+    place = mo.ui.dropdown(
+        options={
+            "Bundled sample days": str(default_dir),
+            f"Your simulated sessions ({simulated_dir})": str(simulated_dir),
+        },
+        value="Bundled sample days",
+        label="Trace days",
+    )
+    place
+    return (place,)
+
+
+@app.cell
+def _(mo, place):
+    folder = mo.ui.text(value=place.value, label="Trace folder", full_width=True)
     folder
     return (folder,)
 
 
 @app.cell
 def _(Path, folder, mo, trace_days):
+    mo.stop(
+        not Path(folder.value).is_dir(),
+        mo.md(f"No trace days in `{folder.value}` yet: `trackerkit simulate SCENE` writes them there."),
+    )
     days_table = trace_days(Path(folder.value))
     day_pick = mo.ui.multiselect(
         options=list(days_table["day"]), value=list(days_table["day"]), label="Days"
