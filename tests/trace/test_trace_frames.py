@@ -72,6 +72,33 @@ class TestSteps:
         assert table["cost_usd"].isna().any()
         assert table["cost_usd"].notna().any()
         assert set(table["subagent"].dropna()) == {"planner"}
+        assert table.attrs["skipped"] == {}
+
+    def test_odd_values_read_as_missing_and_are_counted(self, tmp_path: Path) -> None:
+        """TC-19: usage values of the wrong kind or too large for a column read as missing."""
+        head = '{"ts":"2026-03-01T10:00:0%d.000Z","turn":"turn_0","session":"s","source":"cron",'
+        usages = [
+            '{"in":1e308,"out":100000000000000000000000000000,"costUsd":1e999}',
+            '{"in":"12","out":-3,"cacheRead":' + "9" * 5000 + "}",
+            '{"in":5,"out":1.5,"costUsd":0.5}',
+        ]
+        lines = [
+            head % i + f'"kind":"eve","name":"step.completed","data":{{"usage":{usage}}}}}\n'
+            for i, usage in enumerate(usages)
+        ]
+        (tmp_path / "2026-03-01.jsonl").write_text("".join(lines))
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        table = steps(events)
+        assert table["usage_in"].tolist() == [pd.NA, pd.NA, 5]
+        assert table["usage_out"].tolist() == [pd.NA, -3, pd.NA]
+        assert table["cost_usd"].tolist() == [pd.NA, pd.NA, 0.5]
+        assert table.attrs["skipped"] == {
+            "data.usage.cacheRead": 1,
+            "data.usage.costUsd": 1,
+            "data.usage.in": 2,
+            "data.usage.out": 2,
+        }
 
 
 class TestToolCalls:

@@ -102,6 +102,13 @@ class TestMapping:
         """Valid JSON orjson refuses (1e999) is decoded by the standard library instead."""
         assert LazyData(b'{"x":1e999}')["x"] == float("inf")
 
+    def test_integers_past_python_conversion_read_as_infinite(self) -> None:
+        """An integer of 5,000 digits (int() refuses over 4,300) reads as ±inf, never raises."""
+        data = LazyData(
+            b'{"x":' + b"9" * 5000 + b',"y":-' + b"1" * 5000 + b',"z":10000000000000000000000}'
+        )
+        assert dict(data) == {"x": float("inf"), "y": float("-inf"), "z": 10**22}
+
 
 def _line(data: bytes, turn: str = "turn_0") -> bytes:
     return (

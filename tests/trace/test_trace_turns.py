@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pandas as pd
 import pytest
 
+from trackerkit.cli import main
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.trace import (
     TURN_COLUMNS,
@@ -225,3 +227,102 @@ class TestEdges:
         """turn_events refuses a name no event carries."""
         with pytest.raises(NotFoundError):
             turn_events(_read(days, "tc13"), "wrun_X/turn_0")
+
+
+def _step_day(folder: Path, usages: list[bytes], actions: bytes = b"[]") -> Path:
+    """A day of one night turn: a step per raw `usage` JSON text, then an actions request."""
+
+    def head(i: int) -> bytes:
+        ts = f"2026-03-01T{10 + i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}.000Z"
+        return f'{{"ts":"{ts}","turn":"turn_0","session":"wrun_O","source":"cron"'.encode()
+
+    lines = [
+        head(i) + b',"kind":"eve","name":"step.completed","data":{"usage":' + usage + b"}}"
+        for i, usage in enumerate(usages)
+    ]
+    lines.append(
+        head(len(usages))
+        + b',"kind":"eve","name":"actions.requested","data":{"actions":'
+        + actions
+        + b"}}"
+    )
+    folder.mkdir(exist_ok=True)
+    path = folder / "2026-03-01.jsonl"
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return path
+
+
+ODD_TOKENS = [
+    pytest.param(b"1.5", id="fraction"),
+    pytest.param(b"1e308", id="huge-float"),
+    pytest.param(b"1e999", id="inf"),
+    pytest.param(b"100000000000000000000000000000", id="beyond-64-bits"),
+    pytest.param(b"9" * 5000, id="5000-digits"),
+    pytest.param(b"-5", id="negative"),
+    pytest.param(b'"12"', id="string"),
+    pytest.param(b"true", id="bool"),
+    pytest.param(b"[1]", id="list"),
+]
+
+
+class TestOddValues:
+    @pytest.mark.parametrize("odd", ODD_TOKENS)
+    def test_odd_token_counts_read_as_missing_and_are_counted(
+        self, tmp_path: Path, odd: bytes
+    ) -> None:
+        """TC-19: an odd usage value never breaks the turns table; it reads as missing and
+        the frame's attrs count it by path."""
+        usages = [
+            b'{"in":100,"out":7,"costUsd":0.5}',
+            b'{"in":' + odd + b',"out":' + odd + b"}",
+            b'{"in":' + odd + b',"out":3}',
+        ]
+        events, errors = read_trace(_step_day(tmp_path, usages))
+        assert errors == []
+        turns = assemble_turns(events)
+        row = turns.iloc[0]
+        assert (row["steps"], row["tokens_in"], row["tokens_out"]) == (3, 100, 10)
+        assert row["cost_usd"] == 0.5
+        assert turns.attrs["skipped"] == {"data.usage.in": 2, "data.usage.out": 1}
+
+    @pytest.mark.parametrize(
+        "odd",
+        [b"1e308", b"1e999", b"-0.5", b'"0.1"', b"true", b"9" * 5000],
+        ids=["huge", "inf", "negative", "string", "bool", "5000-digits"],
+    )
+    def test_odd_costs_read_as_missing_and_are_counted(self, tmp_path: Path, odd: bytes) -> None:
+        """TC-19: a cost that is not a finite number from 0 to COST_MAX reads as missing."""
+        usages = [b'{"in":1,"costUsd":0.25}', b'{"in":1,"costUsd":' + odd + b"}"]
+        turns = assemble_turns(read_trace(_step_day(tmp_path, usages))[0])
+        assert turns["cost_usd"].iloc[0] == 0.25
+        assert turns.attrs["skipped"] == {"data.usage.costUsd": 1}
+
+    def test_usage_and_actions_of_the_wrong_kind(self, tmp_path: Path) -> None:
+        """TC-19: a usage or an actions that is not an object or a list reads as missing, counted."""
+        path = _step_day(tmp_path, [b'"lots"', b"null", b'{"in":2}'], actions=b'{"a":1}')
+        turns = assemble_turns(read_trace(path)[0])
+        assert (turns["tokens_in"].iloc[0], turns["tool_calls"].iloc[0]) == (2, 0)
+        assert turns.attrs["skipped"] == {"data.actions": 1, "data.usage": 1}
+
+    def test_large_counts_sum_exactly(self, tmp_path: Path) -> None:
+        """Token sums are exact integers (float weights would round 10**12 + 1)."""
+        path = _step_day(tmp_path, [b'{"in":1000000000000}', b'{"in":1}'] * 5000)
+        turns = assemble_turns(read_trace(path)[0])
+        assert turns["tokens_in"].iloc[0] == 5000 * (10**12 + 1)
+        assert turns.attrs["skipped"] == {}
+
+    def test_the_cli_prints_how_many_were_skipped(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """TC-19: `trace turns` reads a day with odd usage values and says how many it skipped."""
+        _step_day(tmp_path, [b'{"in":1.5,"out":1e308}', b'{"in":4,"out":2}'])
+        assert main(["trace", "turns", "2026-03-01", "--dir", str(tmp_path)]) == 0
+        out, err = capsys.readouterr()
+        assert err == ""
+        assert out.splitlines()[-1] == (
+            "2 odd values in data read as missing (data.usage.in 1, data.usage.out 1)."
+        )
+        assert main(["trace", "turns", "2026-03-01", "--dir", str(tmp_path), "--json"]) == 0
+        shown = orjson.loads(capsys.readouterr().out)
+        assert shown["skipped"] == {"data.usage.in": 1, "data.usage.out": 1}
+        assert (shown["turns"][0]["tokens_in"], shown["turns"][0]["tokens_out"]) == (4, 2)

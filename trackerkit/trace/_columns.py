@@ -3,6 +3,10 @@
 A table is a list of `ColumnSpec` (name, path, type, default). `extract` walks records
 (plain dicts) along each spec's path and casts the values to the spec's type, so adding a
 column to a table is one line in a list, in the manner of inspect_ai's log dataframes.
+
+A value of the wrong kind never breaks a table: it becomes the spec's default (an integer
+outside 64 bits, or a number too large for a float, is of the wrong kind too), and how many
+were replaced, by path, is in the frame's `attrs["skipped"]`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,20 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-__all__ = ["ColumnSpec", "ColumnType", "categorical", "empty_frame", "extract", "lookup"]
+__all__ = [
+    "SKIPPED",
+    "ColumnSpec",
+    "ColumnType",
+    "categorical",
+    "empty_frame",
+    "extract",
+    "lookup",
+]
+
+SKIPPED = "skipped"
+"""The `attrs` key of an extracted frame: values of the wrong kind, counted by spec path."""
+
+_INT64 = range(-(1 << 63), 1 << 63)
 
 ColumnType = Literal["datetime", "timedelta", "category", "str", "int", "float", "bool", "object"]
 
@@ -81,18 +98,21 @@ def _fits(value: Any, kind: ColumnType) -> bool:
     if kind == "timedelta":
         return isinstance(value, dt.timedelta)
     if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and value in _INT64
     if kind == "float":
-        return (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and math.isfinite(float(value))
-        )
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False
+        return value in _INT64 if isinstance(value, int) else math.isfinite(value)
     if kind == "bool":
         return isinstance(value, bool)
     if kind in ("str", "category"):
         return isinstance(value, str)
     return True
+
+
+def _absent(value: Any) -> bool:
+    """A missing value of pandas (NaN, NaT, NA): no odd value, though it becomes the default."""
+    return value is pd.NaT or value is pd.NA or (type(value) is float and value != value)
 
 
 def categorical(values: Sequence[Any] | np.ndarray[Any, Any]) -> pd.Categorical:
@@ -111,7 +131,10 @@ def categorical(values: Sequence[Any] | np.ndarray[Any, Any]) -> pd.Categorical:
 
 def column(values: list[Any], spec: ColumnSpec) -> Any:
     """`values` cast to the spec's dtype; values of the wrong kind become the spec's default."""
-    cleaned = [v if _fits(v, spec.type) else spec.default for v in values]
+    return _column([v if _fits(v, spec.type) else spec.default for v in values], spec)
+
+
+def _column(cleaned: list[Any], spec: ColumnSpec) -> Any:
     if spec.type == "datetime":
         text = all(isinstance(v, str) for v in cleaned if v is not None)
         stamps = pd.to_datetime(
@@ -133,12 +156,23 @@ def extract(records: Iterable[Mapping[str, Any]], specs: Sequence[ColumnSpec]) -
     """A frame with one row per record and one column per spec, in spec order."""
     rows = list(records)
     if not rows:
-        return empty_frame(specs)
-    data = {
-        spec.name: column([lookup(r, spec.path, spec.default) for r in rows], spec)
-        for spec in specs
-    }
-    return pd.DataFrame(data)
+        frame = empty_frame(specs)
+        frame.attrs[SKIPPED] = {}
+        return frame
+    data = {}
+    skipped: dict[str, int] = {}
+    for spec in specs:
+        values = [lookup(r, spec.path, spec.default) for r in rows]
+        fits = [_fits(v, spec.type) for v in values]
+        if not all(fits):
+            odd = sum(not ok and not _absent(v) for v, ok in zip(values, fits, strict=True))
+            if odd:
+                skipped[spec.path] = skipped.get(spec.path, 0) + odd
+            values = [v if ok else spec.default for v, ok in zip(values, fits, strict=True)]
+        data[spec.name] = _column(values, spec)
+    frame = pd.DataFrame(data)
+    frame.attrs[SKIPPED] = dict(sorted(skipped.items()))
+    return frame
 
 
 def empty_frame(specs: Sequence[ColumnSpec]) -> pd.DataFrame:

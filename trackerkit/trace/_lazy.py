@@ -16,6 +16,7 @@ bytes (`LazyData(x.to_json())`) to let the rest go.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import TYPE_CHECKING, Any
 
@@ -25,14 +26,21 @@ import orjson
 __all__ = ["LazyData", "jsonable"]
 
 
+def _number(digits: str) -> int | float:
+    """A JSON integer; one too long for Python's int conversion reads as a float (±inf)."""
+    limit = sys.get_int_max_str_digits()  # 4,300 by default, 0 for none
+    return int(digits) if not limit or len(digits) < limit else float(digits)
+
+
 def _decode(raw: Any) -> dict[str, Any]:
     """The object a `data` value's bytes hold (syntax already checked by the reader)."""
     try:
         value = orjson.loads(raw if isinstance(raw, bytes) else memoryview(raw))
     except orjson.JSONDecodeError:
-        # Valid JSON orjson refuses (a number past the double range, nesting past 1024):
-        # the standard library reads it (1e999 becomes inf).
-        value = json.loads(bytes(raw))
+        # Valid JSON orjson refuses (a number past the double range or 64 bits, nesting past
+        # 1024): the standard library reads it (1e999 becomes inf, so does an integer of more
+        # digits than Python converts, which would raise instead).
+        value = json.loads(bytes(raw), parse_int=_number)
     if not isinstance(value, dict):
         raise TypeError(f"data is a {type(value).__name__}, not an object")
     return value

@@ -2,10 +2,16 @@
 
 `build` takes the rows' turn codes (from the assembly in `turns.py`) and aggregates the
 columns of `TURN_COLUMNS`; only the few rows of each event kind are touched in Python.
+
+Odd values in `data` never break the table (TC-19's spirit): a token count that is not an
+integer from 0 to `TOKENS_MAX`, a cost that is not a finite number from 0 to `COST_MAX`, a
+`usage` or an `actions` of the wrong kind read as missing, and how many were skipped, by path,
+is in the frame's `attrs["skipped"]` (`{"data.usage.in": 2}`; empty when none was).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +21,16 @@ import pandas as pd
 from trackerkit.trace._columns import ColumnSpec, empty_frame
 from trackerkit.trace.failure import failure_of
 
-__all__ = ["TURN_COLUMNS", "build", "chat_of"]
+__all__ = ["COST_MAX", "SKIPPED", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of"]
+
+TOKENS_MAX = 10**12
+"""The largest token count a step may report; a million such steps still sum exactly in int64."""
+
+COST_MAX = 1e6
+"""The largest cost in USD a step may report (a sum of such costs stays finite)."""
+
+SKIPPED = "skipped"
+"""The `attrs` key of the turns frame: odd values read as missing, counted by path."""
 
 TURN_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("name", "name", "str", doc="`<session>/<turn_N>`, what `trace show` takes (TC-13)"),
@@ -55,14 +70,40 @@ def chat_of(key: str) -> str | None:
     return parts[1] if len(parts) > 1 and parts[0] == "tg" and parts[1] else None
 
 
-def _usage(data: Any) -> tuple[float, float, float]:
-    usage = data.get("usage") if isinstance(data, Mapping) else None
-    if not isinstance(usage, dict):
-        return (0.0, 0.0, 0.0)
-    values = (usage.get("in"), usage.get("out"), usage.get("costUsd"))
-    return tuple(
-        float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values
-    )  # type: ignore[return-value]
+def _tokens(value: Any) -> bool:
+    return type(value) is int and 0 <= value <= TOKENS_MAX
+
+
+def _cost(value: Any) -> bool:
+    return type(value) in (int, float) and 0 <= value <= COST_MAX  # NaN and inf fail too
+
+
+class _Usage:
+    """The tokens and costs of step rows, odd values read as missing and counted by path."""
+
+    def __init__(self, data: list[Any], skipped: Counter[str]) -> None:
+        self.tokens_in: list[int] = []
+        self.tokens_out: list[int] = []
+        self.cost: list[float] = []
+        for row in data:
+            usage = row.get("usage") if isinstance(row, Mapping) else None
+            if not isinstance(usage, Mapping):
+                if usage is not None:
+                    skipped["data.usage"] += 1
+                usage = {}
+            self.tokens_in.append(self._take(usage, "in", _tokens, skipped))
+            self.tokens_out.append(self._take(usage, "out", _tokens, skipped))
+            self.cost.append(float(self._take(usage, "costUsd", _cost, skipped)))
+
+    @staticmethod
+    def _take(usage: Mapping[str, Any], key: str, fits: Any, skipped: Counter[str]) -> Any:
+        value = usage.get(key)
+        if value is None:
+            return 0
+        if fits(value):
+            return value
+        skipped[f"data.usage.{key}"] += 1
+        return 0
 
 
 class _Rows:
@@ -77,6 +118,12 @@ class _Rows:
     def count(self, size: int, weights: list[float] | None = None) -> np.ndarray[Any, Any]:
         return np.bincount(self.codes, weights=weights, minlength=size)
 
+    def total(self, size: int, values: list[int]) -> np.ndarray[Any, Any]:
+        """Exact integer sums per turn (float weights would round large counts)."""
+        sums = np.zeros(size, dtype=np.int64)
+        np.add.at(sums, self.codes, np.asarray(values, dtype=np.int64))
+        return sums
+
 
 def build(
     events: pd.DataFrame,
@@ -89,7 +136,10 @@ def build(
     size = len(labels)
     kept = codes >= 0
     if size == 0 or not kept.any():
-        return empty_frame(TURN_COLUMNS)
+        frame = empty_frame(TURN_COLUMNS)
+        frame.attrs[SKIPPED] = {}
+        return frame
+    skipped: Counter[str] = Counter()
     ts = events["ts"].to_numpy(dtype="datetime64[us]").astype(np.int64)
     spans = (
         pd.DataFrame({"code": codes[kept], "ts": ts[kept]})
@@ -100,15 +150,13 @@ def build(
     end = spans["max"].reindex(range(size)).to_numpy(dtype=np.int64)
     out: dict[str, Any] = {"events": np.bincount(codes[kept], minlength=size)}
     steps = _Rows(events, codes, {"eve.step.completed"})
-    usage = [_usage(d) for d in steps.data]
+    usage = _Usage(steps.data, skipped)
     out["steps"] = steps.count(size)
-    for position, column in enumerate(("tokens_in", "tokens_out", "cost_usd")):
-        out[column] = steps.count(size, [u[position] for u in usage])
+    out["tokens_in"] = steps.total(size, usage.tokens_in)
+    out["tokens_out"] = steps.total(size, usage.tokens_out)
+    out["cost_usd"] = steps.count(size, usage.cost)
     requested = _Rows(events, codes, {"eve.actions.requested"})
-    out["tool_calls"] = requested.count(
-        size,
-        [len(d["actions"]) if isinstance(d.get("actions"), list) else 0 for d in requested.data],
-    )
+    out["tool_calls"] = requested.count(size, [_actions(d, skipped) for d in requested.data])
     results = _Rows(events, codes, {"eve.action.result"})
     out["failures"] = results.count(size, [float(failure_of(d) is not None) for d in results.data])
     delivered = _Rows(events, codes, {"outbox.delivered"})
@@ -142,7 +190,19 @@ def build(
     frame["status"] = [_STATUS[rank[i]] for i in order]
     frame["subagents"] = [subagents[i] for i in order]
     frame["orphans"] = _orphans_during(events, codes, ts, frame)
-    return frame.astype({spec.name: spec.dtype for spec in TURN_COLUMNS})
+    frame = frame.astype({spec.name: spec.dtype for spec in TURN_COLUMNS})
+    frame.attrs[SKIPPED] = dict(sorted(skipped.items()))
+    return frame
+
+
+def _actions(data: Any, skipped: Counter[str]) -> int:
+    """How many actions a request lists; 0, counted as skipped, when `actions` is no list."""
+    actions = data.get("actions") if isinstance(data, Mapping) else None
+    if isinstance(actions, list):
+        return len(actions)
+    if actions is not None:
+        skipped["data.actions"] += 1
+    return 0
 
 
 def _first_sources(

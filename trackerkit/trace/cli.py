@@ -21,6 +21,7 @@ import orjson
 import pandas as pd
 
 from trackerkit.trace._lazy import jsonable
+from trackerkit.trace._turn_table import SKIPPED
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
@@ -107,6 +108,7 @@ def _turns(args: argparse.Namespace) -> int:
                 "turns": _records(turns),
                 "orphans": _records(lost),
                 "broken": [{"file": e.file, "line": e.line, "reason": e.reason} for e in errors],
+                "skipped": turns.attrs.get(SKIPPED, {}),
             }
         )
         return 0
@@ -138,6 +140,10 @@ def _turns(args: argparse.Namespace) -> int:
     )
     for error in errors:
         print(f"  {error}")
+    skipped = turns.attrs.get(SKIPPED, {})
+    if skipped:
+        where = ", ".join(f"{path} {count}" for path, count in skipped.items())
+        print(f"{sum(skipped.values())} odd values in data read as missing ({where}).")
     return 0
 
 
