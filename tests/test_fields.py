@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trackerkit import TrackerDecodeError, decode_tracker
 from trackerkit.fields import MAX_SAFE_INTEGER, describe_value, is_number
@@ -521,9 +523,21 @@ class TestNumbers:
             ("x" * 50, '"' + "x" * 37 + '..."'),
             ([], "a list"),
             ({}, "an object"),
+            (10**4_400, "a whole number of 4,401 digits"),
+            (-(2**100), "a negative whole number of 31 digits"),
+            ("hp\ud800", 'the text "hp\\ud800"'),
         ],
-        ids=["null", "bool", "int", "long-text", "list", "object"],
+        ids=["null", "bool", "int", "long-text", "list", "object", "huge", "negative", "surrogate"],
     )
     def test_describe_value(self, value: object, shown: str) -> None:
-        """Messages show what was found in short plain words."""
-        assert shown in describe_value(value)
+        """Messages show what was found in short plain words, bounded and printable as UTF-8."""
+        described = describe_value(value)
+        assert shown in described
+        assert len(described.encode("utf-8")) < 200
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(min_value=2**99, max_value=10**4_000), st.booleans())
+    def test_describe_counts_digits(self, value: int, negative: bool) -> None:
+        """A whole number past 2^99 is described by its exact count of digits."""
+        shown = describe_value(-value if negative else value)
+        assert shown.endswith(f"whole number of {len(str(value)):,} digits")

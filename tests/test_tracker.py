@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import math
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -344,8 +343,7 @@ class TestCeilings:
         assert len(decode_tracker(_tracker_with(note="n" * MAX_TEXT)).body.note) == MAX_TEXT
 
     def test_text_past_ceiling_refused(self) -> None:
-        """TR-11: a 1,000,001-character note is refused, quickly."""
-        start = time.perf_counter()
+        """TR-11: a 1,000,001-character note is refused (its time is a row of `make bench`)."""
         problems = _problems(_tracker_with(note="n" * (MAX_TEXT + 1)))
         assert problems == [
             (
@@ -353,7 +351,6 @@ class TestCeilings:
                 "is unusually large: a text of 1,000,001 characters passes the ceiling of 1,000,000",
             )
         ]
-        assert time.perf_counter() - start < 1.0
 
     def test_choices_past_ceiling_refused(self) -> None:
         """TR-11: 10,001 choices is refused at the field's `choices`."""
@@ -397,12 +394,11 @@ class TestCeilings:
         assert _problems(health)[0][0] == "revision"
 
     def test_deep_nesting_refused_quickly(self) -> None:
-        """TR-11: a 5,000-level nested object is refused without a RecursionError, quickly."""
+        """TR-11: a 5,000-level nested object is refused without a RecursionError (its time is a
+        row of `make bench`)."""
         doc = _tracker_with()
         doc["body"]["extra"] = _deep(5000)
-        start = time.perf_counter()
         problems = _problems(doc)
-        assert time.perf_counter() - start < 0.5
         assert len(problems) == 1
         assert problems[0][1].startswith("is unusually deep")
         assert problems[0][0].startswith("body.extra.a.a")
@@ -425,14 +421,13 @@ class TestCeilings:
         )
         assert _problems(doc) == [("body.fields[0].min", "must be a finite number; found inf")]
 
-    def test_refused_ten_thousand_fields_quickly(self) -> None:
-        """TR-11: a 10,000-field file refused for one other key is still refused quickly."""
+    def test_refused_ten_thousand_fields_for_one_key(self) -> None:
+        """TR-11: a 10,000-field file refused for one other key names only that key (its time is
+        a row of `make bench`)."""
         fields = [{"name": f"f{i}", "description": "", "type": "number"} for i in range(MAX_ITEMS)]
         doc = _tracker_with(fields=fields)
         doc["name"] = 7
-        start = time.perf_counter()
         assert _problems(doc) == [("name", "must be text; found 7")]
-        assert time.perf_counter() - start < 1.0
 
 
 def _chain(count: int, *, tops: bool = True, loop: bool = False) -> Doc:
