@@ -271,3 +271,21 @@ class TestBadInput:
         assert done.stderr == (
             f"trackerkit: {path}: turns[1]: set must be an object of field values; found a list\n"
         )
+
+
+class TestCheckOddPaths:
+    """`check` on a path that is no regular file answers with a verdict and never opens it."""
+
+    def test_a_fifo(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A FIFO is refused in one verdict line; exit 1 (opening it would block forever)."""
+        fifo = tmp_path / "x.json"
+        os.mkfifo(fifo)
+        with never_opened(monkeypatch, fifo):
+            assert _run(capsys, "check", str(fifo)) == (
+                1,
+                f"{fifo}: is a FIFO, not a regular file; it was not read\n"
+                f"{fifo}: 1 of 1 tracker refused\n",
+                "",
+            )

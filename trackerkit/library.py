@@ -130,17 +130,21 @@ def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict
 def check_paths(paths: Iterable[str | Path]) -> list[tuple[str, list[Verdict]]]:
     """Read tracker files and folders (each folder's `*.json`), with a verdict per file.
 
+    A path that is there but is no regular file (a FIFO, a device) gets a refusing verdict,
+    unopened.
+
     Returns:
         For each path given, in order, the path and the verdicts of its files.
     Raises:
-        NotFoundError: a path that is neither a file nor a folder.
+        NotFoundError: a path that is not there.
     """
     out: list[tuple[str, list[Verdict]]] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
             out.append((str(given), [read_piece(p, within=path) for p in _piece_files(path)]))
-        elif path.is_file():
+        elif path.exists() or path.is_symlink():
+            # A file, or something that is no file (a FIFO, a device): its verdict says which.
             out.append((str(given), [read_piece(path)]))
         else:
             raise NotFoundError(f"{given}: no such file or folder")

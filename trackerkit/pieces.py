@@ -19,6 +19,7 @@ import stat
 from pathlib import Path
 
 from trackerkit.errors import BadRequestError
+from trackerkit.fields import describe_value
 
 __all__ = [
     "MAX_PIECE_BYTES",
@@ -57,7 +58,7 @@ def check_tracker_id(tracker_id: object) -> str:
     if isinstance(tracker_id, str):
         shown = repr(tracker_id[:60]) + ("…" if len(tracker_id) > 60 else "")
     else:
-        shown = f"a {type(tracker_id).__name__}"
+        shown = describe_value(tracker_id)
     raise BadRequestError(
         f"{shown} is not a tracker id (1 to 128 letters, digits, - and _, starting with a "
         "letter or digit)"
