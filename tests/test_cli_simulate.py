@@ -287,3 +287,20 @@ class TestTracePlace:
         assert err.startswith(f"trackerkit: {REPO / 'data'} is the repository's bundled data")
         assert err.count("\n") == 1
         assert {p.name: p.read_bytes() for p in (REPO / "data" / "trace").iterdir()} == before
+
+
+def test_a_trace_that_cannot_be_written_is_told(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """TC-20: a data dir that is a file breaks no turn, and the run says nothing was written."""
+    blocked = tmp_path / "data"
+    blocked.write_text("a file, not a folder")
+    code, out, err = _run(
+        capsys, "simulate", FIGHT, "--data", str(blocked), "--now", "2027-01-05T12:00:00Z"
+    )
+    assert code == 0
+    assert out.splitlines()[-1].startswith("values at the tip: ")
+    assert (
+        err
+        == f"trackerkit: no trace could be written to {blocked / 'trace' / '2027-01-05.jsonl'}\n"
+    )

@@ -250,8 +250,11 @@ def _simulate(args: argparse.Namespace) -> int:
         if trace is not None:
             trace.close()
     if trace is not None:
-        for day in dict.fromkeys([trace.path_for(started), trace.path_for(clock())]):
-            print(f"trackerkit: trace written to {day}", file=sys.stderr)
+        days = dict.fromkeys([trace.path_for(started), trace.path_for(clock())])
+        for day in [d for d in days if d.is_file()] or days:
+            # The writer never breaks a turn (TC-20), so a failed write is told here, not raised.
+            done = "trace written to" if day.is_file() else "no trace could be written to"
+            print(f"trackerkit: {done} {day}", file=sys.stderr)
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
