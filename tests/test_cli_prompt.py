@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import DATA_TRACKERS, REPO
+from unopened import never_opened
 
 from trackerkit.cli import build_parser, main
 
@@ -101,6 +103,26 @@ class TestText:
         assert code == 0
         assert err == "trackerkit: left out gone: the piece is gone from the library\n"
         assert 'macro errors:\n  {{tracker::Pack::Rope::qty}} at 0: Pack has no row "Rope"\n' in out
+
+    def test_unsafe_links_are_left_out_unread(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """TR-25: a FIFO piece and an id out of the folder are left out with reasons; no hang."""
+        scene = _scene(tmp_path, ["pack", "x", "../../secret"])
+        trackers = tmp_path / "data" / "trackers"
+        trackers.mkdir()
+        shutil.copy(DATA_TRACKERS / "pack.json", trackers)
+        os.mkfifo(trackers / "x.json")
+        (tmp_path / "secret.json").write_text('{"secretKey": 1}')
+        with never_opened(monkeypatch, trackers / "x.json", tmp_path / "secret.json"):
+            code, out, err = _run(capsys, str(scene))
+        assert code == 0
+        assert out.startswith("### Trackers\nPack: (none)\n")
+        assert err == (
+            "trackerkit: left out x: its file x.json is a FIFO, not a regular file; it was not read\n"
+            "trackerkit: left out ../../secret: it was not read: '../../secret' is not a tracker id "
+            "(1 to 128 letters, digits, - and _, starting with a letter or digit)\n"
+        )
 
 
 class TestJson:
