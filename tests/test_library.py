@@ -462,6 +462,7 @@ class TestFileSafety:
             lib.get(bad_id)
         with pytest.raises(BadRequestError, match="is not a tracker id"):
             lib.patch(bad_id, 0, {"name": "X"})
+        assert bad_id not in lib
 
 
 class TestFileModes:

@@ -194,7 +194,10 @@ class Library:
         return iter(self.trackers())
 
     def __contains__(self, tracker_id: object) -> bool:
-        return isinstance(tracker_id, str) and self._file(tracker_id).is_file()
+        try:
+            return self._file(check_tracker_id(tracker_id)).is_file()
+        except BadRequestError:  # an id that cannot name a file names no piece
+            return False
 
     def read(self, tracker_id: str) -> Verdict:
         """The verdict of one piece.
