@@ -468,7 +468,7 @@ def _without(field: dict[str, Any], keys: frozenset[str]) -> dict[str, Any]:
         kept["name"] = "stand_in"  # its rules run by the names list, never by this one
     if "description" in keys:
         kept["description"] = ""
-    if "choices" in keys:
+    if "choices" in keys and field.get("type") == "choice":  # on another type it is just extra
         kept["choices"] = []
     return kept
 
