@@ -21,15 +21,8 @@ from trackerkit.fields import (
     describe_value,
     read_fields,
 )
-from trackerkit.problems import (
-    MAX_ITEMS,
-    MAX_TEXT,
-    ceiling_problems,
-    dedupe,
-    field_rules,
-    plain,
-    read_what_parsed,
-)
+from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, dedupe, plain
+from trackerkit.rules import field_rules, read_what_parsed
 from trackerkit.values import AnyField, top_order
 
 __all__ = [
