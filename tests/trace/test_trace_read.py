@@ -15,7 +15,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trackerkit.errors import NotFoundError, TraceLineError
-from trackerkit.trace import EVENT_COLUMNS, FIELDS, day_of, read_trace, trace_days
+from trackerkit.trace import (
+    EVENT_COLUMNS,
+    FIELDS,
+    assemble_turns,
+    day_of,
+    read_trace,
+    trace_days,
+)
 
 Line = Callable[..., bytes]
 
@@ -381,31 +388,100 @@ def _valid_day(count: int) -> list[bytes]:
     ]
 
 
+# The digits of month, day, hour, minute and second of a `ts` in the writer's form.
+_TS_DIGITS = [5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+_AT = st.integers(min_value=0, max_value=10**6)
+# A digit of a `ts` set to any digit: often an impossible moment (month 13, the 39th, hour 25).
+_DIGIT = st.tuples(
+    st.just("digit"), _AT, st.sampled_from(_TS_DIGITS), st.sampled_from("0123456789")
+)
+_CORRUPTIONS = st.lists(
+    st.one_of(
+        st.tuples(st.just("flip"), _AT, _AT, st.binary(min_size=1, max_size=1)),
+        st.tuples(st.just("insert"), _AT, _AT, st.binary(min_size=1, max_size=4)),
+        st.tuples(st.just("delete"), _AT, _AT, st.integers(1, 8)),
+        st.tuples(st.just("truncate"), _AT, _AT, st.none()),
+        st.tuples(st.just("duplicate"), _AT, _AT, st.none()),
+        st.tuples(st.just("drop"), _AT, _AT, st.none()),
+        st.tuples(st.just("join"), _AT, _AT, st.none()),
+        _DIGIT,
+        _DIGIT,
+        st.tuples(st.just("nest"), _AT, _AT, st.sampled_from([100, 300, 1_000, 5_000])),
+    ),
+    max_size=8,
+)
+
+
+def _corrupt(original: list[bytes], corruptions: list[tuple[str, int, int, Any]]) -> list[bytes]:
+    """The day's lines after each corruption (a line that lost its newline joins the next)."""
+    lines = list(original)
+    for kind, which, at, value in corruptions:
+        if not lines:
+            break
+        row = which % len(lines)
+        raw = lines[row]
+        spot = at % (len(raw) + 1)
+        if kind == "flip":
+            lines[row] = raw[:spot] + value + raw[spot + 1 :]
+        elif kind == "insert":
+            lines[row] = raw[:spot] + value + raw[spot:]
+        elif kind == "delete":
+            lines[row] = raw[:spot] + raw[spot + value :]
+        elif kind == "truncate":
+            lines[row] = raw[:spot]
+        elif kind == "duplicate":
+            lines.insert(row, raw)
+        elif kind == "drop":
+            del lines[row]
+        elif kind == "join" and row + 1 < len(lines):
+            lines[row : row + 2] = [raw + lines[row + 1]]
+        elif kind == "digit" and raw.startswith(b'{"ts":"'):
+            spot = 7 + at
+            lines[row] = raw[:spot] + value.encode() + raw[spot + 1 :]
+        elif kind == "nest":
+            lines[row] = raw[:-2] + b',"deep":' + b"[" * value + b"]" * value + raw[-2:]
+    return lines
+
+
 @settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    corruptions=st.lists(
-        st.tuples(st.integers(min_value=0), st.binary(min_size=0, max_size=3)), max_size=6
-    ),
+    count=st.sampled_from([12, 600, 600]),  # 600: blocks, and numpy once crashed at that size
+    corruptions=_CORRUPTIONS,
+    final_newline=st.booleans(),
 )
 def test_random_corruption_never_raises_and_keeps_intact_lines(
-    tmp_path_factory: pytest.TempPathFactory, corruptions: list[tuple[int, bytes]]
+    tmp_path_factory: pytest.TempPathFactory,
+    count: int,
+    corruptions: list[tuple[str, int, int, Any]],
+    final_newline: bool,
 ) -> None:
-    """TC-19 (hypothesis): corrupting bytes of a valid day never raises; every intact line is read."""
-    original = _valid_day(12)
-    blob = bytearray(b"".join(item + b"\n" for item in original))
-    for position, replacement in corruptions:
-        at = position % len(blob)
-        blob[at : at + len(replacement)] = replacement
+    """TC-19 (hypothesis): bytes of a valid day flipped, inserted, deleted, truncated, lines
+    duplicated, dropped or joined, ts digits changed to impossible moments, data nested deep:
+    read_trace returns, every line is a row or a TraceLineError by file:line, every untouched
+    line is read, and the rows' data and the turns table never raise."""
+    original = _valid_day(count)
+    lines = _corrupt(original, corruptions)
     folder = tmp_path_factory.mktemp("corrupt")
-    (folder / "2026-03-01.jsonl").write_bytes(bytes(blob))
+    path = folder / "2026-03-01.jsonl"
+    blob = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    path.write_bytes(blob)
     events, errors = read_trace(folder)
-    lines = bytes(blob).split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    assert len(events) + len(errors) == len(lines)
+    numbered = blob.split(b"\n")
+    if numbered and numbered[-1] == b"":
+        numbered.pop()
     read_lines = set(events["line"])
-    intact = {number for number, raw in enumerate(lines, 1) if raw in original}
-    assert intact <= read_lines
+    assert len(events) + len(errors) == len(numbered)
+    assert all(isinstance(e, TraceLineError) and e.file == str(path) for e in errors)
     assert {e.line for e in errors}.isdisjoint(read_lines)
+    assert read_lines | {e.line for e in errors} == set(range(1, len(numbered) + 1))
+    kept = set(original)
+    assert {n for n, raw in enumerate(numbered, 1) if raw in kept} <= read_lines
+    assert list(events.columns) == [c.name for c in EVENT_COLUMNS]
+    assert events["ts"].is_monotonic_increasing
+    assert all(isinstance(dict(data), dict) for data in events["data"])
+    assemble_turns(events)
+    if errors:
+        with pytest.raises(TraceLineError):
+            read_trace(folder, strict=True)
