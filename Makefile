@@ -6,15 +6,45 @@ STAMP  := $(VENV)/.installed-stamp
 HOST   ?= 127.0.0.1
 PORT   ?= 2718
 
-.PHONY: setup run test lint types pytest bench notebooks clean
+# The lock. pyproject.toml keeps ranges for people who install trackerkit as a library; `make
+# setup` and CI install requirements.lock: every package of ".[test,dask]" and the build backend,
+# pinned with sha256 hashes, so a fresh machine gets the versions the tests passed on. It is
+# written by uv's `pip compile` (pinned in the lock itself, as a test extra), not pip-tools: uv
+# makes one universal lock (any OS, Python >= 3.11, markers where a package is platform-only)
+# instead of one for this machine, in a second, and the same tool gives `make floors` its
+# lowest-direct resolution. The lock stays a plain requirements file that pip installs with
+# --require-hashes. `make lock` keeps the current pins and only resolves what pyproject.toml
+# changed; `make lock LOCK_FLAGS=--upgrade` (or `--upgrade-package NAME`) moves pins forward.
+LOCK        := requirements.lock
+PIP_VERSION := 26.3
+LOCK_FLAGS  ?=
+# The floors check: the lowest versions pyproject.toml allows, in their own venv (build/ is
+# git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs).
+FLOORS := build/venv-floors
 
-$(STAMP): pyproject.toml
+.PHONY: setup lock floors run test lint types pytest bench notebooks clean
+
+$(STAMP): $(LOCK) pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[test,dask]"
+	$(BIN)/python -m pip install --quiet "pip==$(PIP_VERSION)"
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# setuptools (the build backend, for the editable install without build isolation) is locked too.
+lock: $(STAMP)
+	echo "setuptools>=77" | $(BIN)/uv pip compile pyproject.toml - --extra test --extra dask \
+		--universal --python-version 3.11 --generate-hashes --custom-compile-command "make lock" \
+		--quiet $(LOCK_FLAGS) -o $(LOCK)
+
+floors: $(STAMP)
+	rm -rf $(FLOORS)
+	$(BIN)/uv venv --quiet --no-python-downloads --python $(PYTHON) $(FLOORS)
+	$(BIN)/uv pip install --quiet --python $(FLOORS)/bin/python --resolution lowest-direct -e ".[test,dask]"
+	@echo "The floors venv:"; $(BIN)/uv pip freeze --python $(FLOORS)/bin/python 2>/dev/null | paste -sd " "
+	$(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser"
 
 run: $(STAMP)
 	@echo "Opening the notebooks on http://$(HOST):$(PORT) (Ctrl-C stops)"
@@ -38,4 +68,4 @@ notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis tests/artifacts
+	rm -rf $(VENV) $(FLOORS) .mypy_cache .pytest_cache .ruff_cache .hypothesis tests/artifacts
