@@ -119,6 +119,29 @@ class TestShow:
         )
 
 
+def test_show_json_writes_data_orjson_cannot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`trace show --json` of data nested 300 levels (the reader keeps it) or holding an integer
+    beyond 64 bits (read exactly when 1e999 sends the line to the standard library): nesting
+    past 200 levels is `…[deep]` (TC-7), the integer its digits, infinity null."""
+    deep = b'{"a":' * 300 + b"1" + b"}" * 300
+    (tmp_path / "2026-03-01.jsonl").write_bytes(
+        b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_0","session":"s","source":"cron",'
+        b'"kind":"eve","name":"turn.started","data":{"deep":'
+        + deep
+        + b',"n":10000000000000000000000,"far":1e999}}\n'
+    )
+    code, out, err = _run(capsys, "trace", "show", "s/turn_0", "--dir", str(tmp_path), "--json")
+    assert (code, err) == (0, "")
+    data = orjson.loads(out)["events"][0]["data"]
+    assert (data["n"], data["far"]) == ("10000000000000000000000", None)
+    level, levels = data["deep"], 0
+    while isinstance(level, dict):
+        level, levels = level["a"], levels + 1
+    assert (level, levels) == ("…[deep]", 196)  # 200 levels of output, 4 above the data
+
+
 def test_every_trace_command_is_documented() -> None:
     """Each trace command has help text."""
     parser = build_parser()

@@ -30,13 +30,31 @@ __all__ = ["register", "summary"]
 DEFAULT_DIR = "data/trace"
 
 
+_JSON_DEPTH = 200
+"""Nesting kept in `--json` output when a value is deeper than orjson writes (255 levels)."""
+
+
+def _shallow(value: Any, depth: int) -> Any:
+    """`value` as orjson writes it: containers deeper than `depth` levels as `…[deep]` (TC-7's
+    mark), integers beyond 64 bits (which JSON data may hold) as their digits."""
+    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
+        return str(value)
+    if isinstance(value, Mapping | list | tuple):
+        if depth <= 0:
+            return "…[deep]"
+        if isinstance(value, Mapping):
+            return {k: _shallow(v, depth - 1) for k, v in value.items()}
+        return [_shallow(v, depth - 1) for v in value]
+    return value
+
+
 def _json(value: Any) -> None:
-    sys.stdout.write(
-        orjson.dumps(
-            value, default=jsonable, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
-        ).decode()
-        + "\n"
-    )
+    option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
+    try:
+        text = orjson.dumps(value, default=jsonable, option=option)
+    except orjson.JSONEncodeError:  # data orjson cannot write: nested past 255, a huge integer
+        text = orjson.dumps(_shallow(value, _JSON_DEPTH), default=jsonable, option=option)
+    sys.stdout.write(text.decode() + "\n")
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
