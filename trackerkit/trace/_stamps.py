@@ -36,7 +36,7 @@ _NO_SUCH_MOMENT = (
     "names no real moment; a ts needs a month 1-12, a day of that month, "
     "an hour 0-23 and a minute and second 0-59"
 )
-_MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.int16)
+_MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.uint8)
 
 
 def _shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -48,11 +48,12 @@ def _shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     return shaped
 
 
-def _number(grid: np.ndarray[Any, Any], first: int, width: int) -> np.ndarray[Any, Any]:
-    """The digits at `grid[:, first:first + width]` as numbers (garbage where not digits)."""
-    value = grid[:, first].astype(np.int32) - 48
+def _number(grid: np.ndarray[Any, Any], first: int, width: int, dtype: Any) -> np.ndarray[Any, Any]:
+    """The digits at `grid[:, first:first + width]` as numbers (garbage where not digits: those
+    rows are not shaped, and `dtype` may wrap around on them)."""
+    value = grid[:, first].astype(dtype) - 48
     for column in range(first + 1, first + width):
-        value = value * 10 + (grid[:, column].astype(np.int32) - 48)
+        value = value * 10 + (grid[:, column].astype(dtype) - 48)
     return value
 
 
@@ -60,15 +61,15 @@ def _real(grid: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Which shaped rows name a real moment: month 1-12, a day of that month (leap years
     counted), hour 0-23, minute and second 0-59 (numpy takes nothing else, see the docstring).
     """
-    month = _number(grid, 5, 2)
-    day = _number(grid, 8, 2)
+    month = _number(grid, 5, 2, np.uint8)  # two digits fit a byte
+    day = _number(grid, 8, 2, np.uint8)
     real: np.ndarray[Any, Any] = (day >= 1) & (day <= np.take(_MONTH_DAYS, month, mode="clip"))
-    real &= _number(grid, 11, 2) < 24
-    real &= _number(grid, 14, 2) < 60
-    real &= _number(grid, 17, 2) < 60
+    real &= _number(grid, 11, 2, np.uint8) < 24
+    real &= _number(grid, 14, 2, np.uint8) < 60
+    real &= _number(grid, 17, 2, np.uint8) < 60
     leap_days = np.flatnonzero((month == 2) & (day == 29))
     if len(leap_days):  # the 29th of February is real in leap years only
-        year = _number(grid[leap_days], 0, 4)
+        year = _number(grid[leap_days], 0, 4, np.int32)
         real[leap_days] &= (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
     return real
 
