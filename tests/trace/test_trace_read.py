@@ -166,6 +166,11 @@ BROKEN = [
         id="bad-ts",
     ),
     pytest.param(
+        b'{"ts":"now","turn":"","session":"","source":"x","kind":"k","name":"n","data":{}}',
+        "not an ISO-8601 time",
+        id="ts-now-is-no-moment",
+    ),
+    pytest.param(
         b'{"ts":"2026-03-01T10:00:00Z","turn":3,"session":"","source":"x","kind":"k","name":"n","data":{}}',
         "field turn is a int",
         id="turn-not-string",

@@ -157,7 +157,9 @@ class Stamps:
             for row, value in zip(rest, raw, strict=True):
                 if type(value) is not str:
                     bad.setdefault(row, f"field ts is a {type(value).__name__}, not a string")
-            texts: list[Any] = [v if type(v) is str else None for v in raw]
+            # An ISO-8601 time opens with a digit; pandas would also read "now" and "today",
+            # the clock of the machine reading, not a moment of the journal.
+            texts: list[Any] = [v if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw]
             parsed = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
             for missing in np.flatnonzero(pd.isna(parsed)).tolist():
                 row = rest[missing]
