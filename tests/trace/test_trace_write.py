@@ -386,7 +386,7 @@ _KEY_TEXT = st.one_of(
     data=st.dictionaries(_ANY_TEXT | st.sampled_from(sorted(CONTENT_FIELDS)), _ANY_VALUE),
     capture=st.booleans(),
 )
-def test_every_event_gets_a_line_the_reader_reads(
+def test_every_event_gets_one_line_within_the_cap(
     keys: tuple[str, str, str, str, str], data: dict[str, Any], capture: bool
 ) -> None:
     """TC-5, TC-7 (hypothesis): any key fields and data give one line within the cap, never
