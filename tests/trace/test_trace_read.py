@@ -449,7 +449,7 @@ def _corrupt(original: list[bytes], corruptions: list[tuple[str, int, int, Any]]
 
 
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     count=st.sampled_from([12, 600, 600]),  # 600: blocks, and numpy once crashed at that size
