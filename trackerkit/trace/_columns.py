@@ -31,7 +31,8 @@ __all__ = [
 ]
 
 SKIPPED = "skipped"
-"""The `attrs` key of an extracted frame: values of the wrong kind, counted by spec path."""
+"""The `attrs` key of a derived table (and of the turns frame): odd values read as missing,
+counted by path."""
 
 _INT64 = range(-(1 << 63), 1 << 63)
 

@@ -31,11 +31,11 @@ _MARKS = {4: "-", 7: "-", 10: "T", 13: ":", 16: ":", 19: ".", 23: "Z"}
 _BASE = np.array([ord(_MARKS.get(i, "0")) for i in range(WIDTH)], dtype=np.uint8)
 _LIMIT = np.array([0 if i in _MARKS else 9 for i in range(WIDTH)], dtype=np.uint8)
 _EIGHT_TRUE = np.uint64(0x0101010101010101)  # eight True bytes read as one word
-# Days of each month, indexed by the month's number; 0 outside 1-12 (no day fits).
 _NO_SUCH_MOMENT = (
     "names no real moment; a ts needs a month 1-12, a day of that month, "
     "an hour 0-23 and a minute and second 0-59"
 )
+# Days of each month, indexed by the month's number; 0 outside 1-12 (no day fits).
 _MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.uint8)
 
 

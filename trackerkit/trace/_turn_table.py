@@ -18,19 +18,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.trace._columns import SKIPPED, ColumnSpec, empty_frame
 from trackerkit.trace.failure import failure_of
 
-__all__ = ["COST_MAX", "SKIPPED", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of"]
+__all__ = ["COST_MAX", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of"]
 
 TOKENS_MAX = 10**12
 """The largest token count a step may report; a million such steps still sum exactly in int64."""
 
 COST_MAX = 1e6
 """The largest cost in USD a step may report (a sum of such costs stays finite)."""
-
-SKIPPED = "skipped"
-"""The `attrs` key of the turns frame: odd values read as missing, counted by path."""
 
 TURN_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("name", "name", "str", doc="`<session>/<turn_N>`, what `trace show` takes (TC-13)"),

@@ -20,8 +20,8 @@ from typing import Any
 import orjson
 import pandas as pd
 
+from trackerkit.trace._columns import SKIPPED
 from trackerkit.trace._lazy import jsonable
-from trackerkit.trace._turn_table import SKIPPED
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
