@@ -35,8 +35,9 @@ What happens to `data` on the way (`encode_event` does it, a pure function):
 
 So every event is written: `encode_event` always returns a line within the cap, and
 `TraceWriter.write` returns False only when the file cannot be written. Writing never raises
-into the caller: an error goes to the `trackerkit.trace` logger at most once a minute (TC-20). Each line is one `os.write` on a file opened with `O_APPEND`,
-so two processes appending to one file never interleave within a line (TC-1, TC-21).
+into the caller: an error goes to the `trackerkit.trace` logger at most once a minute (TC-20).
+Each line is one `os.write` on a file opened with `O_APPEND`, so two processes appending to
+one file never interleave within a line (TC-1, TC-21).
 """
 
 from __future__ import annotations
