@@ -285,6 +285,13 @@ class TestOddValues:
         assert row["cost_usd"] == 0.5
         assert turns.attrs["skipped"] == {"data.usage.in": 2, "data.usage.out": 1}
 
+    def test_whole_floats_are_token_counts(self, tmp_path: Path) -> None:
+        """A count written as a whole float (`3.0`, `2e2`) is that count, not a skipped value."""
+        usages = [b'{"in":3.0,"out":2e2}', b'{"in":4,"out":1}']
+        turns = assemble_turns(read_trace(_step_day(tmp_path, usages))[0])
+        assert (turns["tokens_in"].iloc[0], turns["tokens_out"].iloc[0]) == (7, 201)
+        assert turns.attrs["skipped"] == {}
+
     @pytest.mark.parametrize(
         "odd",
         [b"1e308", b"1e999", b"-0.5", b'"0.1"', b"true", b"9" * 5000],

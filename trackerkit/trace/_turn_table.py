@@ -3,10 +3,11 @@
 `build` takes the rows' turn codes (from the assembly in `turns.py`) and aggregates the
 columns of `TURN_COLUMNS`; only the few rows of each event kind are touched in Python.
 
-Odd values in `data` never break the table (TC-19's spirit): a token count that is not an
-integer from 0 to `TOKENS_MAX`, a cost that is not a finite number from 0 to `COST_MAX`, a
-`usage` or an `actions` of the wrong kind read as missing, and how many were skipped, by path,
-is in the frame's `attrs["skipped"]` (`{"data.usage.in": 2}`; empty when none was).
+Odd values in `data` never break the table (TC-19's spirit): a token count that is not a
+whole number from 0 to `TOKENS_MAX` (`3.0` reads as 3), a cost that is not a finite number
+from 0 to `COST_MAX`, a `usage` or an `actions` of the wrong kind read as missing, and how
+many were skipped, by path, is in the frame's `attrs["skipped"]` (`{"data.usage.in": 2}`;
+empty when none was).
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def chat_of(key: str) -> str | None:
 
 
 def _tokens(value: Any) -> bool:
-    return type(value) is int and 0 <= value <= TOKENS_MAX
+    if type(value) is float and not value.is_integer():  # 1.5 tokens; NaN and inf too
+        return False
+    return type(value) in (int, float) and 0 <= value <= TOKENS_MAX
 
 
 def _cost(value: Any) -> bool:
@@ -98,7 +101,7 @@ class _Usage:
         if value is None:
             return 0
         if fits(value):
-            return value
+            return int(value) if fits is _tokens else value
         skipped[f"data.usage.{key}"] += 1
         return 0
 
