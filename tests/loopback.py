@@ -14,11 +14,21 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Answer:
-    """One scripted answer: an HTTP status, a body (JSON data or raw bytes) and a delay in seconds."""
+    """One scripted answer: an HTTP status, a body (JSON data or raw bytes) and a delay in seconds.
+
+    `headers` are sent after the status line (a `Location`, say). With `pace` the answer goes out
+    one byte every `pace` seconds: the body only, or the status line and headers too when
+    `paced_head`. With `endless` the body has no length and, after `body`, repeats `endless` until
+    the client hangs up or the server shuts down.
+    """
 
     body: Any
     status: int = 200
     delay: float = 0.0
+    headers: tuple[tuple[str, str], ...] = ()
+    pace: float = 0.0
+    paced_head: bool = False
+    endless: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -89,19 +99,41 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        self.server.seen.append(Seen(self.path, dict(self.headers.items()), json.loads(raw)))
+        self._answer(json.loads(raw))
+
+    def do_GET(self) -> None:
+        """A GET (a client that turned a redirected POST into one) is recorded with no body."""
+        self._answer(None)
+
+    def _answer(self, seen: Any) -> None:
+        self.server.seen.append(Seen(self.path, dict(self.headers.items()), seen))
         answer = self.server.answers.popleft() if self.server.answers else self.server.default
         if answer.delay:
             self.server.release.wait(answer.delay)
         body = answer.body if isinstance(answer.body, bytes) else json.dumps(answer.body).encode()
+        lines = [f"HTTP/1.1 {answer.status} Scripted", "Content-Type: application/json"]
+        if not answer.endless:
+            lines.append(f"Content-Length: {len(body)}")
+        lines += [f"{name}: {value}" for name, value in answer.headers]
+        head = ("\r\n".join([*lines, "Connection: close", "", ""])).encode()
+        self.close_connection = True
         try:
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            self._send(head, answer.pace if answer.paced_head else 0.0)
+            self._send(body, answer.pace)
+            while answer.endless and not self.server.release.is_set():
+                self._send(answer.endless, answer.pace)
         except OSError:
             pass  # the client gave up waiting
+
+    def _send(self, data: bytes, pace: float) -> None:
+        if not pace:
+            self.wfile.write(data)
+            return
+        for i in range(len(data)):
+            if self.server.release.wait(pace):
+                return
+            self.wfile.write(data[i : i + 1])
+            self.wfile.flush()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keep the test output quiet."""

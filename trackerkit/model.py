@@ -4,21 +4,26 @@ A model takes a `ModelRequest` (chat-completions messages and tools) and answers
 and tool calls when it wants the tools run. `ScriptedModel` answers from a plan (a scenario file says
 what it replies and which calls it makes, round by round); `OpenAIModel` posts to
 `<base_url>/chat/completions` of any server that speaks that protocol (a local Ollama or llama.cpp
-server, or a hosted one), with timeouts and plain errors when the server is away.
+server, or a hosted one) within one deadline per call, reading a capped body, never leaving the
+base URL's origin (see `trackerkit.endpoint`), and reads the reply strictly (`trackerkit.completion`):
+whatever a server answers, the caller gets a well-formed `ModelReply` or a `ModelError`.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
-import urllib.error
-import urllib.request
+import ssl
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import httpx
+from pydantic_core import from_json
+
+from trackerkit.completion import ModelReply, ModelRequest, ToolCall, read_completion
+from trackerkit.endpoint import MAX_BODY, post
 from trackerkit.errors import ModelError
 
 __all__ = [
@@ -35,56 +40,6 @@ __all__ = [
 
 class ToolsRefusedError(ModelError):
     """The model (or its server) does not take tools."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One tool call as the model sent it: its id, the tool's name, and the arguments as sent."""
-
-    id: str
-    name: str
-    arguments: str
-
-    def parsed(self) -> tuple[object, str | None]:
-        """The arguments as JSON, or `(None, reason)` when they are not valid JSON."""
-        try:
-            return json.loads(self.arguments) if self.arguments.strip() else {}, None
-        except json.JSONDecodeError as exc:
-            return None, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
-
-    def to_openai(self) -> dict[str, Any]:
-        """The call as an assistant message's `tool_calls` entry."""
-        return {
-            "id": self.id,
-            "type": "function",
-            "function": {"name": self.name, "arguments": self.arguments},
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
-    """What a model is asked: the messages and the tools offered (chat-completions shapes)."""
-
-    messages: list[dict[str, Any]]
-    tools: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_openai(self, model: str) -> dict[str, Any]:
-        """The JSON body of `POST /chat/completions` (tool_choice left out: the model decides)."""
-        body: dict[str, Any] = {"model": model, "messages": self.messages}
-        if self.tools:
-            body["tools"] = self.tools
-        return body
-
-
-@dataclass(frozen=True, slots=True)
-class ModelReply:
-    """A model's answer: its text, its tool calls, why it stopped, and the usage it reported."""
-
-    content: str
-    tool_calls: tuple[ToolCall, ...] = ()
-    finish_reason: str = "stop"
-    usage_in: int | None = None
-    usage_out: int | None = None
 
 
 class Model(Protocol):
@@ -197,24 +152,34 @@ class OpenAIModel:
         base_url: the API root, such as `http://127.0.0.1:11434/v1` (Ollama) or `https://api.openai.com/v1`.
         model: the model name the server knows.
         api_key_env: the environment variable holding the API key (none sent when it is unset).
-        timeout: seconds to wait for an answer.
+        timeout: seconds for the whole call, from connecting to the last byte of the answer.
+        max_body: the most bytes of an answer read (`trackerkit.endpoint.MAX_BODY`, 32 MiB).
     """
 
     def __init__(
-        self, base_url: str, model: str, api_key_env: str = "OPENAI_API_KEY", timeout: float = 60.0
+        self,
+        base_url: str,
+        model: str,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_body: int = MAX_BODY,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.name = f"openai:{model}"
         self.api_key_env = api_key_env
         self.timeout = timeout
+        self.max_body = max_body
+        self._tls: ssl.SSLContext | None = None
 
     def complete(self, request: ModelRequest) -> ModelReply:
         """Post the request and read the first choice.
 
         Raises:
             ToolsRefusedError: the server says the model does not take tools.
-            ModelError: the server is away, timed out, or answered something unreadable.
+            ModelError: the server is away, did not finish within the timeout, redirected to
+                another origin, answered a body over `max_body` or an HTTP error, or answered
+                something that is not a chat completion (the message names the part).
         """
         body = json.dumps(request.to_openai(self.model)).encode()
         headers = {"Content-Type": "application/json"}
@@ -222,71 +187,38 @@ class OpenAIModel:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = f"{self.base_url}/chat/completions"
-        post = urllib.request.Request(url, data=body, headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(post, timeout=self.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            with exc:  # the error holds the open response; close it
-                detail = _detail(exc.read())
-            if request.tools and any(h in detail.lower() for h in _REFUSAL_HINTS):
-                raise ToolsRefusedError(f"{self.model} does not take tools ({detail})") from None
-            raise ModelError(
-                f"the model server at {url} answered HTTP {exc.code}: {detail or exc.reason}"
-            ) from None
-        except (TimeoutError, urllib.error.URLError) as exc:
-            # urlopen wraps a timeout while waiting for the status line in URLError.
-            reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-            if isinstance(reason, TimeoutError):
-                raise ModelError(
-                    f"the model server at {url} did not answer within {self.timeout:g} s"
-                ) from None
-            raise ModelError(f"could not reach the model server at {url}: {reason}") from None
-        except (OSError, http.client.HTTPException) as exc:
-            # A dropped connection or a garbled status line mid-answer.
-            raise ModelError(f"the model server at {url} broke off its answer: {exc}") from None
-        return _read_reply(raw, url)
+        if self._tls is None and url.startswith("https:"):
+            self._tls = httpx.create_ssl_context()  # built once: loading the CA bundle is slow
+        answer = post(
+            url,
+            body,
+            headers,
+            timeout=self.timeout,
+            max_body=self.max_body,
+            verify=self._tls or True,
+        )
+        if 200 <= answer.status < 300:
+            return read_completion(answer.body, url)
+        detail = _detail(answer.body)
+        if request.tools and any(h in detail.lower() for h in _REFUSAL_HINTS):
+            raise ToolsRefusedError(f"{self.model} does not take tools ({detail})")
+        raise ModelError(
+            f"the model server at {url} answered HTTP {answer.status}: "
+            f"{detail or answer.reason or 'no reason given'}"
+        )
 
 
 def _detail(raw: bytes) -> str:
     """A server's error body on one short line: its `error.message` when it is JSON."""
-    text = raw.decode("utf-8", "replace")
     try:
-        data = json.loads(text)
+        data = from_json(raw, allow_inf_nan=False)
     except ValueError:
         data = None
+    text = raw[:4096].decode("utf-8", "replace")
     if isinstance(data, dict):
         error = data.get("error", data.get("message"))
         if isinstance(error, dict):
             error = error.get("message")
         if isinstance(error, str):
-            text = error
+            text = error[:4096]
     return " ".join(text.split())[:300]
-
-
-def _read_reply(raw: bytes, url: str) -> ModelReply:
-    try:
-        data = json.loads(raw)
-        choice = data["choices"][0]
-        message = choice["message"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise ModelError(
-            f"the model server at {url} answered something that is not a chat completion"
-        ) from None
-    calls = []
-    for i, call in enumerate(message.get("tool_calls") or []):
-        function = call.get("function") or {}
-        arguments = function.get("arguments", "")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments)
-        calls.append(
-            ToolCall(str(call.get("id") or f"call_{i}"), str(function.get("name", "")), arguments)
-        )
-    usage = data.get("usage") or {}
-    return ModelReply(
-        message.get("content") or "",
-        tuple(calls),
-        str(choice.get("finish_reason") or ("tool_calls" if calls else "stop")),
-        usage.get("prompt_tokens"),
-        usage.get("completion_tokens"),
-    )
