@@ -187,15 +187,12 @@ class OpenAIModel:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         url = f"{self.base_url}/chat/completions"
-        if self._tls is None and url.startswith("https:"):
-            self._tls = httpx.create_ssl_context()  # built once: loading the CA bundle is slow
+        if self._tls is None:
+            # Built once per model: loading the CA bundle takes ~20 ms, which httpx would spend on
+            # every client (one per call), plain-HTTP ones too.
+            self._tls = httpx.create_ssl_context()
         answer = post(
-            url,
-            body,
-            headers,
-            timeout=self.timeout,
-            max_body=self.max_body,
-            verify=self._tls or True,
+            url, body, headers, timeout=self.timeout, max_body=self.max_body, verify=self._tls
         )
         if 200 <= answer.status < 300:
             return read_completion(answer.body, url)
