@@ -131,6 +131,32 @@ class TestRequest:
         assert reply.content == "ok."
         assert "Authorization" not in server.seen[0].headers
 
+    @pytest.mark.parametrize(
+        ("key", "position"),
+        [("sk-ключ", 4), ("sk-a\nb", 5), ("sk-\x01", 4), ("sk a", 3)],
+        ids=["non-ascii", "newline", "control", "space"],
+    )
+    def test_a_key_that_cannot_go_in_a_header(
+        self, server: LoopbackServer, monkeypatch: pytest.MonkeyPatch, key: str, position: int
+    ) -> None:
+        """A key with a character no HTTP header carries is a ModelError naming the variable, not the key; nothing is sent."""
+        monkeypatch.setenv(KEY_ENV, f" {key}\n")
+        with pytest.raises(ModelError) as raised:
+            _model(server).complete(_ask())
+        assert str(raised.value) == (
+            f"the API key in {KEY_ENV} has a character that cannot go in an HTTP header at "
+            f"position {position} (keys are printable ASCII); check the variable"
+        )
+        assert server.seen == []
+
+    def test_surrounding_whitespace_of_a_key_is_dropped(
+        self, server: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A key read with a trailing newline is sent without it."""
+        monkeypatch.setenv(KEY_ENV, "sk-loopback\n")
+        _model(server).complete(_ask())
+        assert server.seen[0].headers["Authorization"] == "Bearer sk-loopback"
+
     def test_no_tools_sends_no_tools_key(self, server: LoopbackServer) -> None:
         """A request that offers no tool has no `tools` key at all (TR-34)."""
         _model(server).complete(_ask(tools=False))

@@ -183,8 +183,14 @@ class OpenAIModel:
         """
         body = json.dumps(request.to_openai(self.model)).encode()
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env)
+        key = os.environ.get(self.api_key_env, "").strip()
         if key:
+            bad = next((i for i, c in enumerate(key) if not "!" <= c <= "~"), None)
+            if bad is not None:
+                raise ModelError(
+                    f"the API key in {self.api_key_env} has a character that cannot go in an HTTP "
+                    f"header at position {bad + 1} (keys are printable ASCII); check the variable"
+                )
             headers["Authorization"] = f"Bearer {key}"
         url = f"{self.base_url}/chat/completions"
         if self._tls is None:
