@@ -19,7 +19,8 @@ class Answer:
     `headers` are sent after the status line (a `Location`, say). With `pace` the answer goes out
     one byte every `pace` seconds: the body only, or the status line and headers too when
     `paced_head`. With `endless` the body has no length and, after `body`, repeats `endless` until
-    the client hangs up or the server shuts down.
+    the client hangs up or the server shuts down. `raw` bytes, when given, are the whole answer as
+    sent (a garbled status line, say), instead of the status, headers and body.
     """
 
     body: Any
@@ -29,6 +30,7 @@ class Answer:
     pace: float = 0.0
     paced_head: bool = False
     endless: bytes = b""
+    raw: bytes | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,8 @@ class _Handler(BaseHTTPRequestHandler):
         lines += [f"{name}: {value}" for name, value in answer.headers]
         head = ("\r\n".join([*lines, "Connection: close", "", ""])).encode()
         self.close_connection = True
+        if answer.raw is not None:
+            head, body = answer.raw, b""
         try:
             self._send(head, answer.pace if answer.paced_head else 0.0)
             self._send(body, answer.pace)

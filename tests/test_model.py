@@ -230,6 +230,33 @@ class TestErrors:
             _model(server).complete(_ask())
 
     @pytest.mark.parametrize(
+        ("raw", "reason"),
+        [
+            (b"garbage\r\n\r\n", "illegal status line: bytearray(b'garbage')"),
+            (b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "bad Content-Length"),
+            (
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"f" * 5000 + b"\r\n",
+                ("illegal chunk header: bytearray(b'" + "f" * 5000)[:197] + "...",
+            ),
+            (
+                b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{}",
+                "peer closed connection without sending complete message body (received 2 bytes, expected 9)",
+            ),
+            (b"", "Server disconnected without sending a response."),
+        ],
+        ids=["status-line", "content-length", "long-chunk-header", "cut-short", "nothing"],
+    )
+    def test_a_garbled_answer_is_one_short_line(
+        self, server: LoopbackServer, raw: bytes, reason: str
+    ) -> None:
+        """An answer HTTP cannot parse is a ModelError on one line of at most 200 characters of detail."""
+        server.script(Answer(b"", raw=raw))
+        url = f"{server.url}/v1/chat/completions"
+        with pytest.raises(ModelError) as raised:
+            _model(server).complete(_ask())
+        assert str(raised.value) == f"the model server at {url} broke off its answer: {reason}"
+
+    @pytest.mark.parametrize(
         "body",
         [b"<html>not json</html>", b'{"choices": []}', b"[1, 2]"],
         ids=["html", "no-choices", "a-list"],

@@ -202,8 +202,11 @@ def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
 def _failure(exc: Exception, url: str, timeout: float, expired: bool) -> ModelError:
     if expired or isinstance(exc, httpx.TimeoutException):
         return ModelError(f"the model server at {url} did not answer within {timeout:g} s")
+    # httpx's text can quote what the server sent (a garbled status line): one line, cut short.
+    reason = " ".join(str(exc).split())
+    reason = reason if len(reason) <= 200 else reason[:197] + "..."
     if isinstance(
         exc, httpx.ConnectError | httpx.ProxyError | httpx.UnsupportedProtocol | httpx.InvalidURL
     ):
-        return ModelError(f"could not reach the model server at {url}: {exc}")
-    return ModelError(f"the model server at {url} broke off its answer: {exc}")
+        return ModelError(f"could not reach the model server at {url}: {reason}")
+    return ModelError(f"the model server at {url} broke off its answer: {reason}")
