@@ -1,15 +1,26 @@
-"""A small OpenAI-compatible server on 127.0.0.1 for tests: it records each request and answers from a script."""
+"""A small OpenAI-compatible server on 127.0.0.1 for tests: it records each request and answers from a script.
+
+Also the client side the model tests share: an `OpenAIModel` pointed at a server, a request, and a
+guard that fails a call still running after 10 s (so a test of a hang fails instead of hanging).
+"""
 
 from __future__ import annotations
 
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
+
+from trackerkit import OpenAIModel
+from trackerkit.endpoint import MAX_BODY
+from trackerkit.model import ModelRequest
+
+KEY_ENV = "TRACKERKIT_LOOPBACK_KEY"
+"""The variable the test models read their API key from."""
 
 
 @dataclass(frozen=True)
@@ -156,3 +167,35 @@ def serving() -> Iterator[LoopbackServer]:
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def openai_model(
+    server: LoopbackServer, timeout: float = 5.0, max_body: int = MAX_BODY
+) -> OpenAIModel:
+    """An OpenAIModel on `server`'s `/v1`, its key read from KEY_ENV."""
+    return OpenAIModel(
+        f"{server.url}/v1", "local-model", api_key_env=KEY_ENV, timeout=timeout, max_body=max_body
+    )
+
+
+def ask(tools: bool = True) -> ModelRequest:
+    """A one-message request, offering the update tool unless `tools` is false."""
+    trackers_tool = [{"type": "function", "function": {"name": "update_trackers"}}]
+    return ModelRequest([{"role": "user", "content": "hi"}], trackers_tool if tools else [])
+
+
+def guarded(call: Callable[[], Any]) -> tuple[Any, BaseException | None]:
+    """Run `call` in a thread: what it returned and what it raised; fail if it still runs after 10 s."""
+    outcome: list[Any] = [None, None]
+
+    def run() -> None:
+        try:
+            outcome[0] = call()
+        except BaseException as exc:  # handed back to the test
+            outcome[1] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the call was still running after 10 s"
+    return outcome[0], outcome[1]
