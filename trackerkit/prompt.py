@@ -223,13 +223,23 @@ def render_text(
     Here `{{tracker::Name}}` is the tracker's text (its template's output, or the default). Pass
     the turn's current state so a macro run after an update reads the new values.
     """
-    computed = _compute(trackers, state)
-    texts, report = _texts(trackers, computed, context, limits)
-    handlers = _handlers(trackers, computed.values, texts, context)
+    handlers, report = _text_handlers(trackers, state, context, limits)
     # A card run through here keeps its block marker for `assemble_request`, not an error.
     handlers["linkedtrackers"] = _marker
     rendered = render_macros(text, handlers, limits=limits)
     return Rendered(rendered.text, report.merge(rendered.report))
+
+
+def _text_handlers(
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Mapping[str, object]],
+    context: PromptContext,
+    limits: MacroLimits,
+) -> tuple[dict[str, MacroHandler], MacroReport]:
+    """The tracker macros' handlers for a text, and the report of the trackers' own texts."""
+    computed = _compute(trackers, state)
+    texts, report = _texts(trackers, computed, context, limits)
+    return _handlers(trackers, computed.values, texts, context), report
 
 
 def _marker(args: tuple[str, ...]) -> str:
@@ -269,9 +279,7 @@ def render_card(
     The marker is known by where the macro engine wrote the author's `{{linkedTrackers}}` macro,
     not by searching the output, so no substituted value can pose as it (TR-30).
     """
-    computed = _compute(trackers, state)
-    texts, report = _texts(trackers, computed, context, limits)
-    handlers = _handlers(trackers, computed.values, texts, context)
+    handlers, report = _text_handlers(trackers, state, context, limits)
     handlers["linkedtrackers"] = _no_text
     rendered = render_macros(text, handlers, limits=limits)
     marks = [u.at for u in rendered.report.uses if u.name == "linkedtrackers" and u.at is not None]
