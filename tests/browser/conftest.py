@@ -108,7 +108,8 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest.skip("no Chromium on this machine: apt-get install chromium to run the browser tests")
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A loopback port nobody listens on now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -172,39 +173,31 @@ def _slug(nodeid: str) -> str:
 
 
 @pytest.fixture
-def serve(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
-    """Start `marimo run notebooks/NOTEBOOK --headless [-- ARGS]` on a free port; stop it after."""
+def launch(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+    """Run a server command (its port given) from the repository root, logged; stop it after.
 
-    def start(notebook: str, *args: str, env: dict[str, str] | None = None, mode: str = "run") -> str:
-        port = _free_port()
+    `launch(command, port, name, env=None)` returns `http://127.0.0.1:PORT` once it answers.
+    """
+
+    def start(command: list[str], port: int, name: str, env: dict[str, str] | None = None) -> str:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        target = ROOT / "notebooks" / notebook
-        log = ARTIFACTS / f"{_slug(request.node.nodeid)}-{Path(notebook).stem or 'notebooks'}.log"
+        log = ARTIFACTS / f"{_slug(request.node.nodeid)}-{name}.log"
         handle = log.open("w", encoding="utf-8")
-        command = [str(MARIMO), mode, str(target), "--host", "127.0.0.1", "--port", str(port), "--headless"]
-        if mode == "edit":
-            command.append("--no-token")
-        if args:
-            command += ["--", *args]
         process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            stdout=handle,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
+            command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
         )
-        watch.servers.append(Served(notebook, process, log, handle))
+        watch.servers.append(Served(name, process, log, handle))
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if process.poll() is not None:
-                raise AssertionError(f"marimo stopped before serving {notebook}:\n{log.read_text()[-3000:]}")
+                raise AssertionError(f"{name} stopped before serving:\n{log.read_text()[-3000:]}")
             try:
                 with urllib.request.urlopen(url, timeout=2):
                     return url
             except OSError:
                 time.sleep(0.3)
-        raise AssertionError(f"marimo did not start serving {notebook} within {START_TIMEOUT:.0f} s")
+        raise AssertionError(f"{name} did not start serving within {START_TIMEOUT:.0f} s")
 
     yield start
     for served in watch.servers:
@@ -215,6 +208,23 @@ def serve(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[...
             served.process.kill()
             served.process.wait(timeout=20)
         served.handle.close()
+
+
+@pytest.fixture
+def serve(launch: Callable[..., str]) -> Callable[..., str]:
+    """Start `marimo run notebooks/NOTEBOOK --headless [-- ARGS]` on a free port; stop it after."""
+
+    def start(notebook: str, *args: str, env: dict[str, str] | None = None, mode: str = "run") -> str:
+        port = free_port()
+        command = [str(MARIMO), mode, str(ROOT / "notebooks" / notebook)]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--headless"]
+        if mode == "edit":
+            command.append("--no-token")
+        if args:
+            command += ["--", *args]
+        return launch(command, port, Path(notebook).stem or "notebooks", env=env)
+
+    return start
 
 
 @pytest.fixture(scope="session")

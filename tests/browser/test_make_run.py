@@ -1,0 +1,54 @@
+"""`make run` opens computed notebooks (issue 13, item 1).
+
+marimo 0.25 defaults `runtime.auto_instantiate` to false, so a notebook opened from `marimo edit
+notebooks/` showed code and headings but no outputs. pyproject.toml's `[tool.marimo.runtime]`
+sets it; this test runs the very command `make run` runs (read from `make -n run`) and opens
+notebooks from its workspace without clicking Run.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .conftest import ROOT, free_port
+
+
+def _make_run_command(port: int) -> list[str]:
+    """The `marimo edit` line `make run` would run on this port (a dry run: nothing is installed)."""
+    done = subprocess.run(
+        ["make", "-n", "run", "HOST=127.0.0.1", f"PORT={port}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = [line for line in done.stdout.splitlines() if " edit " in line and "marimo" in line]
+    assert len(lines) == 1, done.stdout
+    command = shlex.split(lines[0])
+    command[0] = str(ROOT / command[0]) if not Path(command[0]).is_absolute() else command[0]
+    return command
+
+
+def test_make_run_opens_computed_notebooks(
+    launch: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any
+) -> None:
+    """The library shows its computed verdicts and the designer its controls, with no click on Run."""
+    port = free_port()
+    command = _make_run_command(port)
+    assert command[1:3] == ["edit", "notebooks/"], command
+    url = launch(command, port, "make-run")
+
+    library = open_page(f"{url}/?file=library.py", "The tracker library")
+    # Computed: the count of trackers comes out of a cell that reads data/trackers/.
+    count = len(list((ROOT / "data" / "trackers").glob("*.json")))
+    library.get_by_text(f"{count} trackers").first.wait_for(timeout=60_000)
+    screenshot(library, "make_run_library")
+
+    designer = open_page(f"{url}/?file=designer.py", "Tracker designer")
+    # A control only exists once its cell has run; the code editor alone shows none.
+    designer.locator(".output-area marimo-ui-element").first.wait_for(state="attached", timeout=60_000)
+    screenshot(designer, "make_run_designer")
