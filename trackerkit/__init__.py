@@ -55,6 +55,7 @@ from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_track
 from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
 from trackerkit.views import bars_over_history, changes_html, panel_html
+from trackerkit.workspace import Workspace, workspace
 
 __version__ = "0.1.0"
 
@@ -110,6 +111,7 @@ __all__ = [
     "Value",
     "Verdict",
     "Version",
+    "Workspace",
     "accepts",
     "apply_tracker_updates",
     "assemble_request",
@@ -139,4 +141,5 @@ __all__ = [
     "tracker_changes_between",
     "tracker_value",
     "update_trackers_tool",
+    "workspace",
 ]
