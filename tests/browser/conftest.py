@@ -108,8 +108,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     pytest.skip("no Chromium on this machine: apt-get install chromium to run the browser tests")
 
 
-def free_port() -> int:
-    """A loopback port nobody listens on now."""
+def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
@@ -211,11 +210,17 @@ def launch(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..
 
 
 @pytest.fixture
+def free_port() -> Callable[[], int]:
+    """`free_port()`: a loopback port nobody listens on now (for a server a test starts itself)."""
+    return _free_port
+
+
+@pytest.fixture
 def serve(launch: Callable[..., str]) -> Callable[..., str]:
     """Start `marimo run notebooks/NOTEBOOK --headless [-- ARGS]` on a free port; stop it after."""
 
     def start(notebook: str, *args: str, env: dict[str, str] | None = None, mode: str = "run") -> str:
-        port = free_port()
+        port = _free_port()
         command = [str(MARIMO), mode, str(ROOT / "notebooks" / notebook)]
         command += ["--host", "127.0.0.1", "--port", str(port), "--headless"]
         if mode == "edit":

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .conftest import ROOT, free_port
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _make_run_command(port: int) -> list[str]:
@@ -34,7 +34,10 @@ def _make_run_command(port: int) -> list[str]:
 
 
 def test_make_run_opens_computed_notebooks(
-    launch: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any
+    launch: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    free_port: Callable[[], int],
 ) -> None:
     """The library shows its computed verdicts and the designer its controls, with no click on Run."""
     port = free_port()
