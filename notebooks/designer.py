@@ -3,42 +3,24 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · tracker designer")
 
-
-@app.cell
-def _():
+with app.setup:
     from pathlib import Path
 
     import marimo as mo
 
-    from trackerkit import (
-        Draft,
-        Library,
-        StaleRevisionError,
-        TrackerDecodeError,
-        TrackerkitError,
-        load_scenes,
-        rail,
-        save_draft,
-    )
+    from trackerkit import Draft, Library, design, load_scenes, rail
 
-    data_dir = Path(__file__).resolve().parent.parent / "data"
+
+@app.cell
+def _():
+    # `marimo run notebooks/designer.py -- --data DIR` works on DIR's trackers/ and scenes/.
+    data_dir = Path(mo.cli_args().get("data") or Path(__file__).resolve().parent.parent / "data")
     library = Library(data_dir / "trackers")
-    return (
-        Draft,
-        StaleRevisionError,
-        TrackerDecodeError,
-        TrackerkitError,
-        data_dir,
-        library,
-        load_scenes,
-        mo,
-        rail,
-        save_draft,
-    )
+    return data_dir, library
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     # Tracker designer
 
@@ -51,28 +33,111 @@ def _(mo):
 
 
 @app.cell
-def _(library, mo):
-    _pieces = {f"{v.tracker.name} ({v.id})": v.id for v in library.verdicts() if v.tracker is not None}
-    picker = mo.ui.dropdown(
-        options={**_pieces, "New blank tracker": ""},
-        value=next(iter(_pieces), "New blank tracker"),
-        label="Open",
+def _(library):
+    _first = next((t for t in library.trackers()), None)
+    get_draft, set_draft = mo.state(Draft.open(_first) if _first else Draft.blank("tracker"))
+    get_key, set_key = mo.state(get_draft().fields[0].key)
+    get_new, set_new = mo.state(_first is None)
+    get_id_text, set_id_text = mo.state("")
+    get_note, set_note = mo.state("")
+    get_outcome, set_outcome = mo.state(None)
+    get_refresh, set_refresh = mo.state(0)
+    get_problem, set_problem = mo.state("")
+
+    # The actions live here, beside the state, so no cell reruns just because they are redefined.
+    def edit_draft(change):
+        design.attempt(lambda: set_draft(change(get_draft())), set_problem, "change the tracker")
+
+    def say(message):
+        if get_note() != message:
+            set_note(message)
+
+    def change_fields(change, doing):
+        # The selection is read now, at click time, never when a cell last ran.
+        def run():
+            before = get_draft()
+            key = design.selected_key(before, get_key())
+            after, selected = change(before, key)
+            set_draft(after)
+            set_key(selected)
+            say(" ".join(design.dropped_tops(before, after)))
+
+        design.attempt(run, say, doing)
+
+    def edit_field(key, doing, **parse):
+        # Each setting arrives as text; the package parses it for the field's type.
+        def run():
+            current = get_draft()
+            field = current.field(key)
+            set_draft(current.set_field(key, **{name: read(field) for name, read in parse.items()}))
+            say("")
+
+        design.attempt(run, say, doing)
+
+    return (
+        change_fields,
+        edit_draft,
+        edit_field,
+        get_draft,
+        get_id_text,
+        get_key,
+        get_new,
+        get_note,
+        get_outcome,
+        get_problem,
+        get_refresh,
+        set_draft,
+        set_id_text,
+        set_key,
+        set_new,
+        set_note,
+        set_outcome,
+        say,
+        set_problem,
+        set_refresh,
     )
-    picker
-    return (picker,)
 
 
 @app.cell
-def _(Draft, library, mo, picker):
-    opened = Draft.open(library.get(picker.value)) if picker.value else Draft.blank("new-tracker")
-    get_draft, set_draft = mo.state(opened)
-    get_key, set_key = mo.state(opened.fields[0].key)
-    get_note, set_note = mo.state("")
-    return get_draft, get_key, get_note, opened, set_draft, set_key, set_note
+def _(
+    get_draft,
+    get_new,
+    get_refresh,
+    library,
+    set_draft,
+    set_id_text,
+    set_key,
+    set_new,
+    set_note,
+    set_outcome,
+    set_problem,
+):
+    get_refresh()
+    _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
+    _shown = "" if get_new() else get_draft().id
+    _label = next((label for label, i in _pieces.items() if i == _shown), "New blank tracker")
+
+    def open_piece(piece_id):
+        opened = Draft.open(library.get(piece_id)) if piece_id else Draft.blank("tracker", "New tracker")
+        set_draft(opened)
+        set_key(opened.fields[0].key)
+        set_new(not piece_id)
+        for clear in (set_id_text, set_note, set_problem):
+            clear("")
+        set_outcome(None)
+
+    picker = mo.ui.dropdown(
+        options={**_pieces, "New blank tracker": ""},
+        value=_label,
+        label="Open",
+        on_change=lambda v: design.attempt(lambda: open_piece(v), set_problem, "open the tracker"),
+    )
+    picker
+    return
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Identity & settings
     """)
@@ -80,42 +145,37 @@ def _(mo):
 
 
 @app.cell
-def _(get_draft, mo, set_draft):
+def _(edit_draft, get_draft):
     _d = get_draft()
-    name_box = mo.ui.text(value=_d.name, label="Name", on_change=lambda v: set_draft(get_draft().rename_tracker(v)))
-    description_box = mo.ui.text(value=_d.description, label="What it tracks", full_width=True, on_change=lambda v: set_draft(get_draft().set(description=v)))
-    note_box = mo.ui.text_area(value=_d.note, label="How the AI should update it (its line in the update tool)", full_width=True, on_change=lambda v: set_draft(get_draft().set(note=v)))
-    layout_box = mo.ui.dropdown(options=["record", "list"], value=_d.layout, label="Shape", on_change=lambda v: set_draft(get_draft().set(layout=v)))
-    icon_box = mo.ui.text(value=_d.icon or "", label="Icon (lucide:… or mdi:…)", on_change=lambda v: set_draft(get_draft().set(icon=v or None)))
+    name_box = mo.ui.text(value=_d.name, label="Name", on_change=lambda v: edit_draft(lambda d: d.rename_tracker(v)))
+    description_box = mo.ui.text(value=_d.description, label="What it tracks", full_width=True, on_change=lambda v: edit_draft(lambda d: d.set(description=v)))
+    note_box = mo.ui.text_area(value=_d.note, label="How the AI should update it (its line in the update tool)", full_width=True, on_change=lambda v: edit_draft(lambda d: d.set(note=v)))
+    layout_box = mo.ui.dropdown(options=["record", "list"], value=_d.layout, label="Shape", on_change=lambda v: edit_draft(lambda d: d.set(layout=v)))
+    icon_box = mo.ui.text(value=_d.icon or "", label="Icon (lucide:… or mdi:…)", on_change=lambda v: edit_draft(lambda d: d.set(icon=v or None)))
     changes_box = mo.ui.dropdown(
         options=["chips", "card", "toast", "hidden"],
         value=_d.changes or "chips",
         label="Show changes on replies as",
-        on_change=lambda v: set_draft(get_draft().set(changes=v)),
+        on_change=lambda v: edit_draft(lambda d: d.set(changes=v)),
     )
     template_box = mo.ui.text_area(
         value=_d.template or "",
         label="Prompt line (macros; empty = the plain line)",
         full_width=True,
-        on_change=lambda v: set_draft(get_draft().set(template=v or None)),
+        on_change=lambda v: edit_draft(lambda d: d.set(template=v or None)),
     )
-
-    def _insert(macro):
-        current = get_draft()
-        set_draft(current.set(template=(current.template or "") + macro))
-
     _macros = ["{{user}}", "{{char}}", f"{{{{tracker::{_d.name}}}}}"]
     _macros += [
         f"{{{{tracker::{_d.name}::{f.name}}}}}" if _d.layout == "record" else f"{{{{tracker::{_d.name}::Sample::{f.name}}}}}"
         for f in _d.fields
     ]
     macro_buttons = mo.hstack(
-        [mo.ui.button(label=m, on_click=lambda _, m=m: _insert(m)) for m in _macros]
-        + [mo.ui.button(label="Clear prompt line", on_click=lambda _: set_draft(get_draft().set(template=None)))],
+        [mo.ui.button(label=m, on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m))) for m in _macros]
+        + [mo.ui.button(label="Clear prompt line", on_click=lambda _: edit_draft(lambda d: d.set(template=None)))],
         justify="start",
         wrap=True,
     )
-    mo.vstack(
+    identity = mo.vstack(
         [
             mo.hstack([name_box, layout_box, icon_box, changes_box], justify="start"),
             description_box,
@@ -124,11 +184,37 @@ def _(get_draft, mo, set_draft):
             macro_buttons,
         ]
     )
+    return (identity,)
+
+
+@app.cell
+def _(get_draft, get_id_text, get_new, library, set_id_text):
+    if get_new():
+        _suggested = design.suggest_id(get_draft().name, library.ids())
+        new_id = get_id_text() or _suggested
+        _problem = design.id_problem(new_id, library.ids())
+        id_box = mo.ui.text(value=new_id, label="Id (its file name; suggested from the name)", on_change=set_id_text)
+        id_view = mo.hstack(
+            [id_box, mo.md(f"⚠ {_problem}" if _problem else f"saved as `{new_id}.json`")],
+            justify="start",
+        )
+    else:
+        new_id = None
+        id_view = mo.md(f"Id `{get_draft().id}` · revision {get_draft().revision}")
+    return id_view, new_id
+
+
+@app.cell
+def _(get_problem, id_view, identity):
+    mo.vstack(
+        [id_view, identity]
+        + ([mo.callout(mo.md(get_problem()), kind="danger")] if get_problem() else [])
+    )
     return
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Fields
     """)
@@ -136,101 +222,95 @@ def _(mo):
 
 
 @app.cell
-def _(get_draft, get_key, mo, set_draft, set_key):
+def _(get_draft, get_key, set_key):
     _d = get_draft()
-    _keys = {f"{f.name} ({f.type})": f.key for f in _d.fields}
-    _selected = get_key() if get_key() in _keys.values() else _d.fields[0].key
+    _labels = design.field_labels(_d.fields)
+    _selected = design.selected_key(_d, get_key())
     field_pick = mo.ui.radio(
-        options=_keys,
-        value=next(label for label, key in _keys.items() if key == _selected),
+        options=_labels,
+        value=next(label for label, key in _labels.items() if key == _selected),
         label="Fields",
         on_change=set_key,
     )
-
-    def _add(_):
-        added = get_draft().add_field(type="number")
-        set_draft(added)
-        set_key(added.fields[-1].key)
-
-    def _move(step):
-        current = get_draft()
-        keys = [f.key for f in current.fields]
-        set_draft(current.move_field(_selected, max(0, keys.index(_selected) + step)))
-
-    def _delete(_):
-        current = get_draft()
-        if len(current.fields) > 1:
-            remaining = current.delete_field(_selected)
-            set_draft(remaining)
-            set_key(remaining.fields[0].key)
-
-    field_controls = mo.hstack(
-        [
-            mo.ui.button(label="Add field", on_click=_add),
-            mo.ui.button(label="Move up", on_click=lambda _: _move(-1)),
-            mo.ui.button(label="Move down", on_click=lambda _: _move(1)),
-            mo.ui.button(label="Delete", on_click=_delete),
-        ],
-        justify="start",
-    )
-    return field_controls, field_pick
+    return (field_pick,)
 
 
 @app.cell
-def _(TrackerkitError, get_draft, get_key, mo, set_draft, set_note):
+def _(change_fields):
+    def add(d, key):
+        added = d.add_field(type="number")
+        return added, added.fields[-1].key
+
+    def delete(d, key):
+        if len(d.fields) == 1:
+            return d, key
+        remaining = d.delete_field(key)
+        return remaining, remaining.fields[0].key
+
+    field_controls = mo.hstack(
+        [
+            mo.ui.button(label="Add field", on_click=lambda _: change_fields(add, "add a field")),
+            mo.ui.button(label="Move up", on_click=lambda _: change_fields(lambda d, k: (design.move_field(d, k, -1), k), "move the field")),
+            mo.ui.button(label="Move down", on_click=lambda _: change_fields(lambda d, k: (design.move_field(d, k, 1), k), "move the field")),
+            mo.ui.button(label="Delete", on_click=lambda _: change_fields(delete, "delete the field")),
+        ],
+        justify="start",
+    )
+    return (field_controls,)
+
+
+@app.cell
+def _(change_fields, get_draft, get_key):
+    _f = get_draft().field(design.selected_key(get_draft(), get_key()))
+    type_box = mo.ui.dropdown(
+        options=["text", "number", "boolean", "choice"],
+        value=_f.type,
+        label="Type",
+        on_change=lambda v: change_fields(lambda d, k: (d.set_type(k, v), k), "change the type"),
+    )
+    return (type_box,)
+
+
+@app.cell
+def _(edit_field, get_draft, get_key, say, set_draft):
     _d = get_draft()
-    _key = get_key() if get_key() in {f.key for f in _d.fields} else _d.fields[0].key
-    _f = _d.field(_key)
-
-    def _edit(**changes):
-        try:
-            set_draft(get_draft().set_field(_key, **changes))
-        except (TrackerkitError, ValueError) as error:
-            set_note(str(error))
-
-    def _number(text):
-        text = text.strip()
-        if not text:
-            return None
-        value = float(text)
-        return int(value) if value.is_integer() else value
-
-    def _start(text):
-        if _f.type == "number":
-            return _number(text)
-        if _f.type == "boolean":
-            return {"": None, "true": True, "false": False}.get(text.strip().lower())
-        return text or None
-
+    _f = _d.field(design.selected_key(_d, get_key()))
     _widgets = [
-        mo.ui.text(value=_f.name, label="Name", debounce=False, on_change=lambda v: set_draft(get_draft().rename_field(_key, v))),
-        mo.ui.text(value=_f.description, label="What it means", full_width=True, on_change=lambda v: _edit(description=v)),
-        mo.ui.dropdown(options=["text", "number", "boolean", "choice"], value=_f.type, label="Type", on_change=lambda v: set_draft(get_draft().set_type(_key, v))),
-        mo.ui.text(value=_f.icon or "", label="Icon", on_change=lambda v: _edit(icon=v or None)),
+        mo.ui.text(value=_f.name, label="Name", debounce=False, on_change=lambda v, k=_f.key: design.attempt(lambda: set_draft(get_draft().rename_field(k, v)), say, "rename the field")),
+        mo.ui.text(value=_f.description, label="What it means", full_width=True, on_change=lambda v, k=_f.key: edit_field(k, "change the description", description=lambda f: v)),
+        mo.ui.text(value=_f.icon or "", label="Icon", on_change=lambda v, k=_f.key: edit_field(k, "change the icon", icon=lambda f: v or None)),
     ]
     if _f.type == "number":
-        _others = {f.name: f.key for f in _d.fields if f.type == "number" and f.key != _key}
-        _top = next((n for n, k in _others.items() if k == _f.top), "none")
+        _tops = design.top_labels(_d, _f.key)
+        _top = next((label for label, k in _tops.items() if k == _f.top), "none")
         _widgets += [
-            mo.ui.text(value="" if _f.min is None else str(_f.min), label="From", on_change=lambda v: _edit(min=_number(v))),
-            mo.ui.text(value="" if _f.max is None else str(_f.max), label="To (a number)", on_change=lambda v: _edit(max=_number(v))),
-            mo.ui.dropdown(options=["none", *_others], value=_top, label="To (another field)", on_change=lambda v: _edit(max_field=None if v == "none" else _others[v])),
+            mo.ui.text(value="" if _f.min is None else str(_f.min), label="From", on_change=lambda v, k=_f.key: edit_field(k, "set From", min=lambda f: design.parse_number(v))),
+            mo.ui.text(value="" if _f.max is None else str(_f.max), label="To (a number)", on_change=lambda v, k=_f.key: edit_field(k, "set To", max=lambda f: design.parse_number(v))),
+            mo.ui.dropdown(
+                options={"none": "", **_tops},
+                value=_top,
+                label="To (another field)",
+                on_change=lambda v, k=_f.key: edit_field(k, "set the top", max_field=lambda f: v or None),
+            ),
         ]
     if _f.type == "choice":
         _widgets.append(
-            mo.ui.text(value=", ".join(_f.choices), label="Choices (comma-separated)", full_width=True, on_change=lambda v: _edit(choices=[c.strip() for c in v.split(",") if c.strip()]))
+            mo.ui.text(value=", ".join(_f.choices), label="Choices (comma-separated)", full_width=True, on_change=lambda v, k=_f.key: edit_field(k, "set the choices", choices=lambda f: [c.strip() for c in v.split(",") if c.strip()]))
         )
     _widgets.append(
-        mo.ui.text(value="" if _f.default is None else str(_f.default).lower() if isinstance(_f.default, bool) else str(_f.default), label="Starts at", on_change=lambda v: _edit(default=_start(v)))
+        mo.ui.text(value=design.start_text(_f), label="Starts at", on_change=lambda v, k=_f.key: edit_field(k, "set the start", default=lambda f: design.parse_start(f, v)))
     )
     field_page = mo.vstack(_widgets)
     return (field_page,)
 
 
 @app.cell
-def _(field_controls, field_page, field_pick, get_note, mo):
+def _(field_controls, field_page, field_pick, get_note, type_box):
     mo.hstack(
-        [mo.vstack([field_pick, field_controls]), mo.vstack([field_page, mo.md(f"_{get_note()}_") if get_note() else mo.md("")])],
+        [
+            mo.vstack([field_pick, field_controls]),
+            mo.vstack([type_box, field_page] + ([mo.callout(mo.md(get_note()), kind="warn")] if get_note() else [])),
+        ],
         widths=[1, 2],
         align="start",
     )
@@ -238,7 +318,7 @@ def _(field_controls, field_page, field_pick, get_note, mo):
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Verdict, the rail and where it is linked
     """)
@@ -246,60 +326,191 @@ def _(mo):
 
 
 @app.cell
-def _(data_dir, get_draft, library, load_scenes, mo):
+def _(data_dir, get_draft, library):
     draft = get_draft()
-    library_names = [v.tracker.name for v in library.verdicts() if v.tracker is not None]
-    verdict = draft.verdict(library_names)
-    links = draft.linked(load_scenes(data_dir / "scenes"))
-    mo.callout(
-        mo.md(
-            f"**{draft.name}** · revision {draft.revision} · {links}\n\n"
-            + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {line}" for line in verdict.lines()))
-        ),
-        kind="success" if verdict.ok else "danger",
-    )
-    return draft, links, verdict
+    try:
+        verdict = draft.verdict([t.name for t in library.trackers() if t.id != draft.id])
+        links = draft.linked(load_scenes(data_dir / "scenes"))
+        _where = f"{links}" + (": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes) if len(links) else "")
+        _view = mo.callout(
+            mo.md(
+                f"**{draft.name}** · revision {draft.revision} · {_where}\n\n"
+                + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {line}" for line in verdict.lines()))
+            ),
+            kind="success" if verdict.ok else "danger",
+        )
+    except Exception as _error:
+        verdict = links = None
+        _view = mo.callout(design.readable(_error, "judge the draft"), kind="danger")
+    _view
+    return links, verdict
 
 
 @app.cell
-def _(TrackerDecodeError, draft, mo, rail, verdict):
+def _(verdict):
     try:
-        the_rail = rail(draft) if verdict.tracker is not None else None
-    except TrackerDecodeError:
+        the_rail = rail(verdict.tracker) if verdict is not None and verdict.tracker is not None else None
+    except Exception as _error:
         the_rail = None
-    if the_rail is None:
-        _view = mo.md("_The rail shows once the draft decodes._")
+        _view = mo.callout(design.readable(_error, "draw the rail"), kind="danger")
     else:
-        _view = mo.vstack(
-            [
-                mo.md(f"**Prompt** · {the_rail.tokens} tokens per reply ({the_rail.encoding})"),
-                mo.md(f"```\n{the_rail.block}\n```"),
-                mo.md(f"**The plain line it falls back to** · {the_rail.plain_tokens} tokens"),
-                mo.md(f"```\n{the_rail.plain}\n```"),
-                mo.md("**Update tool**"),
-                mo.md(f"```\n{the_rail.tool_line}\n```"),
-            ]
-        )
+        if the_rail is None:
+            _view = mo.md("_The rail shows once the draft decodes._")
+        else:
+            _view = mo.vstack(
+                [
+                    mo.md(f"**Prompt** · {the_rail.tokens} tokens per reply ({the_rail.encoding})"),
+                    mo.md(f"```\n{the_rail.block}\n```"),
+                    mo.md(f"**The plain line it falls back to** · {the_rail.plain_tokens} tokens"),
+                    mo.md(f"```\n{the_rail.plain}\n```"),
+                    mo.md("**Update tool**"),
+                    mo.md(f"```\n{the_rail.tool_line}\n```"),
+                ]
+            )
     _view
     return (the_rail,)
 
 
-@app.cell
-def _(StaleRevisionError, TrackerDecodeError, get_draft, library, mo, save_draft, set_draft, set_note):
-    def _save(_):
-        try:
-            saved = save_draft(get_draft(), library)
-        except StaleRevisionError as error:
-            set_note(f"Not saved: {error}")
-            return
-        except TrackerDecodeError as error:
-            set_note(f"Not saved: {error}")
-            return
-        set_draft(saved)
-        set_note(f"Saved {saved.id} at revision {saved.revision}.")
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    ## Save
+    """)
+    return
 
-    save_button = mo.ui.button(label="Save (patch on the revision opened)", on_click=_save, kind="success")
-    mo.hstack([save_button, mo.md(f"patch: `{get_draft().patch() or 'nothing edited'}`")], justify="start")
+
+@app.cell
+def _(
+    get_draft,
+    get_new,
+    library,
+    new_id,
+    set_draft,
+    set_id_text,
+    set_key,
+    set_new,
+    set_outcome,
+    set_refresh,
+):
+    def saved_as(outcome):
+        set_outcome(outcome)
+        if outcome.ok:
+            set_draft(outcome.draft)
+            set_new(False)
+            set_id_text("")
+            set_refresh(lambda n: n + 1)
+
+    def report(message):
+        set_outcome(design.SaveOutcome("refused", message, get_draft()))
+
+    def save_now(as_id):
+        design.attempt(lambda: saved_as(design.save(get_draft(), library, as_id)), report, "save")
+
+    def reload_newer():
+        opened = Draft.open(library.get(get_draft().id))
+        set_draft(opened)
+        set_key(opened.fields[0].key)
+        set_outcome(None)
+
+    save_button = mo.ui.button(label="Save", kind="success", on_click=lambda _: save_now(new_id if get_new() else None))
+    reload_button = mo.ui.button(label="Reload the newer revision (drops your edits)", on_click=lambda _: design.attempt(reload_newer, report, "reload"))
+    save_as_box = mo.ui.text(value="", label="New id", placeholder="another-id")
+    save_as_button = mo.ui.button(label="Save the draft as a new tracker", on_click=lambda _: save_now(save_as_box.value.strip()))
+    return reload_button, save_as_box, save_as_button, save_button
+
+
+@app.cell
+def _(
+    get_draft,
+    get_outcome,
+    reload_button,
+    save_as_box,
+    save_as_button,
+    save_button,
+):
+    _outcome = get_outcome()
+    _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
+    _said = mo.md("") if _outcome is None else mo.callout(mo.md(_outcome.message), kind=_kind)
+    _parts = [mo.hstack([save_button, _said], justify="start", align="center")]
+    if _outcome is not None and _outcome.kind == "stale":
+        _newer = _outcome.newer
+        _holds = "\n".join(f"- {line}" for line in design.holds(_newer)) if _newer is not None else "- (the newer revision cannot be read)"
+        _parts.append(
+            mo.vstack(
+                [
+                    mo.md(f"**The newer revision holds:**\n\n{_holds}"),
+                    mo.hstack([reload_button, save_as_box, save_as_button], justify="start", align="end"),
+                ]
+            )
+        )
+    _patch = get_draft().patch()
+    _parts.append(mo.md(f"Patch on the revision opened: `{_patch or 'nothing edited'}`"))
+    mo.vstack(_parts)
+    return
+
+
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    ## Files the decoder refuses
+    """)
+    return
+
+
+@app.cell
+def _(get_refresh, library):
+    get_refresh()
+    try:
+        refused = design.refused_files(library)
+        _error = None
+    except Exception as _caught:
+        refused, _error = [], design.readable(_caught, "read the library")
+    raw_pick = mo.ui.dropdown(options=[v.id for v in refused], label="Open as raw JSON to fix")
+    if _error:
+        _view = mo.callout(_error, kind="danger")
+    elif not refused:
+        _view = mo.md("Every file in the library decodes.")
+    else:
+        _view = mo.vstack(
+            [mo.md("\n".join(f"- `{v.id}.json`: " + "; ".join(str(p) for p in v.problems) for v in refused)), raw_pick]
+        )
+    _view
+    return (raw_pick,)
+
+
+@app.cell
+def _(library, raw_pick, set_refresh):
+    _text, _unread = "", ""
+    if raw_pick.value:
+        try:
+            _text = design.raw_text(library, raw_pick.value)
+        except Exception as _caught:
+            _unread = design.readable(_caught, "open the file")
+    get_raw_note, set_raw_note = mo.state(_unread)
+
+    def save_fixed(piece_id, text):
+        repaired = design.save_raw(library, piece_id, text)
+        lines = "\n".join(f"- {p}" for p in repaired.problems)
+        set_raw_note(f"{repaired.message}\n\n{lines}".strip())
+        if repaired.tracker is not None:
+            set_refresh(lambda n: n + 1)
+
+    raw_box = mo.ui.code_editor(value=_text, language="json", label=f"{raw_pick.value}.json", min_height=200)
+    raw_save = mo.ui.button(
+        label="Save the fixed file",
+        on_click=lambda _: design.attempt(lambda: save_fixed(raw_pick.value, raw_box.value), set_raw_note, "save the file"),
+    )
+    return get_raw_note, raw_box, raw_save
+
+
+@app.cell
+def _(get_raw_note, raw_box, raw_pick, raw_save):
+    if raw_pick.value:
+        _note = get_raw_note()
+        _view = mo.vstack([raw_box, raw_save] + ([mo.callout(mo.md(_note), kind="info")] if _note else []))
+    else:
+        _view = mo.md("")
+    _view
     return
 
 

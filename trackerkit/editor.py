@@ -32,6 +32,7 @@ from trackerkit.draft_parts import (
 from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDecodeError
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in
+from trackerkit.pieces import check_tracker_id
 from trackerkit.prompt import tracker_texts
 from trackerkit.rail import starting_state
 from trackerkit.tracker import (
@@ -373,6 +374,15 @@ class Draft:
         if body:
             out["body"] = body
         return out
+
+    def with_id(self, new_id: str) -> Draft:
+        """The same draft (keys kept) as a new piece under `new_id`, at revision 0.
+
+        Raises:
+            BadRequestError: `new_id` cannot name a piece file.
+        """
+        check_tracker_id(new_id)
+        return replace(self, base=self.base.model_copy(update={"id": new_id, "revision": 0}))
 
     def rebased(self, saved: Tracker) -> Draft:
         """The same draft (keys kept) on `saved`, the piece as the library stored it."""

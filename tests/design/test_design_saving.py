@@ -1,0 +1,115 @@
+"""Saving from the designer: a new tracker's id, every outcome in words, stale saves keep the draft (TR-50)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import DATA_TRACKERS
+
+from trackerkit import Draft, Library
+from trackerkit.design import holds, id_problem, save, suggest_id
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
+    return Library(tmp_path / "trackers")
+
+
+class TestIds:
+    @pytest.mark.parametrize(
+        ("name", "taken", "suggested"),
+        [
+            ("Mana", (), "mana"),
+            ("Mana Pool!", (), "mana-pool"),
+            ("Mana", ("mana",), "mana-2"),
+            ("Mana", ("mana", "mana-2"), "mana-3"),
+            ("???", (), "tracker"),
+            ("Élan", (), "lan"),
+        ],
+        ids=["word", "words", "taken", "twice taken", "no letters", "non-ascii dropped"],
+    )
+    def test_suggested_from_the_name(self, name: str, taken: tuple[str, ...], suggested: str) -> None:
+        """The suggestion is the name's lowercase words joined by -, free in the library."""
+        assert suggest_id(name, taken) == suggested
+        assert id_problem(suggested, taken) is None
+
+    @pytest.mark.parametrize(
+        ("text", "words"),
+        [("", "is not a tracker id"), ("a/b", "is not a tracker id"), ("-x", "is not a tracker id"), ("health", "already holds")],
+        ids=["empty", "slash", "leading dash", "taken"],
+    )
+    def test_refused(self, text: str, words: str) -> None:
+        """An id that cannot name a file, or names one that exists, is refused in words."""
+        problem = id_problem(text, ["health"])
+        assert problem is not None
+        assert words in problem
+
+
+class TestSave:
+    def test_a_new_tracker_under_its_id(self, library: Library) -> None:
+        """A new draft is created under the chosen id at revision 0; the draft follows the saved piece."""
+        draft = Draft.blank("tracker", "Mana").rename_field("#1", "mp")
+        outcome = save(draft, library, "mana-pool")
+        assert outcome.kind == "saved"
+        assert outcome.message == 'Saved as a new tracker "mana-pool" at revision 0.'
+        assert library.get("mana-pool").fields[0].name == "mp"
+        assert outcome.draft.id == "mana-pool"
+        assert outcome.draft.patch() == {}
+
+    def test_a_new_tracker_never_overwrites(self, library: Library) -> None:
+        """An id the library holds is refused and the file is untouched (TR-50)."""
+        before = (library.path / "health.json").read_bytes()
+        draft = Draft.blank("tracker", "Mana")
+        outcome = save(draft, library, "health")
+        assert outcome.kind == "taken"
+        assert outcome.draft is draft
+        assert (library.path / "health.json").read_bytes() == before
+
+    def test_a_held_back_draft(self, library: Library) -> None:
+        """A draft the decoder refuses is not saved; the outcome names the field."""
+        draft = Draft.open(library.get("health"))
+        draft = draft.set_type(draft.key("mood"), "choice").set_field(draft.key("mood"), choices=[])
+        outcome = save(draft, library)
+        assert outcome.kind == "refused"
+        assert 'field "mood"' in outcome.message
+        assert outcome.draft is draft
+        assert library.get("health").revision == 0
+
+    def test_nothing_edited(self, library: Library) -> None:
+        """Nothing edited, nothing sent."""
+        outcome = save(Draft.open(library.get("health")), library)
+        assert outcome.kind == "unchanged"
+        assert outcome.ok
+
+    def test_a_patch(self, library: Library) -> None:
+        """An edit is saved as a patch at the next revision."""
+        outcome = save(Draft.open(library.get("health")).set(description="Vera, now."), library)
+        assert (outcome.kind, outcome.draft.revision) == ("saved", 1)
+        assert library.get("health").description == "Vera, now."
+
+    def test_stale_keeps_the_draft_and_shows_the_newer(self, library: Library) -> None:
+        """A stale save writes nothing, keeps the draft and carries the newer revision to show."""
+        draft = Draft.open(library.get("health")).set(description="Mine.")
+        library.patch("health", 0, {"name": "Vitality"})
+        outcome = save(draft, library)
+        assert outcome.kind == "stale"
+        assert outcome.draft is draft
+        assert outcome.newer is not None
+        assert outcome.newer.name == "Vitality"
+        assert "revision 1" in outcome.message
+        assert holds(outcome.newer)[0] == "Vitality at revision 1: Vera's condition"
+        stored = json.loads((library.path / "health.json").read_text())
+        assert (stored["name"], stored["description"], stored["revision"]) == ("Vitality", "Vera's condition", 1)
+
+    def test_stale_then_saved_as_new(self, library: Library) -> None:
+        """The kept draft saves under another id; the newer revision is left as it is."""
+        draft = Draft.open(library.get("health")).set(description="Mine.")
+        library.patch("health", 0, {"name": "Vitality"})
+        outcome = save(save(draft, library).draft, library, "health-mine")
+        assert outcome.kind == "saved"
+        assert library.get("health-mine").description == "Mine."
+        assert library.get("health").name == "Vitality"

@@ -1,0 +1,155 @@
+"""Saving from the designer: the id of a new tracker, and every save's outcome in plain words (TR-50).
+
+A save never loses the draft: when it is refused the outcome carries the draft as it was, and when
+the piece moved since it was opened (a stale revision) it also carries the newer revision, so the
+person can read what it holds and choose to reload it or to save the draft under another id. A new
+piece is only ever created, never written over an existing file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Literal
+
+from trackerkit.editor import Draft, save_draft
+from trackerkit.errors import (
+    BadRequestError,
+    StaleRevisionError,
+    TrackerDecodeError,
+    TrackerkitError,
+)
+from trackerkit.library import Library
+from trackerkit.pieces import check_tracker_id
+from trackerkit.tracker import Tracker
+
+__all__ = ["SaveOutcome", "holds", "id_problem", "save", "suggest_id"]
+
+Kind = Literal["saved", "unchanged", "refused", "stale", "taken"]
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    """What one press of Save did.
+
+    Attributes:
+        kind: `saved`, `unchanged` (nothing edited, nothing sent), `refused` (the draft breaks a
+            rule or the id is not usable), `stale` (the piece moved since it was opened) or
+            `taken` (a new piece's id names a file that exists).
+        message: one or more sentences for the page.
+        draft: the draft now: rebased on the saved piece, or exactly the draft given.
+        newer: the piece as the library holds it now, for a stale save (None when unreadable).
+    """
+
+    kind: Kind
+    message: str
+    draft: Draft
+    newer: Tracker | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when the library holds the draft's edits."""
+        return self.kind in ("saved", "unchanged")
+
+
+def suggest_id(name: str, taken: Collection[str] = ()) -> str:
+    """An id made from a tracker's name: lowercase words joined by `-`, not one of `taken`.
+
+    `Mana Pool` gives `mana-pool`, then `mana-pool-2`, ...; a name without letters or digits
+    gives `tracker`.
+    """
+    stem = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:100].strip("-") or "tracker"
+    n = 1
+    while (candidate := stem if n == 1 else f"{stem}-{n}") in taken:
+        n += 1
+    return candidate
+
+
+def id_problem(text: str, taken: Collection[str] = ()) -> str | None:
+    """Why `text` cannot be a new tracker's id, or None when it can."""
+    try:
+        check_tracker_id(text)
+    except BadRequestError as error:
+        return str(error)
+    if text in taken:
+        return f'the library already holds a tracker "{text}"; choose another id'
+    return None
+
+
+def holds(tracker: Tracker) -> list[str]:
+    """What a revision of a piece holds, as lines for the page: name, revision, each field."""
+    lines = [f"{tracker.name} at revision {tracker.revision}: {tracker.description}".rstrip(": ")]
+    lines += [f"{f.name} ({f.type}): {f.description}".rstrip(": ") for f in tracker.fields]
+    if tracker.body.template is not None:
+        lines.append(f"prompt line: {tracker.body.template}")
+    return lines
+
+
+def save(draft: Draft, library: Library, new_id: str | None = None) -> SaveOutcome:
+    """Save the draft: as a patch on the revision opened, or as a new piece under `new_id`.
+
+    Args:
+        draft: the draft on the page.
+        library: where the piece lives.
+        new_id: save as a new piece under this id (a new tracker, or "save as new"); the file
+            must not exist, so nothing is ever written over another piece.
+    Returns:
+        The outcome; on anything but a save, `outcome.draft` is `draft` unchanged.
+    """
+    if new_id is not None:
+        return _create(draft, library, new_id)
+    try:
+        saved = save_draft(draft, library)
+    except StaleRevisionError as error:
+        return _stale(draft, library, error)
+    except TrackerDecodeError as error:
+        return SaveOutcome("refused", _refusal(draft, library, error), draft)
+    except TrackerkitError as error:
+        return SaveOutcome("refused", f"Not saved: {error}", draft)
+    if saved is draft or saved.revision == draft.revision:
+        return SaveOutcome("unchanged", "Nothing edited, nothing sent.", saved)
+    return SaveOutcome("saved", f'Saved "{saved.id}" at revision {saved.revision}.', saved)
+
+
+def _create(draft: Draft, library: Library, new_id: str) -> SaveOutcome:
+    problem = id_problem(new_id, library.ids())
+    if problem is not None:
+        kind: Kind = "taken" if new_id in library.ids() else "refused"
+        return SaveOutcome(kind, f"Not saved: {problem}.", draft)
+    fresh = draft.with_id(new_id)
+    verdict = fresh.verdict([t.name for t in library.trackers()])
+    if verdict.tracker is None or not verdict.ok:
+        lines = "; ".join(verdict.lines())
+        return SaveOutcome("refused", f"Not saved: the draft is held back: {lines}", draft)
+    try:
+        # Base revision -1 matches no stored file: the library refuses rather than overwrite.
+        stored = library.save(verdict.tracker, base_revision=-1)
+    except StaleRevisionError:
+        return SaveOutcome(
+            "taken", f'Not saved: the library already holds a tracker "{new_id}"; choose another id.', draft
+        )
+    except TrackerkitError as error:
+        return SaveOutcome("refused", f"Not saved: {error}", draft)
+    return SaveOutcome(
+        "saved", f'Saved as a new tracker "{stored.id}" at revision {stored.revision}.', fresh.rebased(stored)
+    )
+
+
+def _stale(draft: Draft, library: Library, error: StaleRevisionError) -> SaveOutcome:
+    try:
+        newer: Tracker | None = library.get(draft.id)
+    except TrackerkitError:
+        newer = None
+    message = (
+        f'Not saved: "{draft.id}" was opened at revision {error.base_revision} but the library now '
+        f"holds revision {error.current_revision}. Your draft is kept on the page: reload the "
+        "newer revision (your edits are dropped) or save the draft as a new tracker under another id."
+    )
+    return SaveOutcome("stale", message, draft, newer)
+
+
+def _refusal(draft: Draft, library: Library, error: TrackerDecodeError) -> str:
+    verdict = draft.verdict([t.name for t in library.trackers() if t.id != draft.id])
+    lines = verdict.lines() or [str(error)]
+    return "Not saved: the draft is held back: " + "; ".join(lines)
