@@ -212,7 +212,8 @@ MALFORMED: list[tuple[str, bytes, str]] = [
     (
         "not-utf8",
         b'{"choices": "\xff"}',
-        "its body is not JSON (invalid unicode code point at line 1 column 14)",
+        # the column is pydantic-core's count, which moved by one between 2.20 (the floor) and 2.50 (the lock)
+        "its body is not JSON (invalid unicode code point at line 1 column 1",
     ),
     (
         "lone-surrogate",
