@@ -7,7 +7,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 2718
 
 # The lock. pyproject.toml keeps ranges for people who install trackerkit as a library; `make
-# setup` and CI install requirements.lock: every package of ".[test,dask]" and the build backend,
+# setup` and CI install requirements.lock: every package of ".[test,dask,sql]" and the build backend,
 # pinned with sha256 hashes, so a fresh machine gets the versions the tests passed on. It is
 # written by uv's `pip compile` (pinned in the lock itself, as a test extra), not pip-tools: uv
 # makes one universal lock (any OS, Python >= 3.11, markers where a package is platform-only)
@@ -35,14 +35,14 @@ setup: $(STAMP)
 
 # setuptools (the build backend, for the editable install without build isolation) is locked too.
 lock: $(STAMP)
-	echo "setuptools>=77" | $(BIN)/uv pip compile pyproject.toml - --extra test --extra dask \
+	echo "setuptools>=77" | $(BIN)/uv pip compile pyproject.toml - --extra test --extra dask --extra sql \
 		--universal --python-version 3.11 --generate-hashes --custom-compile-command "make lock" \
 		--quiet $(LOCK_FLAGS) -o $(LOCK)
 
 floors: $(STAMP)
 	rm -rf $(FLOORS)
 	$(BIN)/uv venv --quiet --no-python-downloads --python $(PYTHON) $(FLOORS)
-	$(BIN)/uv pip install --quiet --python $(FLOORS)/bin/python --resolution lowest-direct -e ".[test,dask]"
+	$(BIN)/uv pip install --quiet --python $(FLOORS)/bin/python --resolution lowest-direct -e ".[test,dask,sql]"
 	@echo "The floors venv:"; $(BIN)/uv pip freeze --python $(FLOORS)/bin/python 2>/dev/null | paste -sd " "
 	$(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser"
 
