@@ -1,73 +1,81 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="medium")
+app = marimo.App(width="medium", app_title="trackerkit · tracker library")
 
-
-@app.cell
-def _():
-    from pathlib import Path
-
+with app.setup:
     import marimo as mo
 
-    from trackerkit import Library, initial_value, linked_in, load_scenes
-
-    return Library, Path, initial_value, linked_in, load_scenes, mo
+    from trackerkit import Library, initial_value, linked_in, load_scenes, workspace
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     # The tracker library
 
-    Every `<id>.json` piece in `data/trackers/`, read through the strict decoder. A file
-    the decoder refuses is listed with every problem, by path; it never hides the others.
+    Every `<id>.json` piece in the library's `trackers/` folder, read through the strict
+    decoder. A file the decoder refuses is listed with every problem, by path; it never hides
+    the others. `marimo run notebooks/library.py -- --data DIR` reads DIR's library instead.
     """)
     return
 
 
 @app.cell
-def _(Library, Path, load_scenes):
-    data = Path(__file__).parent.parent / "data"
-    folder = data / "trackers"
-    verdicts = Library(folder).verdicts()
-    scenes = load_scenes(data / "scenes")
-    return folder, scenes, verdicts
+def _():
+    # Any failure below is shown in its own section as a message, never as a blank page.
+    try:
+        place = workspace(mo.cli_args())
+    except Exception as _error:
+        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title="Could not choose the data folder"))
+    mo.md(place.describe())
+    return (place,)
 
 
 @app.cell
-def _(folder, linked_in, mo, scenes, verdicts):
+def _(place):
+    try:
+        verdicts = Library(place.trackers).verdicts()
+        scenes = load_scenes(place.scenes)
+    except Exception as _error:
+        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title=f"Could not read the library in {place.root}"))
+    return scenes, verdicts
+
+
+@app.cell
+def _(place, scenes, verdicts):
     refused = [v for v in verdicts if not v.ok]
+    try:
+        _rows = [
+            {
+                "id": v.id,
+                "name": v.tracker.name if v.tracker else "",
+                "layout": v.tracker.layout if v.tracker else "",
+                "fields": len(v.tracker.fields) if v.tracker else 0,
+                "changes": v.tracker.style if v.tracker else "",
+                "icon": (v.tracker.body.icon or "") if v.tracker else "",
+                "linked": str(linked_in(v.id, scenes)),
+                "verdict": "decodes" if v.ok else f"refused: {len(v.problems)} problems",
+            }
+            for v in verdicts
+        ]
+    except Exception as _error:
+        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title="Could not list the verdicts"))
+    verdict_table = mo.ui.table(_rows, selection=None, page_size=10, label="Decoder verdicts")
     mo.vstack(
         [
             mo.md(
-                f"**{len(verdicts)} trackers** in `{folder.name}/`: "
+                f"**{len(verdicts)} trackers** in `{place.trackers}`: "
                 + (f"{len(refused)} refused" if refused else "all decode")
             ),
-            mo.ui.table(
-                [
-                    {
-                        "id": v.id,
-                        "name": v.tracker.name if v.tracker else "",
-                        "layout": v.tracker.layout if v.tracker else "",
-                        "fields": len(v.tracker.fields) if v.tracker else 0,
-                        "changes": v.tracker.style if v.tracker else "",
-                        "icon": (v.tracker.body.icon or "") if v.tracker else "",
-                        "linked": str(linked_in(v.id, scenes)),
-                        "verdict": "decodes" if v.ok else f"refused: {len(v.problems)} problems",
-                    }
-                    for v in verdicts
-                ],
-                selection=None,
-                label="Decoder verdicts",
-            ),
+            verdict_table,
         ]
     )
     return (refused,)
 
 
 @app.cell
-def _(mo, refused):
+def _(refused):
     mo.md(
         "\n".join(f"- `{v.file}`: {p}" for v in refused for p in v.problems)
         if refused
@@ -77,7 +85,7 @@ def _(mo, refused):
 
 
 @app.cell
-def _(mo, verdicts):
+def _(verdicts):
     decoded = {v.tracker.name: v.tracker for v in verdicts if v.tracker is not None}
     picked = mo.ui.dropdown(
         options=sorted(decoded), value=min(decoded, default=None), label="Tracker"
@@ -87,9 +95,28 @@ def _(mo, verdicts):
 
 
 @app.cell
-def _(decoded, initial_value, mo, picked):
+def _(decoded, picked):
     tracker = decoded.get(picked.value) if picked.value else None
     mo.stop(tracker is None, mo.md("No tracker decodes."))
+    try:
+        _rows = [
+            {
+                "field": f.name,
+                "type": f.type,
+                "description": f.description,
+                "accepts": f.model_dump(
+                    by_alias=True,
+                    exclude_none=True,
+                    include={"min", "max", "max_field", "choices"},
+                ),
+                "starts at": initial_value(f),
+                "icon": f.icon or "",
+            }
+            for f in tracker.fields
+        ]
+    except Exception as _error:
+        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title=f"Could not show {tracker.name}"))
+    field_table = mo.ui.table(_rows, selection=None, label="Fields")
     mo.vstack(
         [
             mo.md(
@@ -98,25 +125,7 @@ def _(decoded, initial_value, mo, picked):
                 f"Note for the model: {tracker.body.note}"
                 + (f"\n\nTemplate: `{tracker.body.template}`" if tracker.body.template else "")
             ),
-            mo.ui.table(
-                [
-                    {
-                        "field": f.name,
-                        "type": f.type,
-                        "description": f.description,
-                        "accepts": f.model_dump(
-                            by_alias=True,
-                            exclude_none=True,
-                            include={"min", "max", "max_field", "choices"},
-                        ),
-                        "starts at": initial_value(f),
-                        "icon": f.icon or "",
-                    }
-                    for f in tracker.fields
-                ],
-                selection=None,
-                label="Fields",
-            ),
+            field_table,
         ]
     )
     return

@@ -1,15 +1,100 @@
-"""The library app under a person's hands (issue 13): every control it has, and what each shows."""
+"""The library app under a person's hands (issue 13): every control it has, and what each shows.
+
+The app reads a temporary copy of `data/` (`-- --data DIR`) holding one more tracker file, which
+the decoder refuses. Every step asserts what the page shows; the harness fails the test on any
+traceback in the server's log or marimo error on the page.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import expect
 
-def test_library_shows_the_verdicts(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any
+#: The app's controls (its `mo.ui` elements by the name each is assigned to) this journey touches;
+#: tests/browser/test_controls.py checks it against the notebook.
+TOUCHES = {"library": {"verdict_table", "picked", "field_table"}}
+
+
+def _table(page: Any, label: str) -> Any:
+    """The `mo.ui.table` shown under `label`."""
+    return page.locator("marimo-ui-element").filter(has=page.get_by_text(label, exact=True)).last
+
+
+def test_library_lists_verdicts_and_opens_each_tracker(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[[Any, str], Path],
+    data_copy: Path,
 ) -> None:
-    """The library notebook shows every tracker's decoder verdict."""
-    page = open_page(serve("library.py"), "The tracker library")
-    page.get_by_text("all decode").first.wait_for(timeout=60_000)
+    """Verdicts, a refused file with its problems, searching the tables, and opening a tracker."""
+    (data_copy / "trackers" / "broken.json").write_text(json.dumps({"kind": "tracker", "id": "broken", "name": 7}))
+    trackers = len(list((data_copy / "trackers").glob("*.json")))
+
+    page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
+    # The folder read, and why: the --data option, read in place.
+    page.get_by_text("(the --data option): read and saved in place").first.wait_for()
+    page.get_by_text(f"{trackers} trackers").first.wait_for()
+    page.get_by_text("1 refused").first.wait_for()
+    # The refused file is listed by path with its problems, and the others still decode.
+    page.locator("li").filter(has_text="broken.json").first.wait_for()
+    verdicts = _table(page, "Decoder verdicts")
+    expect(verdicts.get_by_text("refused:", exact=False)).to_have_count(1)
+    expect(verdicts.get_by_text("decodes", exact=True)).to_have_count(trackers - 1)
     screenshot(page, "library")
+
+    # Searching the verdicts narrows the rows to the match.
+    verdicts.get_by_placeholder("Search...").fill("broken")
+    expect(verdicts.get_by_text("decodes", exact=True)).to_have_count(0)
+    expect(verdicts.get_by_text("refused:", exact=False)).to_have_count(1)
+    verdicts.get_by_placeholder("Search...").fill("")
+    expect(verdicts.get_by_text("decodes", exact=True)).to_have_count(trackers - 1)
+
+    # The first tracker by name is open; its fields and starting values show.
+    page.get_by_role("heading", name="Health").wait_for()
+    fields = _table(page, "Fields")
+    expect(fields.get_by_text("hp_max", exact=True)).to_have_count(1)
+
+    # Picking another tracker opens it: its description and its own fields.
+    page.get_by_role("combobox").select_option(label="Stamina")
+    page.get_by_role("heading", name="Stamina").wait_for()
+    fields = _table(page, "Fields")
+    expect(fields.get_by_text("hp_max", exact=True)).to_have_count(0)
+    stamina = json.loads((data_copy / "trackers" / "stamina.json").read_text())
+    names = [f["name"] for f in stamina["body"]["fields"]]
+    for name in names:
+        expect(fields.get_by_text(name, exact=True)).to_have_count(1)
+
+    # Searching the fields keeps the one asked for.
+    fields.get_by_placeholder("Search...").fill(names[-1])
+    for name in names[:-1]:
+        expect(fields.get_by_text(name, exact=True)).to_have_count(0)
+    expect(fields.get_by_text(names[-1], exact=True)).to_have_count(1)
+    screenshot(page, "library_stamina")
+
+
+def test_a_data_folder_that_is_a_file_is_a_message_on_the_page(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[[Any, str], Path],
+    tmp_path: Path,
+) -> None:
+    """`--data` naming a file: the section says why in words, and nothing else breaks."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("not a folder")
+    page = open_page(serve("library.py", "--data", str(afile)), "The tracker library")
+    page.get_by_text("Could not choose the data folder").first.wait_for()
+    page.get_by_text(f"BadRequestError: --data: {afile} is not a folder").first.wait_for()
+    expect(page.get_by_text("Decoder verdicts")).to_have_count(0)
+    screenshot(page, "library_bad_folder")
+
+
+def test_a_folder_name_too_long_is_a_message_on_the_page(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
+) -> None:
+    """A pasted path the system cannot even look up (too long a name) is said in words."""
+    page = open_page(serve("library.py", "--data", str(tmp_path / ("x" * 300))), "The tracker library")
+    page.get_by_text("File name too long").first.wait_for()
