@@ -189,11 +189,22 @@ def _(edit_draft, get_draft):
 
 @app.cell
 def _(get_draft, get_id_text, get_new, library, set_id_text):
+    # The box alone: typing in it reruns the cell below (a setter never reruns its own cell).
+    id_box = None
     if get_new():
-        _suggested = design.suggest_id(get_draft().name, library.ids())
-        new_id = get_id_text() or _suggested
+        id_box = mo.ui.text(
+            value=get_id_text() or design.suggest_id(get_draft().name, library.ids()),
+            label="Id (its file name; suggested from the name)",
+            on_change=set_id_text,
+        )
+    return (id_box,)
+
+
+@app.cell
+def _(get_draft, get_id_text, get_new, id_box, library):
+    if get_new():
+        new_id = get_id_text() or design.suggest_id(get_draft().name, library.ids())
         _problem = design.id_problem(new_id, library.ids())
-        id_box = mo.ui.text(value=new_id, label="Id (its file name; suggested from the name)", on_change=set_id_text)
         id_view = mo.hstack(
             [id_box, mo.md(f"⚠ {_problem}" if _problem else f"saved as `{new_id}.json`")],
             justify="start",
@@ -495,7 +506,18 @@ def _(library, raw_pick, set_refresh):
         if repaired.tracker is not None:
             set_refresh(lambda n: n + 1)
 
-    raw_box = mo.ui.code_editor(value=_text, language="json", label=f"{raw_pick.value}.json", min_height=200)
+    def check_fixed(piece_id, text):
+        checked = design.check_raw(piece_id, text)
+        lines = "\n".join(f"- {p}" for p in checked.problems)
+        set_raw_note(f"{checked.message}\n\n{lines}".strip())
+
+    raw_box = mo.ui.text_area(
+        value=_text,
+        label=f"{raw_pick.value}.json",
+        rows=16,
+        full_width=True,
+        on_change=lambda v: design.attempt(lambda: check_fixed(raw_pick.value, v), set_raw_note, "check the text"),
+    )
     raw_save = mo.ui.button(
         label="Save the fixed file",
         on_click=lambda _: design.attempt(lambda: save_fixed(raw_pick.value, raw_box.value), set_raw_note, "save the file"),

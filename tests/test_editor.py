@@ -556,3 +556,18 @@ class TestRenameLaw:
         draft = _draft()
         walked = reduce(lambda d, name: d.rename_tracker(name), [*way, "Fresh"], draft)
         assert walked.to_piece() == draft.rename_tracker("Fresh").to_piece()
+
+
+class TestWithId:
+    def test_a_new_piece_under_another_id(self) -> None:
+        """with_id keeps the draft's fields and keys, under the new id at revision 0."""
+        draft = Draft.open(decode_tracker(HEALTH)).rename_field("#1", "life")
+        moved = draft.with_id("vitals-2")
+        assert (moved.id, moved.revision) == ("vitals-2", 0)
+        assert moved.fields == draft.fields
+        assert moved.to_piece()["id"] == "vitals-2"
+
+    def test_an_id_that_cannot_name_a_file(self) -> None:
+        """An id with a slash is refused."""
+        with pytest.raises(BadRequestError):
+            Draft.open(decode_tracker(HEALTH)).with_id("../x")

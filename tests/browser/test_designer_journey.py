@@ -15,6 +15,8 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from trackerkit import Library
+
 #: The field list's entries (radio labels such as `2. hp_max (number)`), nothing else on the page.
 ENTRY = re.compile(r"^\d+\. .+ \((number|text|choice|boolean)\)$")
 
@@ -138,3 +140,112 @@ def test_fields_follow_the_selection_types_starts_and_tops(
     name.press_sequentially("hp_top", delay=60)
     expect(entries).to_have_text(["1. hp (number)", "2. hp_top (number)"])
     assert json.loads((data_copy / "trackers" / "health.json").read_text())["revision"] == 0
+
+
+def _outcome(page: Any) -> Any:
+    return page.locator("marimo-callout-output").filter(has_text=re.compile(r"^\s*(Saved|Not saved|Nothing)"))
+
+
+def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, data_copy: Path
+) -> None:
+    """A new tracker saves under the id typed; a stale save keeps the draft; a refused file is fixed as JSON."""
+    trackers = data_copy / "trackers"
+    broken = json.loads((trackers / "health.json").read_text())
+    broken["id"] = "broken"
+    broken["body"]["fields"][0]["maxField"] = "hp_top"
+    (trackers / "broken.json").write_text(json.dumps(broken, indent=2))
+    page = _open(serve, open_page, data_copy)
+
+    # Item 6: a new tracker's id is suggested from its name, checked, and used for the file.
+    page.get_by_label("Open", exact=True).select_option(label="New blank tracker")
+    expect(_entries(page)).to_have_text(["1. value (number)"])
+    id_box = page.get_by_label("Id (its file name; suggested from the name)")
+    expect(id_box).to_have_value("new-tracker")
+    tracker_name = page.get_by_label("Name", exact=True).first
+    tracker_name.fill("Mana")
+    tracker_name.press("Enter")
+    expect(id_box).to_have_value("mana")
+    _field_box(page, "Name").fill("mp")
+    expect(_entries(page)).to_have_text(["1. mp (number)"])
+    page.get_by_role("button", name="Add field").click()
+    _pick(page, "2. field (number)")
+    _field_box(page, "Name").fill("mp_max")
+    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)"])
+    _type_into(page, "Starts at", "50")
+    page.get_by_text("Mana: mp=0, mp_max=50").first.wait_for()
+    _pick(page, "1. mp (number)")
+    _field_box(page, "To (another field)").select_option("mp_max")
+    page.get_by_text("mp (number up to mp_max").first.wait_for()
+    id_box.fill("health")
+    id_box.press("Enter")
+    page.get_by_text('the library already holds a tracker "health"').first.wait_for()
+    id_box.fill("mana-pool")
+    id_box.press("Enter")
+    page.get_by_text("saved as mana-pool.json").first.wait_for()
+
+    # Item 8: the outcome shows beside the Save button, whose label fits inside it.
+    save_button = page.get_by_role("button", name="Save", exact=True)
+    save_button.click()
+    expect(_outcome(page)).to_contain_text('Saved as a new tracker "mana-pool" at revision 0.')
+    button, said = save_button.bounding_box(), _outcome(page).bounding_box()
+    assert said["x"] > button["x"] + button["width"] - 1
+    assert said["y"] < button["y"] + button["height"]
+    assert button["y"] < said["y"] + said["height"]
+    assert save_button.evaluate("b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight + 1")
+    stored = json.loads((trackers / "mana-pool.json").read_text())
+    assert [f["name"] for f in stored["body"]["fields"]] == ["mp", "mp_max"]
+    assert stored["body"]["fields"][0]["maxField"] == "mp_max"
+    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Mana (mana-pool)")
+    page.get_by_text("Id mana-pool · revision 0").first.wait_for()
+    screenshot(page, "designer-saved")
+
+    # Item 8: a save on a revision that moved keeps the draft and shows what the newer one holds.
+    Library(trackers).patch("mana-pool", 0, {"name": "Mana (edited elsewhere)"})
+    description = page.get_by_label("What it tracks", exact=True)
+    description.fill("Magic left.")
+    description.press("Enter")
+    page.get_by_text("'description': 'Magic left.'").first.wait_for()
+    save_button.click()
+    expect(_outcome(page)).to_contain_text("was opened at revision 0 but the library now holds revision 1")
+    page.get_by_text("Mana (edited elsewhere) at revision 1").first.wait_for()
+    expect(description).to_have_value("Magic left.")
+    page.get_by_text("The newer revision holds:").scroll_into_view_if_needed()
+    screenshot(page, "designer-stale")
+    page.get_by_label("New id", exact=True).fill("mana-mine")
+    page.get_by_role("button", name="Save the draft as a new tracker").click()
+    expect(_outcome(page)).to_contain_text('Saved as a new tracker "mana-mine" at revision 0.')
+    assert json.loads((trackers / "mana-mine.json").read_text())["description"] == "Magic left."
+    theirs = json.loads((trackers / "mana-pool.json").read_text())
+    assert (theirs["name"], theirs["revision"], theirs["description"]) == ("Mana (edited elsewhere)", 1, "")
+
+    # ... or reloads the newer revision, dropping the edits.
+    page.get_by_text("Id mana-mine · revision 0").first.wait_for()
+    Library(trackers).patch("mana-mine", 0, {"name": "Mana (theirs)"})
+    description.fill("Mine again.")
+    description.press("Enter")
+    page.get_by_text("'description': 'Mine again.'").first.wait_for()
+    save_button.click()
+    page.get_by_text("Mana (theirs) at revision 1").first.wait_for()
+    page.get_by_role("button", name="Reload the newer revision (drops your edits)").click()
+    page.get_by_text("Id mana-mine · revision 1").first.wait_for()
+    expect(page.get_by_label("Name", exact=True).first).to_have_value("Mana (theirs)")
+    expect(description).to_have_value("Magic left.")
+    expect(_outcome(page)).to_have_count(0)
+
+    # Item 6: a refused file is listed with its problem and fixed as raw JSON.
+    page.get_by_text("broken.json: body.fields[0].maxField").first.wait_for()
+    page.get_by_label("Open as raw JSON to fix", exact=True).select_option("broken")
+    raw = page.get_by_label("broken.json", exact=True)
+    expect(raw).to_have_value(re.compile('"maxField": "hp_top"'))
+    raw.fill("{")
+    raw.press("Tab")
+    page.get_by_text("The text is not valid JSON").first.wait_for()
+    broken["body"]["fields"][0]["maxField"] = "hp_max"
+    raw.fill(json.dumps(broken, indent=2))
+    raw.press("Tab")
+    page.get_by_text("The text decodes.").first.wait_for()
+    page.get_by_role("button", name="Save the fixed file").click()
+    page.get_by_text("Every file in the library decodes.").first.wait_for()
+    assert Library(trackers).get("broken").revision == 1
+    expect(page.get_by_label("Open", exact=True).locator("option", has_text="Health (broken)")).to_have_count(1)
