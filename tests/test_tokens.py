@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import socket
 from pathlib import Path
@@ -12,10 +14,12 @@ import pytest
 from trackerkit.errors import TrackerkitError
 from trackerkit.tokens import (
     DEFAULT_ENCODING,
+    ENCODINGS,
     available_encodings,
     count_tokens,
     count_tool_tokens,
     load_encoding,
+    o200k_ranks,
     tool_json,
 )
 
@@ -72,21 +76,75 @@ class TestAvailability:
         assert f'"{name}"' in str(caught.value)
         assert "cl100k_base" in str(caught.value)
 
-    @pytest.mark.parametrize(
-        "cache", ["empty", "disabled", "corrupt"], ids=["empty-cache", "cache-off", "bad-hash"]
-    )
-    def test_o200k_needs_a_whole_cached_file(
+    @pytest.mark.parametrize("cache", ["empty", "disabled"], ids=["empty-cache", "cache-off"])
+    def test_both_encodings_offline_whatever_the_cache(
         self, cache: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """o200k_base is offered only when tiktoken's cache holds its file with the right hash."""
+        """cl100k_base and o200k_base both load with tiktoken's cache empty or off and no network."""
         monkeypatch.setattr(socket, "socket", _no_network)
+        monkeypatch.setattr(socket, "create_connection", _no_network)
+        monkeypatch.setattr(socket, "getaddrinfo", _no_network)
         monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "" if cache == "disabled" else str(tmp_path))
-        if cache == "corrupt":
-            # tiktoken's cache key for the o200k_base URL
-            (tmp_path / "fb374d419588a4632f3f557e76b4b70aebbca790").write_bytes(b"broken")
-        assert available_encodings() == ["cl100k_base"]
-        with pytest.raises(TrackerkitError, match='"o200k_base" is not available offline'):
-            count_tokens("x", "o200k_base")
+        load_encoding.cache_clear()
+        assert available_encodings() == list(ENCODINGS) == ["cl100k_base", "o200k_base"]
+        assert load_encoding("o200k_base").encode("hello world") == [24912, 2375]
+        assert list(tmp_path.iterdir()) == []
+
+
+class TestO200k:
+    """o200k_base from the bpe-openai package's file, checked against tiktoken's published hash."""
+
+    def test_same_encoding_as_tiktoken_defines(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Pattern, special tokens and ranks are those of tiktoken's own o200k_base constructor."""
+        import tiktoken_ext.openai_public as public
+
+        ranks = o200k_ranks()
+        seen: list[tuple[str, str | None]] = []
+
+        def local(path: str, expected_hash: str | None = None) -> dict[bytes, int]:
+            seen.append((path, expected_hash))
+            return ranks
+
+        monkeypatch.setattr(public, "load_tiktoken_bpe", local)
+        theirs = public.o200k_base()
+        ours = load_encoding("o200k_base")
+        assert seen == [(seen[0][0], hashlib.sha256(_gunzipped()).hexdigest())]
+        assert ours._pat_str == theirs["pat_str"]
+        assert ours._special_tokens == theirs["special_tokens"]
+        assert len(ranks) == 199998
+        assert ranks[b"hello"] == 24912
+        assert ours.name == "o200k_base"
+
+    @pytest.mark.parametrize(
+        ("text", "count"),
+        [("", 0), ("hello world", 2), ("Health: hp=25, hp_max=30", 10), ("Вера устала", 4)],
+        ids=["empty", "hello-world", "record-line", "cyrillic"],
+    )
+    def test_known_counts(self, text: str, count: int) -> None:
+        """Counts are o200k_base's, which differ from cl100k_base's on non-English text."""
+        assert count_tokens(text, "o200k_base") == count
+
+    def test_a_changed_file_is_refused(self) -> None:
+        """Ranks from a file whose hash is not tiktoken's are never used."""
+        with pytest.raises(TrackerkitError, match="is not the file tiktoken publishes") as caught:
+            o200k_ranks(gzip.compress(_gunzipped()[:-1]))
+        assert "bpe_openai.data/o200k_base.tiktoken.gz" in str(caught.value)
+        assert "reinstall bpe-openai" in str(caught.value)
+
+    def test_a_file_that_is_not_gzip_is_refused(self) -> None:
+        """A broken file is a TrackerkitError naming it, not a gzip traceback."""
+        with pytest.raises(TrackerkitError, match="cannot be read"):
+            o200k_ranks(b"not gzip at all")
+
+
+def _gunzipped() -> bytes:
+    import importlib.util
+
+    spec = importlib.util.find_spec("bpe_openai")
+    assert spec is not None
+    assert spec.submodule_search_locations
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return gzip.decompress((folder / "data" / "o200k_base.tiktoken.gz").read_bytes())
 
 
 class TestToolTokens:

