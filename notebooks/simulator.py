@@ -3,54 +3,58 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · session simulator")
 
-
-@app.cell
-def _():
-    import json
+with app.setup:
     from pathlib import Path
 
     import marimo as mo
 
     from trackerkit.changes import tracker_changes_between
     from trackerkit.frames import history_frame
-    from trackerkit.session import Session
-    from trackerkit.tokens import count_tool_tokens
+    from trackerkit.scene import load_scene
+    from trackerkit.simulate.page import (
+        edit_prefill,
+        failure_html,
+        outcome_html,
+        played_marker,
+        reply_notes_html,
+    )
+    from trackerkit.simulate.playback import play_page
     from trackerkit.views import bars_over_history, changes_html, panel_html
 
-    root = Path(__file__).resolve().parent.parent
-    scenes_dir = root / "data" / "scenes"
-    return (
-        Session,
-        bars_over_history,
-        changes_html,
-        count_tool_tokens,
-        history_frame,
-        json,
-        mo,
-        panel_html,
-        scenes_dir,
-        tracker_changes_between,
-    )
+    TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
+    MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     # Session simulator
 
     Pick a scene, step through its scripted turns, or write your own: a user message, the
     reply and the `update_trackers` call the model makes. Swipe, regenerate, continue, cut,
-    fork, show another version, or edit a value as a person would. Under each reply its
-    changes are drawn in the tracker's own style; the panel shows the values at the tip.
+    fork, switch takes, show another version, or edit a value as a person would. Under each
+    reply its changes are drawn in the tracker's own style, with any refused batch and any value
+    the rules clamped; the panel shows the values at the tip of the take shown.
     """)
     return
 
 
 @app.cell
-def _(mo, scenes_dir):
+def _():
+    # `marimo run notebooks/simulator.py -- --data DIR` plays the scenes and trackers of DIR.
+    _given = mo.cli_args().get("data")
+    data_dir = Path(str(_given)) if _given else Path(__file__).resolve().parent.parent / "data"
+    scenes_dir = data_dir / "scenes"
+    trackers_dir = data_dir / "trackers"
+    return scenes_dir, trackers_dir
+
+
+@app.cell
+def _(scenes_dir):
+    _scenes = {p.stem: str(p) for p in sorted(scenes_dir.glob("*.json"))}
     scene_picker = mo.ui.dropdown(
-        options={p.stem: str(p) for p in sorted(scenes_dir.glob("*.json"))},
-        value="fight",
+        options=_scenes,
+        value="fight" if "fight" in _scenes else next(iter(_scenes), None),
         label="Scene",
     )
     scene_picker
@@ -58,47 +62,48 @@ def _(mo, scenes_dir):
 
 
 @app.cell
-def _(Session, mo, scene_picker):
-    scene_steps = len(Session.from_scene(scene_picker.value).steps)
+def _(scene_picker):
+    try:
+        scene_steps = len(load_scene(scene_picker.value).turns) if scene_picker.value else 0
+    except Exception:  # the playback cell shows why the scene cannot be read
+        scene_steps = 0
     played = mo.ui.slider(
         0, max(scene_steps, 1), value=scene_steps, step=1, label="Scripted steps played", show_value=True
     )
-    get_extra, set_extra = mo.state([])
-    return get_extra, played, scene_steps, set_extra
+    # The steps the person adds on this scene, oldest first; a new scene starts none.
+    get_steps, set_steps = mo.state([])
+    return get_steps, played, scene_steps, set_steps
 
 
 @app.cell
-def _(Session, get_extra, played, scene_picker):
-    # The session is rebuilt from the scene on every change: the scripted steps up to the
-    # slider, then the steps added here. Rebuilding keeps the notebook reactive and replayable.
-    session = Session.from_scene(scene_picker.value)
-    for _step in session.steps[: played.value]:
-        session.play(_step)
-    session.step_index = played.value
-    for _step in get_extra():
-        session.play(_step)
-    return (session,)
+def _(get_steps, played, scene_picker, trackers_dir):
+    # The session is played again from the scene on every change: the scripted steps up to the
+    # slider, then the steps added here. A step that is refused is kept as an outcome, never raised.
+    try:
+        playback = play_page(scene_picker.value, get_steps(), scripted=played.value, trackers=trackers_dir)
+        scene_problem = None
+    except Exception as _exc:
+        playback, scene_problem = None, failure_html("The scene", _exc)
+    session = playback.session if playback is not None else None
+    return playback, scene_problem, session
 
 
 @app.cell
-def _(mo, played, scene_steps, session):
-    mo.hstack(
-        [
-            played,
-            mo.md(
-                f"**{session.scene.title}** · {played.value} of {scene_steps} scripted steps · "
-                f"{len(session.chat.messages)} live messages · take `{session.chat.current}` · "
-                + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
-            ),
-        ],
-        justify="start",
-        gap=2,
-    )
+def _(played, scene_problem, scene_steps, session):
+    if session is None:
+        _status = mo.Html(scene_problem or "")
+    else:
+        _status = mo.md(
+            f"**{session.scene.title}** · {played.value} of {scene_steps} scripted steps · "
+            f"{len(session.chat.messages)} live messages · take `{session.chat.current}` · "
+            + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
+        )
+    mo.hstack([played, _status], justify="start", gap=2)
     return
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## The chat and the Trackers panel
     """)
@@ -106,30 +111,35 @@ def _(mo):
 
 
 @app.cell
-def _(changes_html, mo, panel_html, session, tracker_changes_between):
-    _take = session.chat.take
-    _changes = (
-        tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
-    )
-    by_message = {entry["messageId"]: entry for entry in _changes}
-    _items = []
-    for _m in _take.messages:
-        _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
-        _entry = by_message.get(_m.id)
-        _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
-        _items.append(
-            mo.vstack([mo.md(f"**{_m.role}**{_versions}: {_m.text}"), mo.Html(_drawn)] if _drawn else [mo.md(f"**{_m.role}**{_versions}: {_m.text}")])
+def _(playback, session):
+    try:
+        _take = session.chat.take
+        _changes = (
+            tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
         )
-    mo.hstack(
-        [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
-        widths=[2, 1],
-        align="start",
-    )
-    return (by_message,)
+        _by_message = {entry["messageId"]: entry for entry in _changes}
+        _items = []
+        for _number, _m in enumerate(_take.messages, start=1):
+            _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
+            _entry = _by_message.get(_m.id)
+            _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
+            _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
+            _parts = [mo.md(f"{_number} · **{_m.role}**{_versions}: {_m.text}")]
+            _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
+            _items.append(mo.vstack(_parts, gap=0.25))
+        _chat_view = mo.hstack(
+            [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
+            widths=[2, 1],
+            align="start",
+        )
+    except Exception as _exc:
+        _chat_view = mo.Html(failure_html("The chat and the Trackers panel", _exc))
+    _chat_view
+    return
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Your turn
     """)
@@ -137,96 +147,136 @@ def _(mo):
 
 
 @app.cell
-def _(mo):
+def _(set_steps):
     user_text = mo.ui.text(value="I check my wounds.", label="User message", full_width=True)
     reply_text = mo.ui.text(value="You bind the cut on your arm.", label="Reply", full_width=True)
-    calls_json = mo.ui.code_editor(
+    calls_json = mo.ui.text_area(
         value='[{"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 20}}]}}]',
-        language="json",
         label="The model's tool calls (JSON list)",
+        full_width=True,
+        rows=3,
     )
-    return calls_json, reply_text, user_text
-
-
-@app.cell
-def _(calls_json, get_extra, json, mo, reply_text, set_extra, user_text):
-    def _calls():
-        try:
-            value = json.loads(calls_json.value or "[]")
-        except json.JSONDecodeError:
-            return []
-        return value if isinstance(value, list) else []
 
     def _add(step):
-        set_extra([*get_extra(), step])
+        set_steps(lambda steps: [*steps, step])
 
+    # Each button reads the texts when it is pressed (and this cell does not read the steps, so
+    # what was typed stays after a press); the calls are read (and refused) by the playback.
     send = mo.ui.button(
         label="Send turn",
-        on_click=lambda _: _add({"user": user_text.value, "calls": _calls(), "reply": reply_text.value}),
+        on_click=lambda _: _add({"user": user_text.value, "callsText": calls_json.value, "reply": reply_text.value}),
     )
     swipe = mo.ui.button(
-        label="Swipe", on_click=lambda _: _add({"action": "swipe", "calls": _calls(), "reply": reply_text.value})
+        label="Swipe",
+        on_click=lambda _: _add({"action": "swipe", "callsText": calls_json.value, "reply": reply_text.value}),
     )
     regenerate = mo.ui.button(
         label="Regenerate",
-        on_click=lambda _: _add({"action": "regenerate", "calls": _calls(), "reply": reply_text.value}),
+        on_click=lambda _: _add({"action": "regenerate", "callsText": calls_json.value, "reply": reply_text.value}),
     )
     continue_ = mo.ui.button(
         label="Continue", on_click=lambda _: _add({"action": "continue", "reply": " " + reply_text.value})
     )
-    undo = mo.ui.button(label="Undo last", on_click=lambda _: set_extra(get_extra()[:-1]))
+    undo = mo.ui.button(label="Undo last", on_click=lambda _: set_steps(lambda steps: steps[:-1]))
     mo.vstack([user_text, reply_text, calls_json, mo.hstack([send, swipe, regenerate, continue_, undo], justify="start")])
     return
 
 
 @app.cell
-def _(get_extra, mo, session, set_extra):
-    _labels = {f"{i}: {m.role} · {m.text[:40]}": i for i, m in enumerate(session.chat.messages)}
+def _(playback):
+    _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
+    mo.Html(outcome_html(_last if _last is not None and _last.kind in TURN_KINDS else None))
+    return
+
+
+@app.cell
+def _(playback, set_steps):
+    _messages = playback.message_labels() if playback is not None else {}
+    _labels = {label: message_id for message_id, label in _messages.items()}
     message_pick = mo.ui.dropdown(options=_labels, value=next(reversed(_labels), None), label="Message")
-    version_pick = mo.ui.number(start=0, stop=20, value=0, label="Version")
+    version_pick = mo.ui.number(start=1, stop=50, value=1, label="Version (from 1)")
+    _takes = playback.take_labels() if playback is not None else {}
+    take_pick = mo.ui.dropdown(
+        options={label: take_id for take_id, label in _takes.items()},
+        value=_takes.get(playback.session.chat.current) if playback is not None else None,
+        label="Take",
+    )
 
     def _add(step):
-        set_extra([*get_extra(), step])
+        set_steps(lambda steps: [*steps, step])
 
-    cut = mo.ui.button(label="Cut here", on_click=lambda _: _add({"action": "cut", "message": message_pick.value}))
-    fork = mo.ui.button(label="Fork here", on_click=lambda _: _add({"action": "fork", "message": message_pick.value}))
+    # The pickers' values are read when a button is pressed, so a button acts on what is selected.
     show = mo.ui.button(
         label="Show version",
         on_click=lambda _: _add({"action": "show_version", "message": message_pick.value, "version": version_pick.value}),
     )
-    return cut, fork, message_pick, show, version_pick
+    cut = mo.ui.button(label="Cut here", on_click=lambda _: _add({"action": "cut", "message": message_pick.value}))
+    fork = mo.ui.button(label="Fork here", on_click=lambda _: _add({"action": "fork", "message": message_pick.value}))
+    use_take = mo.ui.button(label="Show take", on_click=lambda _: _add({"action": "use", "take": take_pick.value}))
+    return cut, fork, message_pick, show, take_pick, use_take, version_pick
 
 
 @app.cell
-def _(cut, fork, message_pick, mo, show, version_pick):
-    mo.hstack([message_pick, version_pick, show, cut, fork], justify="start")
+def _(cut, fork, message_pick, playback, show, take_pick, use_take, version_pick):
+    _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
+    mo.vstack(
+        [
+            mo.hstack([message_pick, version_pick, show, cut, fork], justify="start"),
+            mo.hstack([take_pick, use_take], justify="start"),
+            mo.Html(outcome_html(_last if _last is not None and _last.kind in MESSAGE_KINDS else None)),
+            mo.Html(played_marker(len(playback.outcomes) if playback is not None else 0)),
+        ]
+    )
     return
 
 
 @app.cell
-def _(get_extra, json, mo, session, set_extra):
-    _names = [e.tracker.name for e in session.chat.panel()]
+def _(session):
+    _names = [e.tracker.name for e in session.chat.panel()] if session is not None else []
     edit_tracker = mo.ui.dropdown(options=_names, value=_names[0] if _names else None, label="Edit tracker")
-    edit_row = mo.ui.text(value="", label="Row (lists)")
-    edit_set = mo.ui.text(value='{"hp": 25}', label="Set (JSON)")
+    return (edit_tracker,)
 
-    def _edit(_):
-        try:
-            values = json.loads(edit_set.value or "{}")
-        except json.JSONDecodeError:
-            return
-        step = {"action": "edit", "tracker": edit_tracker.value, "set": values}
-        if edit_row.value:
-            step["row"] = edit_row.value
-        set_extra([*get_extra(), step])
 
-    edit_button = mo.ui.button(label="Edit value", on_click=_edit)
-    mo.hstack([edit_tracker, edit_row, edit_set, edit_button], justify="start")
+@app.cell
+def _(edit_tracker, playback, session, set_steps):
+    # The form starts from the picked tracker's own values; a refused edit keeps what was typed.
+    _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
+    edit_outcome = _last if _last is not None and _last.kind == "edit" else None
+    _row, _values = edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
+    if edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
+        _row, _values = str(edit_outcome.typed.get("row") or ""), str(edit_outcome.typed.get("setText", _values))
+    edit_row = mo.ui.text(value=_row, label="Row (lists)")
+    edit_set = mo.ui.text(value=_values, label="Set (JSON)")
+    edit_button = mo.ui.button(
+        label="Edit value",
+        on_click=lambda _: set_steps(
+            lambda steps: [
+                *steps,
+                {"action": "edit", "tracker": edit_tracker.value, "setText": edit_set.value, "row": edit_row.value},
+            ]
+        ),
+    )
+    return edit_button, edit_outcome, edit_row, edit_set
+
+
+@app.cell
+def _(edit_button, edit_outcome, edit_row, edit_set, edit_tracker, playback):
+    if edit_tracker.value is None:
+        _edit_view = mo.md("This scene links no tracker, so there is no value to edit.")
+    else:
+        _edit_view = mo.vstack(
+            [
+                mo.hstack([edit_tracker, edit_row, edit_set, edit_button], justify="start"),
+                mo.Html(outcome_html(edit_outcome)),
+                mo.Html(played_marker(len(playback.outcomes))),
+            ]
+        )
+    _edit_view
     return
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## The last turn: what the model saw and did
     """)
@@ -234,36 +284,45 @@ def _(mo):
 
 
 @app.cell
-def _(count_tool_tokens, mo, session):
-    last = session.reports[-1] if session.reports else None
-    if last is None:
-        _view = mo.md("No turn yet.")
-    else:
-        _parts = last.request.parts if last.request else {}
-        _rows = [{"part": k, "tokens": v} for k, v in _parts.items()]
-        _calls = [
-            {"round": c.round, "tool": c.name, "arguments": c.arguments, "ok": c.ok, "answer": c.answer}
-            for c in last.calls
-        ]
-        _tool = ""
-        if last.tool_description:
-            _tokens = _parts.get("tool", 0)
-            _tool = f"**Tool** `{last.tool_name}` · {_tokens} tokens (cl100k_base)\n\n```\n{last.tool_description}\n```"
-        _view = mo.vstack(
-            [
-                mo.md(f"Turn {last.index} ({last.kind})" + (f" · **failed**: {last.failed}" if last.failed else "")),
-                mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
-                mo.md(f"```\n{last.block or '(no ### Trackers block)'}\n```"),
-                mo.md(_tool),
-                mo.ui.table(_calls, selection=None, label="Tool calls and answers") if _calls else mo.md("No tool call."),
+def _(playback):
+    last = playback.last_turn() if playback is not None else None
+    try:
+        if last is None:
+            _view = mo.md("No turn yet on this take.")
+        else:
+            _parts = last.request.parts if last.request else {}
+            _rows = [{"part": k, "tokens": v} for k, v in _parts.items()]
+            _calls = [
+                {"round": c.round + 1, "tool": c.name, "arguments": c.arguments, "ok": c.ok, "answer": c.answer}
+                for c in last.calls
             ]
-        )
+            _tool = ""
+            if last.tool_description:
+                _tool = (
+                    f"**Tool** `{last.tool_name}` · {_parts.get('tool', 0)} tokens (cl100k_base)\n\n"
+                    f"```\n{last.tool_description}\n```"
+                )
+            _where = f" · wrote `{last.message_id}`" if last.message_id else ""
+            _view = mo.vstack(
+                [
+                    mo.md(
+                        f"Turn {last.index + 1} ({last.kind}){_where}"
+                        + (f" · **failed**: {last.failed}" if last.failed else "")
+                    ),
+                    mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
+                    mo.md(f"```\n{last.block or '(no ### Trackers block)'}\n```"),
+                    mo.md(_tool),
+                    mo.ui.table(_calls, selection=None, label="Tool calls and answers") if _calls else mo.md("No tool call."),
+                ]
+            )
+    except Exception as _exc:
+        _view = mo.Html(failure_html("The last turn", _exc))
     _view
     return (last,)
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Bar-style values over the history
     """)
@@ -271,10 +330,12 @@ def _(mo):
 
 
 @app.cell
-def _(history_frame, mo, session):
-    frame = history_frame(session.chat)
-    _numbers = frame[frame["number"].notna()] if len(frame) else frame
-    _pairs = sorted({(t, f) for t, f in zip(_numbers["tracker"], _numbers["field"], strict=True)}) if len(frame) else []
+def _(session):
+    frame = history_frame(session.chat) if session is not None else None
+    _pairs = []
+    if frame is not None and len(frame):
+        _numbers = frame[frame["number"].notna()]
+        _pairs = sorted({(t, f) for t, f in zip(_numbers["tracker"], _numbers["field"], strict=True)})
     series_pick = mo.ui.dropdown(
         options={f"{t} · {f}": (t, f) for t, f in _pairs},
         value=next(iter(f"{t} · {f}" for t, f in _pairs), None),
@@ -285,9 +346,13 @@ def _(history_frame, mo, session):
 
 
 @app.cell
-def _(bars_over_history, frame, mo, series_pick):
-    figure = bars_over_history(frame, *series_pick.value) if series_pick.value else None
-    mo.ui.plotly(figure) if figure is not None else mo.md("No number to plot.")
+def _(frame, series_pick):
+    try:
+        figure = bars_over_history(frame, *series_pick.value) if series_pick.value else None
+        _plot = mo.ui.plotly(figure) if figure is not None else mo.md("No number to plot.")
+    except Exception as _exc:
+        figure, _plot = None, mo.Html(failure_html("The bars", _exc))
+    _plot
     return (figure,)
 
 

@@ -277,6 +277,23 @@ class TestHistory:
             _chat().use("t9")
 
 
+class TestMessageIds:
+    def test_ids_count_per_chat(self) -> None:
+        """Each chat counts its message ids from m1, so the same steps played again give the same ids."""
+        first, second = _chat(), _chat()
+        ids = [_say(first, _set_hp(20)), _say(first)]
+        assert ids == ["m2", "m4"]
+        assert [_say(second, _set_hp(20)), _say(second)] == ids
+
+    def test_a_fork_keeps_the_shared_ids_and_counts_on(self) -> None:
+        """A fork shares the ids of the history it copies; a new message there takes the chat's next id."""
+        chat = _chat()
+        shared = _say(chat)
+        chat.fork(shared)
+        assert [m.id for m in chat.messages] == ["m1", "m2"]
+        assert _say(chat) == "m4"
+
+
 class TestPanel:
     """TR-26: one read gives each linked tracker's value at the tip and the reply that last changed it."""
 

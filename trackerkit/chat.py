@@ -15,7 +15,7 @@ from typing import Any, Literal, TypeAlias
 
 from trackerkit.errors import EditRefusedError, NotFoundError, TurnError
 from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
-from trackerkit.state import Delta, Message, State, Take, Version, fold, new_message_id
+from trackerkit.state import Delta, Message, State, Take, Version, fold
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker
 from trackerkit.update import (
@@ -103,7 +103,9 @@ class Turn:
             raise TurnError("this turn is closed already; begin a new turn")
         take = self.take
         if self.kind == "reply":
-            message = Message(new_message_id(), "assistant", [Version(text, tuple(self.pending))])
+            message = Message(
+                self.chat.new_message_id(), "assistant", [Version(text, tuple(self.pending))]
+            )
             take.append(message)
         elif self.kind in ("swipe", "regenerate"):
             message = take.messages[-1]
@@ -150,6 +152,8 @@ class Chat:
         self.scene = scene
         self.source = source_for(pieces)
         self._take_ids = itertools.count(1)
+        # Message ids count per chat, so the same steps played again give the same ids.
+        self._message_ids = itertools.count(1)
         # One counter for every take's version, so a version read on one take names it (TR-27).
         self._stamps = itertools.count()
         first = Take(self._new_take_id(), stamps=self._stamps)
@@ -159,6 +163,10 @@ class Chat:
 
     def _new_take_id(self) -> str:
         return f"t{next(self._take_ids)}"
+
+    def new_message_id(self) -> str:
+        """A fresh message id, `m<n>`, counted in this chat: a replay of its steps gives the same ids."""
+        return f"m{next(self._message_ids)}"
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -226,7 +234,7 @@ class Chat:
     def add_user(self, text: str) -> Message:
         """Add a person's message at the end of the current take."""
         self._guard("add a message")
-        message = Message(new_message_id(), "user", [Version(text)])
+        message = Message(self.new_message_id(), "user", [Version(text)])
         self.take.append(message)
         return message
 

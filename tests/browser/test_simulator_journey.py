@@ -1,0 +1,224 @@
+"""The simulator under a person's hands (issue 13 items 9 to 12): each step asserts what the page shows.
+
+The app plays a temporary copy of the bundled data (`-- --data DIR`), so a run leaves the
+repository's scenes and trackers alone. The harness fails a test on any traceback in the server's
+log and on any marimo error the page shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from trackerkit.simulate.page import edit_prefill
+from trackerkit.simulate.playback import play_page
+
+HEADING = "Session simulator"
+
+
+def _settled(page: Any, played: int) -> None:
+    """Wait until the controls are drawn after `played` steps (scripted and added), so a pick sticks."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    expect(page.locator(f'.tk-played[data-played="{played}"]')).to_have_count(2, timeout=60_000)
+
+
+def _pick(page: Any, label: str, option_text: str) -> None:
+    """Choose, in the select labelled `label`, the option whose text holds `option_text`."""
+    select = page.get_by_label(label, exact=True)
+    option = select.locator("option", has_text=option_text).first
+    select.select_option(label=option.inner_text().strip())
+
+
+def _fill(page: Any, label: str, text: str) -> None:
+    """Type `text` into the field labelled `label` and leave it, so marimo takes the value."""
+    box = page.get_by_label(label, exact=True)
+    if label.startswith("Version"):  # marimo's number field is not tied to its label
+        holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
+        box = holder.locator("input[aria-roledescription='Number field']").first
+    box.fill(text)
+    box.press("Tab")
+
+
+def _calls(updates: str) -> str:
+    return '[{"name": "update_trackers", "arguments": {"updates": [' + updates + "]}}]"
+
+
+def _status(page: Any, text: str) -> None:
+    page.get_by_text(text).first.wait_for()
+
+
+def _send(page: Any, user: str, calls: str, reply: str) -> None:
+    _fill(page, "User message", user)
+    _fill(page, "Reply", reply)
+    _fill(page, "The model's tool calls (JSON list)", calls)
+    page.get_by_role("button", name="Send turn").click()
+
+
+def test_simulator_marks_refusals_clamps_ids_and_takes(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Refused batches and clamps under replies, malformed JSON refused, stable ids, a fork and a switch back."""
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+
+    # Item 10: the scripted fight already holds a refused batch (round 1 of message 6) and a clamp
+    # (hp 55 asked under a top of 40 at message 10); each shows under its reply.
+    refused = page.locator(".tk-refused").filter(has_text="Health has no field 'morale'")
+    refused.first.wait_for()
+    assert "Refused batch (round 1, update_trackers)" in refused.first.inner_text()
+    page.locator(".tk-clamped").filter(
+        has_text="Health · hp: asked 55, written 40"
+    ).first.wait_for()
+
+    # Item 12: one numbering and ids that do not move when the page plays its steps again.
+    _send(
+        page,
+        "I check my wounds.",
+        _calls('{"tracker": "Health", "set": {"hp": 20}}'),
+        "You bind the cut.",
+    )
+    _status(page, "14 live messages")
+    panel = page.locator(".tk-panel")
+    panel.get_by_text("changed by m14 (message 14)").first.wait_for()
+    message_select = page.get_by_label("Message", exact=True)
+    assert (
+        message_select.locator(
+            "option", has_text="message 14 · assistant · You bind the cut."
+        ).count()
+        == 1
+    )
+    _send(page, "I look around.", "[]", "Nothing stirs.")
+    _status(page, "16 live messages")
+    panel.get_by_text("changed by m14 (message 14)").first.wait_for()
+    assert panel.get_by_text("hp 20").count() >= 1
+
+    # Item 10: a clamp on a new reply shows what was asked and what was written.
+    _send(
+        page,
+        "I drink a potion.",
+        _calls('{"tracker": "Health", "set": {"hp": 80}}'),
+        "You feel whole.",
+    )
+    _status(page, "18 live messages")
+    page.locator(".tk-clamped").filter(
+        has_text="Health · hp: asked 80, written 40"
+    ).first.wait_for()
+    page.locator(".tk-outcome").filter(
+        has_text="clamped: Health · hp: asked 80, written 40"
+    ).first.wait_for()
+
+    # Item 10: a batch the rules refuse shows under its reply with its error.
+    _send(
+        page,
+        "I count my coins.",
+        _calls('{"tracker": "Health", "set": {"gold": 5}}'),
+        "You have none.",
+    )
+    _status(page, "20 live messages")
+    page.locator(".tk-refused").filter(has_text="Health has no field 'gold'").first.wait_for()
+
+    # Item 10: tool calls that are not JSON are refused with the parser's message and position.
+    _send(page, "I shout.", '[{"name": "update_trackers"', "Echoes.")
+    outcome = page.locator(".tk-outcome.tk-refused").filter(
+        has_text="The tool calls are not valid JSON"
+    )
+    outcome.first.wait_for()
+    assert "line 1, column 28 (character 27)" in outcome.first.inner_text()
+    _status(page, "20 live messages")
+    calls_box = page.get_by_label("The model's tool calls (JSON list)", exact=True)
+    assert calls_box.input_value() == '[{"name": "update_trackers"', (
+        "what was typed stays, to be fixed"
+    )
+    screenshot(page, "simulator-refusals")
+
+    # Item 11: fork at message 12, play a turn there, then switch back to the first take.
+    _settled(page, 11)  # the fight's 6 scripted steps and the 5 turns sent here
+    _pick(page, "Message", "message 12 ·")
+    page.get_by_role("button", name="Fork here").click()
+    _status(page, "take t2")
+    _status(page, "12 live messages")
+    page.get_by_text("Turn 6 (reply) · wrote m12").first.wait_for()
+    _send(
+        page, "I run.", _calls('{"tracker": "Health", "set": {"hp": 5}}'), "You flee the causeway."
+    )
+    _status(page, "14 live messages")
+    page.get_by_text("Turn 11 (reply) · wrote m22").first.wait_for()
+    panel.get_by_text("hp 5").first.wait_for()
+    take_select = page.get_by_label("Take", exact=True)
+    assert (
+        take_select.locator(
+            "option", has_text="t2 · forked from t1 at message 12 · 14 messages"
+        ).count()
+        == 1
+    )
+    _settled(page, 13)
+    _pick(page, "Take", "t1 · the first take")
+    page.get_by_role("button", name="Show take").click()
+    _status(page, "take t1")
+    _status(page, "20 live messages")
+    page.get_by_text("Turn 10 (reply) · wrote m20").first.wait_for()
+    panel.get_by_text("hp 40").first.wait_for()
+    screenshot(page, "simulator-takes")
+
+    # Versions count from 1, as "version 2 of 2" does; a version out of range is a message.
+    _fill(page, "Reply", "The coins were never there.")
+    page.get_by_role("button", name="Swipe").click()
+    page.get_by_text("version 2 of 2").first.wait_for()
+    _settled(page, 15)
+    _pick(page, "Message", "message 20 ·")
+    _fill(page, "Version (from 1)", "1")
+    page.get_by_role("button", name="Show version").click()
+    page.get_by_text("version 1 of 2").first.wait_for()
+    _settled(page, 16)
+    _pick(page, "Message", "message 20 ·")
+    _fill(page, "Version (from 1)", "5")
+    page.get_by_role("button", name="Show version").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="message 20 has 2 versions (1 to 2); there is no version 5"
+    ).first.wait_for()
+
+
+def test_simulator_edits_the_scenes_own_trackers(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """On a scene without Health the edit form starts from the scene's own tracker; refusals are messages."""
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    expected_row, expected_set = edit_prefill(
+        play_page(data_copy / "scenes" / "shop.json", []).session.chat, "Inventory"
+    )
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    set_box = page.get_by_label("Set (JSON)", exact=True)
+    expect(set_box).to_have_value(expected_set, timeout=60_000)
+    assert "hp" not in expected_set
+    expect(page.get_by_label("Row (lists)", exact=True)).to_have_value(expected_row, timeout=60_000)
+
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 6 (edit) done.").first.wait_for()
+
+    _fill(page, "Set (JSON)", '{"hp": 25}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="Inventory has no field 'hp'"
+    ).first.wait_for()
+
+    _fill(page, "Set (JSON)", '{"qty": ')
+    page.get_by_role("button", name="Edit value").click()
+    refused = page.locator(".tk-outcome.tk-refused").filter(
+        has_text="The values to set are not valid JSON"
+    )
+    refused.first.wait_for()
+    assert "line 1, column 9 (character 8)" in refused.first.inner_text()
+    assert set_box.input_value() == '{"qty": ', "a refused edit keeps what was typed"
+    screenshot(page, "simulator-edit")

@@ -1,0 +1,187 @@
+"""The simulator page's playback: every step's outcome, refusals as sentences, stable ids, takes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trackerkit.simulate.playback import Clamp, clamps_of, play_page, read_json
+
+ROOT = Path(__file__).resolve().parents[2]
+FIGHT = ROOT / "data" / "scenes" / "fight.json"
+SHOP = ROOT / "data" / "scenes" / "shop.json"
+
+
+def _calls(updates: str) -> str:
+    return '[{"name": "update_trackers", "arguments": {"updates": [' + updates + "]}}]"
+
+
+def _turn(calls: str, user: str = "I act.", reply: str = "It happens.") -> dict[str, str]:
+    return {"user": user, "reply": reply, "callsText": calls}
+
+
+class TestReadJson:
+    @pytest.mark.parametrize(
+        ("text", "where"),
+        [
+            ('[{"name": "update_trackers"', "line 1, column 28 (character 27)"),
+            ('{"qty": ', "line 1, column 9 (character 8)"),
+            ("[\n  1,\n  ]", "line 3, column 3 (character 9)"),
+        ],
+        ids=["missing-bracket", "missing-value", "trailing-comma-on-line-3"],
+    )
+    def test_refuses_with_the_parsers_message_and_position(self, text: str, where: str) -> None:
+        """Text that does not parse gives a sentence with the parser's message, line, column and character."""
+        value, problem = read_json(text, "The tool calls")
+        assert value is None
+        assert problem is not None
+        assert problem.startswith("The tool calls are not valid JSON: ")
+        assert where in problem
+
+    def test_reads_valid_json(self) -> None:
+        """Valid text is read as JSON with no problem."""
+        assert read_json('[{"a": 1}]', "The tool calls") == ([{"a": 1}], None)
+
+
+class TestClamps:
+    def test_a_number_written_other_than_asked_is_a_clamp(self) -> None:
+        """A number the values hold otherwise than asked is reported with both."""
+        found = clamps_of(
+            {"updates": [{"tracker": "Health", "set": {"hp": 80, "mood": "calm"}}]},
+            {"Health": {"hp": 40, "mood": "calm"}},
+        )
+        assert found == (Clamp("Health", None, "hp", 80, 40),)
+        assert str(found[0]) == "Health · hp: asked 80, written 40"
+
+    def test_rows_are_matched_case_folded(self) -> None:
+        """A list row named in another case is the row the rules wrote."""
+        found = clamps_of(
+            [{"tracker": "Inventory", "row": "TORCH", "set": {"qty": -3}}],
+            {"Inventory": {"Torch": {"qty": 0}}},
+        )
+        assert found == (Clamp("Inventory", "TORCH", "qty", -3, 0),)
+
+    def test_a_number_written_as_asked_is_no_clamp(self) -> None:
+        """Equal numbers (1 and 1.0 too) are no clamp."""
+        assert clamps_of([{"tracker": "Health", "set": {"hp": 1.0}}], {"Health": {"hp": 1}}) == ()
+
+
+class TestPlayPage:
+    def test_refusals_are_outcomes_never_exceptions(self) -> None:
+        """Malformed calls, an edit of a tracker the scene does not link and a cut of a gone message are refused sentences."""
+        playback = play_page(
+            SHOP,
+            [
+                _turn('[{"name": "update_trackers"'),
+                {"action": "edit", "tracker": "Health", "setText": '{"hp": 25}'},
+                {"action": "edit", "tracker": "Inventory", "setText": "{", "row": "Torch"},
+                {"action": "cut", "message": "m99"},
+                {"action": "use", "take": "t9"},
+            ],
+        )
+        refused = [o.refused for o in playback.page_outcomes]
+        assert all(refused), refused
+        assert "line 1, column 28" in str(refused[0])
+        assert refused[1] == "Cannot edit 'Health': the scene does not link it."
+        assert "The values to set are not valid JSON" in str(refused[2])
+        assert "m99" in str(refused[3])
+        assert "t9" in str(refused[4])
+        assert len(playback.session.chat.messages) == 10, "nothing refused was written"
+
+    def test_a_refused_step_keeps_what_was_typed(self) -> None:
+        """The outcome of a refused edit holds the texts as the page gave them."""
+        step = {"action": "edit", "tracker": "Inventory", "setText": '{"qty": ', "row": "Torch"}
+        outcome = play_page(SHOP, [step]).page_outcomes[-1]
+        assert outcome.refused is not None
+        assert outcome.typed == step
+
+    def test_ids_are_the_same_on_every_replay(self) -> None:
+        """Playing the same steps twice gives the same message ids, counted in the chat (m1, m2, ...)."""
+        steps = [_turn(_calls('{"tracker": "Health", "set": {"hp": 20}}'))]
+        first = [m.id for m in play_page(FIGHT, steps).session.chat.messages]
+        second = [m.id for m in play_page(FIGHT, steps).session.chat.messages]
+        assert first == second == [f"m{n}" for n in range(1, 15)]
+
+    def test_message_labels_count_from_one_as_the_panel_does(self) -> None:
+        """The picker's label of message 14 says message 14, as the panel's "changed by m14 (message 14)"."""
+        playback = play_page(
+            FIGHT, [_turn(_calls('{"tracker": "Health", "set": {"hp": 20}}'), reply="You bind it.")]
+        )
+        assert playback.message_labels()["m14"] == "message 14 · assistant · You bind it."
+
+    def test_clamps_and_refused_batches_belong_to_their_reply(self) -> None:
+        """The reply a turn wrote carries its clamps; the scripted fight's round-1 refusal stays on message 6."""
+        playback = play_page(FIGHT, [_turn(_calls('{"tracker": "Health", "set": {"hp": 80}}'))])
+        mine = playback.reply_outcome("m14", 0)
+        assert mine is not None
+        assert [str(c) for c in mine.clamps] == ["Health · hp: asked 80, written 40"]
+        scripted = playback.reply_outcome("m6", 0)
+        assert scripted is not None
+        assert scripted.report is not None
+        assert [c.ok for c in scripted.report.calls] == [False, True]
+        assert [str(c) for c in playback.reply_outcome("m10", 0).clamps] == [
+            "Health · hp: asked 55, written 40"
+        ]  # type: ignore[union-attr]
+
+    def test_fork_and_switch_back_keep_the_last_turn_in_step(self) -> None:
+        """After a fork and a turn there, switching back shows the first take's last turn and fork point."""
+        steps = [
+            _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
+            {"action": "fork", "message": "m12"},
+            _turn(_calls('{"tracker": "Health", "set": {"hp": 5}}')),
+        ]
+        forked = play_page(FIGHT, steps)
+        assert forked.session.chat.current == "t2"
+        assert forked.last_turn() is not None
+        assert forked.last_turn().message_id == "m16"
+        assert forked.take_labels() == {
+            "t1": "t1 · the first take · 14 messages",
+            "t2": "t2 · forked from t1 at message 12 · 14 messages",
+        }
+        back = play_page(FIGHT, [*steps, {"action": "use", "take": "t1"}])
+        assert back.session.chat.current == "t1"
+        assert back.last_turn() is not None
+        assert back.last_turn().message_id == "m14"
+        assert back.session.values()["Health"]["hp"] == 20
+
+    def test_a_fork_with_no_turn_of_its_own_shows_the_shared_last_turn(self) -> None:
+        """A new take's last turn is the last turn of the history it shares."""
+        playback = play_page(FIGHT, [{"action": "fork", "message": "m8"}])
+        last = playback.last_turn()
+        assert last is not None
+        assert last.message_id == "m8"
+
+    def test_versions_count_from_one(self) -> None:
+        """`version` 1 is the first version; one past the last is refused with the range."""
+        swipe = {"action": "swipe", "reply": "Another.", "callsText": "[]"}
+        playback = play_page(
+            FIGHT, [swipe, {"action": "show_version", "message": "m12", "version": 1}]
+        )
+        assert playback.session.chat.take.message("m12").shown == 0
+        refused = play_page(
+            FIGHT, [swipe, {"action": "show_version", "message": "m12", "version": 3}]
+        )
+        assert (
+            refused.page_outcomes[-1].refused
+            == "message 12 has 2 versions (1 to 2); there is no version 3."
+        )
+
+    def test_a_swipe_with_no_reply_is_refused(self) -> None:
+        """A swipe before any reply is a refused step with the chat's sentence."""
+        playback = play_page(FIGHT, [{"action": "swipe", "reply": "x"}], scripted=0)
+        assert (
+            playback.page_outcomes[0].refused
+            == "Nothing to swipe: the last message of take 't1' is not a reply."
+        )
+
+    def test_a_failed_turn_is_the_last_turn_of_its_take(self) -> None:
+        """A turn that fails keeps nothing, says why, and is the take's last turn."""
+        playback = play_page(FIGHT, [{"user": "Hello.", "refusesTools": True}])
+        outcome = playback.page_outcomes[0]
+        assert outcome.report is not None
+        assert outcome.report.failed
+        assert outcome.sentence.startswith(
+            "Step 7 (turn) failed and kept nothing: The model does not take tools"
+        )
+        assert playback.last_turn() is outcome.report

@@ -1,0 +1,92 @@
+"""What the simulator page draws beside the chat: notes under a reply, a step's outcome, a failure.
+
+Each function returns an HTML string (user text escaped) or plain data for a widget, so the
+notebook only places them. The `tk-` classes carry the data a browser journey reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from html import escape
+
+from trackerkit.chat import Chat
+from trackerkit.simulate.playback import Outcome
+from trackerkit.values import initial_value
+
+__all__ = ["edit_prefill", "failure_html", "outcome_html", "played_marker", "reply_notes_html"]
+
+_STYLE = """<style>
+.tk-note{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:4px 0;padding:4px 10px;border-radius:6px;white-space:pre-wrap}
+.tk-refused{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
+.tk-clamped{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
+.tk-done{background:#eef6ee;border:1px solid #b7dcb9;color:#1a4d1f}
+.tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
+</style>"""
+
+
+def reply_notes_html(outcome: Outcome | None) -> str:
+    """Under a reply: each tool call the rules refused, with its errors, and each clamped value."""
+    if outcome is None or outcome.report is None:
+        return ""
+    notes = []
+    for call in outcome.report.calls:
+        if not call.ok:
+            notes.append(
+                f'<div class="tk-note tk-refused" role="alert">Refused batch (round {call.round + 1},'
+                f" {escape(call.name)}): {escape(call.answer)}</div>"
+            )
+    for clamp in outcome.clamps:
+        notes.append(
+            f'<div class="tk-note tk-clamped" data-field="{escape(clamp.field)}">Clamped: '
+            f"{escape(str(clamp))}</div>"
+        )
+    return _STYLE + "".join(notes) if notes else ""
+
+
+def outcome_html(outcome: Outcome | None) -> str:
+    """A step's outcome in one line: done (with clamps), failed, or refused with the reason."""
+    if outcome is None:
+        return ""
+    bad = outcome.refused is not None or (outcome.report is not None and not outcome.report.ok)
+    kind = "tk-refused" if bad else "tk-done"
+    role = "alert" if bad else "status"
+    return f'{_STYLE}<div class="tk-note tk-outcome {kind}" role="{role}">{escape(outcome.sentence)}</div>'
+
+
+def played_marker(steps: int) -> str:
+    """An invisible mark of how many steps a section was drawn after, for a browser to wait on.
+
+    Controls are drawn anew after every step; a journey waits for this mark before it picks an
+    option, so it never picks in a control that is about to be replaced.
+    """
+    return f'<span class="tk-played" data-played="{steps}" hidden></span>'
+
+
+def failure_html(where: str, exc: BaseException) -> str:
+    """An exception as a readable message in its section, instead of a blank app."""
+    text = str(exc).strip() or "(no message)"
+    return (
+        f'{_STYLE}<div class="tk-note tk-failure" role="alert">{escape(where)} could not be '
+        f"shown: {escape(type(exc).__name__)}: {escape(text)}</div>"
+    )
+
+
+def edit_prefill(chat: Chat, tracker: str | None) -> tuple[str, str]:
+    """The row and the values (JSON) an edit form starts with: the tracker's first field as it stands.
+
+    A record gives `("", '{"hp": 40}')`; a list gives its first row and that row's first field, or
+    a new row when it has none. A tracker the scene does not link (or None) gives `("", "{}")`.
+    """
+    entry = next((e for e in chat.panel() if e.tracker.name == tracker), None)
+    if entry is None or not entry.tracker.fields:
+        return "", "{}"
+    field = entry.tracker.fields[0]
+    value = entry.value
+    if entry.tracker.layout == "record":
+        return "", json.dumps({field.name: value.get(field.name)}, ensure_ascii=False)
+    row_name, row = next(iter(value.items()), ("New row", {}))
+    current = row.get(field.name) if isinstance(row, Mapping) else None
+    if current is None:
+        current = initial_value(field)
+    return str(row_name), json.dumps({field.name: current}, ensure_ascii=False)

@@ -1,0 +1,379 @@
+"""The simulator page's steps played again on a fresh session, each with what it did or why not.
+
+The page keeps the steps a person adds (a turn, a swipe, an edit, a fork, a switch of takes) as
+plain dicts and plays them, after the scene's scripted steps, on a new `Session` each time it
+draws. `play_page` never raises for a step: a step refused (tool calls that are not JSON, an edit
+the rules refuse, a cut of a message that is gone) becomes an `Outcome` whose `refused` sentence
+the page shows, and nothing of it is written. Message ids count per chat, so every replay gives
+the same ids, and the page's numbers (message 1, version 1) count from 1 everywhere.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from trackerkit.arguments import read_arguments
+from trackerkit.errors import TrackerkitError
+from trackerkit.fields import is_number
+from trackerkit.report import TurnReport
+from trackerkit.session import Session
+from trackerkit.values import same_value
+
+__all__ = [
+    "Clamp",
+    "ForkPoint",
+    "Outcome",
+    "Playback",
+    "clamps_of",
+    "play_page",
+    "read_json",
+]
+
+
+def read_json(text: str, what: str) -> tuple[Any, str | None]:
+    """`text` read as JSON, or `(None, sentence)` naming `what`, the parser's message and where.
+
+    Example: `read_json('[{"a": 1}', "The tool calls")` gives
+    `(None, "The tool calls are not valid JSON: Expecting ',' delimiter at line 1, column 10
+    (character 9). Nothing was sent.")`.
+    """
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, (
+            f"{what} are not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno} "
+            f"(character {exc.pos}). Nothing was sent."
+        )
+    except RecursionError:
+        return None, f"{what} nest too deep to read. Nothing was sent."
+
+
+@dataclass(frozen=True, slots=True)
+class Clamp:
+    """A number written other than asked: the rules held it to its range or top (TR-13, TR-14)."""
+
+    tracker: str
+    row: str | None
+    field: str
+    asked: object
+    written: object
+
+    def __str__(self) -> str:
+        where = f"{self.tracker}" + (f" · {self.row}" if self.row is not None else "")
+        return f"{where} · {self.field}: asked {_plain(self.asked)}, written {_plain(self.written)}"
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return json.dumps(value) if isinstance(value, str) else str(value)
+
+
+def _asked_numbers(items: object) -> dict[tuple[str, str | None, str], object]:
+    """The numbers a batch asked for, by (tracker, row, field); a later item wins."""
+    updates = items.get("updates") if isinstance(items, Mapping) else items
+    asked: dict[tuple[str, str | None, str], object] = {}
+    if not isinstance(updates, list):
+        return asked
+    for item in updates:
+        if not isinstance(item, Mapping):
+            continue
+        tracker, row, values = item.get("tracker"), item.get("row"), item.get("set")
+        if not isinstance(tracker, str) or not isinstance(values, Mapping):
+            continue
+        for name, value in values.items():
+            if is_number(value):
+                asked[(tracker, row if isinstance(row, str) else None, str(name))] = value
+    return asked
+
+
+def clamps_of(asked: object, values: Mapping[str, Any]) -> tuple[Clamp, ...]:
+    """The numbers of `asked` (an update call's arguments) that `values` hold otherwise.
+
+    Args:
+        asked: the arguments of the accepted `update_trackers` calls, or one edit's item list.
+        values: each tracker's value after the writes, by name (`Session.values()`).
+    """
+    found = []
+    for (tracker, row, name), wanted in _asked_numbers(asked).items():
+        value = values.get(tracker)
+        if row is not None and isinstance(value, Mapping):
+            # Rows are matched as the update rules match them: by name, case folded.
+            value = next((v for k, v in value.items() if str(k).casefold() == row.casefold()), None)
+        if not isinstance(value, Mapping) or name not in value:
+            continue
+        written = value[name]
+        if is_number(written) and not same_value(written, wanted):
+            found.append(Clamp(tracker, row, name, wanted, written))
+    return tuple(found)
+
+
+def _turn_clamps(report: TurnReport) -> tuple[Clamp, ...]:
+    updates: list[object] = []
+    for call in report.calls:
+        if call.ok and call.name == report.tool_name:
+            arguments, problem = read_arguments(call.arguments)
+            if problem is None and isinstance(arguments, Mapping):
+                found = arguments.get("updates")
+                updates.extend(found if isinstance(found, list) else [])
+    return clamps_of(updates, report.values) if report.ok else ()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one step did: the turn's report, the values clamped, or why it was refused."""
+
+    number: int
+    kind: str
+    scripted: bool
+    refused: str | None = None
+    report: TurnReport | None = None
+    clamps: tuple[Clamp, ...] = ()
+    take: str = "t1"
+    #: The reply version the turn wrote (its index), when it wrote one.
+    version: int | None = None
+    #: The step as the page gave it (texts as typed), so a refused one can be shown again.
+    typed: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def sentence(self) -> str:
+        """The step's outcome in one line, as the page shows it next to the control."""
+        label = f"Step {self.number} ({self.kind})"
+        if self.refused is not None:
+            return f"{label} was refused, nothing was written: {self.refused}"
+        if self.report is not None and self.report.failed:
+            return f"{label} failed and kept nothing: {self.report.failed}"
+        refused = [c for c in self.report.calls if not c.ok] if self.report else []
+        parts = [f"{label} done"]
+        if refused:
+            parts.append(f"{len(refused)} tool call(s) refused (see under the reply)")
+        if self.clamps:
+            parts.append("clamped: " + "; ".join(map(str, self.clamps)))
+        return "; ".join(parts) + "."
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPoint:
+    """Where a take began: the take it was forked from and the last message they share."""
+
+    source: str
+    message_id: str
+    number: int
+
+
+@dataclass(slots=True)
+class Playback:
+    """A session with the page's steps played on it, and what each step did."""
+
+    session: Session
+    outcomes: list[Outcome] = field(default_factory=list)
+    forks: dict[str, ForkPoint] = field(default_factory=dict)
+    #: The turn that wrote each reply version, by (message id, version index).
+    replies: dict[tuple[str, int], Outcome] = field(default_factory=dict)
+
+    @property
+    def page_outcomes(self) -> list[Outcome]:
+        """The outcomes of the steps the person added (not the scene's scripted ones)."""
+        return [o for o in self.outcomes if not o.scripted]
+
+    def reply_outcome(self, message_id: str, version: int) -> Outcome | None:
+        """The turn that wrote a reply version, when this page played it."""
+        return self.replies.get((message_id, version))
+
+    def last_turn(self) -> TurnReport | None:
+        """The last turn of the take shown: one that wrote a version it shows, or failed on it."""
+        take = self.session.chat.take
+        shown = {(m.id, m.shown) for m in take.messages}
+        for outcome in reversed(self.outcomes):
+            report = outcome.report
+            if report is None:
+                continue
+            if report.failed and outcome.take == take.id:
+                return report
+            if (report.message_id, outcome.version) in shown:
+                return report
+        return None
+
+    def take_labels(self) -> dict[str, str]:
+        """Each take's label for a switcher, by id: `t2 · forked from t1 at message 6 · 7 messages`."""
+        labels = {}
+        for take_id, take in self.session.chat.takes.items():
+            point = self.forks.get(take_id)
+            origin = (
+                f" · forked from {point.source} at message {point.number}"
+                if point is not None
+                else " · the first take"
+            )
+            count = len(take.messages)
+            labels[take_id] = f"{take_id}{origin} · {count} message{'s' if count != 1 else ''}"
+        return labels
+
+    def message_labels(self) -> dict[str, str]:
+        """The take shown's messages for a picker, numbered from 1 as the panel numbers them."""
+        return {
+            m.id: f"message {i} · {m.role} · {_short(m.text)}"
+            for i, m in enumerate(self.session.chat.messages, start=1)
+        }
+
+
+def _short(text: str, width: int = 40) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def play_page(
+    scene: str | Path,
+    steps: Sequence[Mapping[str, Any]],
+    *,
+    scripted: int | None = None,
+    trackers: str | Path | None = None,
+) -> Playback:
+    """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
+
+    Page steps are the scene file's step shapes, with three page forms: `callsText` (the tool
+    calls as typed, read here), `setText` on an edit (likewise), and `{"action": "use", "take":
+    "t1"}`, which shows another take. Message references are ids; `version` counts from 1.
+
+    Args:
+        scene: the scene file.
+        steps: the steps the person added, oldest first.
+        scripted: how many of the scene's scripted steps to play first (all when None).
+        trackers: the folder of tracker pieces (`<data>/trackers` beside the scene when None).
+    Raises:
+        TrackerkitError: the scene itself cannot be read (no step is ever the cause).
+    """
+    session = Session.from_scene(scene, trackers=trackers)
+    playback = Playback(session)
+    count = len(session.steps) if scripted is None else max(0, min(scripted, len(session.steps)))
+    for index in range(count):
+        _play(playback, dict(session.steps[index]), index + 1, scripted=True)
+    session.step_index = count
+    for index, step in enumerate(steps, start=count + 1):
+        _play(playback, dict(step), index, scripted=False)
+    return playback
+
+
+def _kind(step: Mapping[str, Any]) -> str:
+    action = step.get("action")
+    return "turn" if action is None else str(action)
+
+
+def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bool) -> None:
+    session = playback.session
+    kind = _kind(step)
+    take = session.chat.current
+    typed = dict(step)
+
+    def refuse(reason: str) -> None:
+        playback.outcomes.append(
+            Outcome(number, kind, scripted, refused=reason, take=take, typed=typed)
+        )
+
+    problem = _read_page_forms(step)
+    if problem is not None:
+        return refuse(problem)
+    try:
+        if kind == "use":
+            session.chat.use(str(step.get("take")))
+            playback.outcomes.append(
+                Outcome(number, kind, scripted, take=session.chat.current, typed=typed)
+            )
+            return None
+        if kind == "fork":
+            message_id = _message_id(session, step["message"])
+            position = session.chat.take.index_of(message_id) + 1
+            new = session.fork(message_id)
+            playback.forks[new] = ForkPoint(take, message_id, position)
+            playback.outcomes.append(Outcome(number, kind, scripted, take=new, typed=typed))
+            return None
+        if kind == "show_version" and not scripted:
+            problem = _version_problem(session, step)
+            if problem is not None:
+                return refuse(problem)
+            step["version"] -= 1  # the page counts versions from 1
+        if kind == "edit":
+            item = {"tracker": step.get("tracker"), "set": step.get("set"), "row": step.get("row")}
+            session.play(step)
+            clamps = clamps_of([item], session.values())
+            playback.outcomes.append(
+                Outcome(number, kind, scripted, clamps=clamps, take=take, typed=typed)
+            )
+            return None
+        report = session.play(step)
+    except (TrackerkitError, KeyError) as exc:
+        return refuse(_sentence(exc))
+    version = None
+    if report is not None and report.ok and report.message_id is not None:
+        version = session.chat.take.message(report.message_id).shown
+    outcome = Outcome(
+        number,
+        kind,
+        scripted,
+        report=report,
+        clamps=_turn_clamps(report) if report is not None else (),
+        take=session.chat.current,
+        version=version,
+        typed=typed,
+    )
+    playback.outcomes.append(outcome)
+    if report is not None and version is not None and report.message_id is not None:
+        playback.replies[(report.message_id, version)] = outcome
+    return None
+
+
+def _message_id(session: Session, reference: object) -> str:
+    """A message id from a step's reference: an id, or an index such as -1 (scene files)."""
+    if isinstance(reference, int) and not isinstance(reference, bool):
+        return session._message_id(reference)
+    return str(reference)
+
+
+def _version_problem(session: Session, step: Mapping[str, Any]) -> str | None:
+    """Why a page's version number (from 1) cannot be shown, or None."""
+    version = step.get("version")
+    message_id = _message_id(session, step.get("message"))
+    take = session.chat.take
+    position = take.index_of(message_id) + 1
+    count = len(take.messages[position - 1].versions)
+    if not isinstance(version, int) or not 1 <= version <= count:
+        return (
+            f"message {position} has {count} version{'s' if count != 1 else ''} "
+            f"(1 to {count}); there is no version {version}."
+        )
+    return None
+
+
+def _read_page_forms(step: dict[str, Any]) -> str | None:
+    """Turn the page's typed texts into the step's values; the reason when one is not JSON."""
+    if "callsText" in step:
+        calls, problem = read_json(str(step.pop("callsText") or "[]"), "The tool calls")
+        if problem is not None:
+            return problem
+        if not isinstance(calls, list):
+            return (
+                'The tool calls must be a JSON list of calls ([{"name": ..., "arguments": '
+                "...}]); found "
+                + type(calls).__name__.replace("dict", "an object")
+                + ". Nothing was sent."
+            )
+        step["calls"] = calls
+    if "setText" in step:
+        values, problem = read_json(str(step.pop("setText") or "{}"), "The values to set")
+        if problem is not None:
+            return problem
+        step["set"] = values
+    if step.get("row") == "":
+        step.pop("row")
+    return None
+
+
+def _sentence(exc: BaseException) -> str:
+    text = str(exc).strip().strip("'\"")
+    if isinstance(exc, KeyError):
+        return f"the step lacks {text}"
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith(".") else text + "."
