@@ -4,19 +4,22 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · tracker designer")
 
 with app.setup:
-    from pathlib import Path
 
     import marimo as mo
 
-    from trackerkit import Draft, Library, design, load_scenes, rail
+    from trackerkit import Draft, Library, design, load_scenes, rail, workspace
 
 
 @app.cell
 def _():
-    # `marimo run notebooks/designer.py -- --data DIR` works on DIR's trackers/ and scenes/.
-    data_dir = Path(mo.cli_args().get("data") or Path(__file__).resolve().parent.parent / "data")
-    library = Library(data_dir / "trackers")
-    return data_dir, library
+    # --data DIR, else TRACKERKIT_DATA, else the per-user workspace, else the bundled data read in
+    # place until the first save copies it to the workspace (trackerkit.workspace says why).
+    try:
+        get_place, set_place = mo.state(workspace(mo.cli_args()))
+        first = next(iter(Library(get_place().trackers).trackers()), None)
+    except Exception as _error:
+        mo.stop(True, mo.callout(design.readable(_error, "read the data folder"), kind="danger"))
+    return first, get_place, set_place
 
 
 @app.cell(hide_code=True)
@@ -33,11 +36,18 @@ def _():
 
 
 @app.cell
-def _(library):
-    _first = next((t for t in library.trackers()), None)
-    get_draft, set_draft = mo.state(Draft.open(_first) if _first else Draft.blank("tracker"))
+def _(get_place):
+    library = Library(get_place().trackers)
+    data_dir = get_place().root
+    mo.md(get_place().describe())
+    return data_dir, library
+
+
+@app.cell
+def _(first):
+    get_draft, set_draft = mo.state(Draft.open(first) if first else Draft.blank("tracker", "New tracker"))
     get_key, set_key = mo.state(get_draft().fields[0].key)
-    get_new, set_new = mo.state(_first is None)
+    get_new, set_new = mo.state(first is None)
     get_id_text, set_id_text = mo.state("")
     get_note, set_note = mo.state("")
     get_outcome, set_outcome = mo.state(None)
@@ -394,6 +404,7 @@ def _():
 def _(
     get_draft,
     get_new,
+    get_place,
     library,
     new_id,
     set_draft,
@@ -401,6 +412,7 @@ def _(
     set_key,
     set_new,
     set_outcome,
+    set_place,
     set_refresh,
 ):
     def saved_as(outcome):
@@ -415,7 +427,14 @@ def _(
         set_outcome(design.SaveOutcome("refused", message, get_draft()))
 
     def save_now(as_id):
-        design.attempt(lambda: saved_as(design.save(get_draft(), library, as_id)), report, "save")
+        def run():
+            # The bundled data is read in place; the first save copies it to the workspace.
+            target = get_place().for_writing()
+            saved_as(design.save(get_draft(), Library(target.trackers), as_id))
+            if target != get_place():
+                set_place(target)
+
+        design.attempt(run, report, "save")
 
     def reload_newer():
         opened = Draft.open(library.get(get_draft().id))

@@ -156,6 +156,13 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     broken["body"]["fields"][0]["maxField"] = "hp_top"
     (trackers / "broken.json").write_text(json.dumps(broken, indent=2))
     page = _open(serve, open_page, data_copy)
+    page.get_by_text("(the --data option): read and saved in place.").first.wait_for()
+
+    # Item 13: a failure is a message in its section, not a traceback in the server log.
+    (trackers / "weather.json").unlink()
+    page.get_by_label("Open", exact=True).select_option("Weather (weather)")
+    page.get_by_text("Could not open the tracker: no tracker 'weather'").first.wait_for()
+    expect(_entries(page)).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
 
     # Item 6: a new tracker's id is suggested from its name, checked, and used for the file.
     page.get_by_label("Open", exact=True).select_option(label="New blank tracker")
