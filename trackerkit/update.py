@@ -134,11 +134,19 @@ class UpdateResult:
         return len(self.deltas)
 
 
-def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]]:
+def read_updates(
+    arguments: object, *, null_is_absent: bool = False
+) -> tuple[list[UpdateItem], list[UpdateError]]:
     """Check only the call's shape (TR-37): `{"updates": [{tracker, row?, remove?, set?}, ...]}`.
 
     Accepts the arguments object or the bare `updates` list. Contents (trackers, fields, values,
     rows) are checked later, as each item runs.
+
+    Args:
+        arguments: the call's arguments.
+        null_is_absent: only for a call made through a strict export, which must send every field
+            of `set`: a null field value is a field not given, and a `set` of nulls alone is no
+            `set`. Elsewhere a null value is refused as the wrong type (TR-37).
     """
     updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
     if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
@@ -175,6 +183,8 @@ def read_updates(arguments: object) -> tuple[list[UpdateItem], list[UpdateError]
         if not isinstance(remove, bool):
             problems.append(f"remove must be true or false; found {_describe(remove)}")
         values = raw.get("set")
+        if null_is_absent and isinstance(values, Mapping):
+            values = {k: v for k, v in values.items() if v is not None} or None
         if values is not None and not isinstance(values, Mapping):
             problems.append(f"set must be an object of field values; found {_describe(values)}")
         if problems:
@@ -189,6 +199,8 @@ def apply_tracker_updates(
     trackers: Sequence[Tracker],
     state: Mapping[str, Mapping[str, object]],
     updates: object,
+    *,
+    null_is_absent: bool = False,
 ) -> UpdateResult:
     """Apply a batch of update items to `state`, all or nothing (TR-37).
 
@@ -196,6 +208,8 @@ def apply_tracker_updates(
         trackers: the linked trackers the turn loaded (names are unique among them).
         state: the state the items see (not changed).
         updates: the call's arguments (`{"updates": [...]}`), the bare list, or `UpdateItem`s.
+        null_is_absent: True only for a call made through a strict export (every field listed,
+            null when not given; see `read_updates`).
     Returns:
         An `UpdateResult`: on success the net deltas and an answer naming only what changed, per
         tracker (TR-38); on refusal no deltas and an answer listing every item's error.
@@ -208,7 +222,7 @@ def apply_tracker_updates(
         items: list[UpdateItem] = list(updates)
         shape_errors: list[UpdateError] = []
     else:
-        items, shape_errors = read_updates(updates)
+        items, shape_errors = read_updates(updates, null_is_absent=null_is_absent)
     if shape_errors:
         return _refused(shape_errors)
     by_name = {t.name: t for t in trackers}
