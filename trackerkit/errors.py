@@ -9,7 +9,8 @@
     ├── BadRequestError         a malformed argument, such as a message id of the wrong shape
     ├── PromptTooLargeError     the fixed parts of a request alone do not fit its window
     ├── ModelError              a model endpoint that is away or answered nonsense
-    └── TraceLineError          a trace line that cannot be read (file and line number)
+    ├── TraceLineError          a trace line that cannot be read (file and line number)
+    └── ImportRefusedError      a file an importer cannot read as a tracker format (names the file)
 
 Messages are whole sentences that say what is wrong, where, and what was found.
 """
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 __all__ = [
     "BadRequestError",
     "EditRefusedError",
+    "ImportRefusedError",
     "ModelError",
     "NotFoundError",
     "Problem",
@@ -129,3 +131,12 @@ class TraceLineError(TrackerkitError):
 
     def __hash__(self) -> int:
         return hash((self.file, self.line, self.reason))
+
+
+class ImportRefusedError(TrackerkitError):
+    """A file an importer cannot read: not there, not text, not JSON/YAML, or not its format."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file = file
+        self.reason = reason
+        super().__init__(f"{file}: {reason}")

@@ -1,0 +1,293 @@
+"""Reading an import's file (JSON, YAML or JSON5) and telling its format by its content.
+
+Other tools' files are JSON, YAML or JSON5 (MagVarUpdate reads `[InitVar]` entries as YAML, then
+JSON5). `read_document` tries JSON, then YAML, then JSON5, and turns what it got into plain JSON
+data (text keys, no dates, bounded depth and size), so an importer never sees a YAML-only type and
+a file of aliases cannot blow up. Every failure is an `ImportRefusedError` naming the file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import orjson
+
+from trackerkit.errors import ImportRefusedError
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAMES",
+    "MAX_BYTES",
+    "Format",
+    "detect_format",
+    "parse_document",
+    "read_document",
+    "sniff",
+    "unknown_format",
+]
+
+Format: TypeAlias = Literal["mvu", "sillytavern-tracker", "wtracker", "rpg-companion", "marinara"]
+#: The formats `import_file` and `trackerkit import --from` know, by their short names.
+FORMATS: tuple[Format, ...] = (
+    "mvu",
+    "sillytavern-tracker",
+    "wtracker",
+    "rpg-companion",
+    "marinara",
+)
+#: Each format's name as its users know it.
+FORMAT_NAMES: dict[str, str] = {
+    "mvu": "MagVarUpdate",
+    "sillytavern-tracker": "SillyTavern-Tracker",
+    "wtracker": "WTracker",
+    "rpg-companion": "RPG Companion",
+    "marinara": "Marinara Engine",
+}
+#: A file past this size is refused unread: the largest real preset is well under a megabyte.
+MAX_BYTES = 32 * 1024 * 1024
+_MAX_DEPTH = 100
+_MAX_NODES = 1_000_000
+_ST_TYPES = frozenset(
+    {"STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT"}
+)
+_EXTENSIBLE_MARK = "$__META_EXTENSIBLE__$"
+
+
+def read_document(source: str | os.PathLike[str], text: str | None = None) -> tuple[str, object]:
+    """The file's name and its content as plain JSON data.
+
+    Args:
+        source: the file to read; with `text`, only the name used in messages.
+        text: the file's content, when it is already in hand.
+    Raises:
+        ImportRefusedError: the file is not there, not a regular file, too large, not UTF-8, or
+            not JSON, YAML or JSON5.
+    """
+    file = os.fspath(source)
+    if text is None:
+        text = _read_text(Path(file))
+    return file, parse_document(text, file)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        if not path.is_file():
+            reason = "is not a regular file" if path.exists() else "is not there"
+            raise ImportRefusedError(str(path), reason)
+        if path.stat().st_size > MAX_BYTES:
+            raise ImportRefusedError(str(path), f"is larger than {MAX_BYTES // 2**20} MiB")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ImportRefusedError(str(path), f"cannot be read: {error.strerror or error}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ImportRefusedError(
+            str(path), f"is not UTF-8 text (byte {error.start} is not UTF-8)"
+        ) from None
+
+
+def parse_document(text: str, file: str) -> object:
+    """`text` read as JSON, else YAML, else JSON5, as plain JSON data (see the module doc).
+
+    Raises:
+        ImportRefusedError: none of the three reads it as an object or a list, or it nests deeper
+            than 100 levels or holds more than a million values.
+    """
+    text = text.removeprefix("\ufeff")
+    if len(text) > MAX_BYTES:
+        raise ImportRefusedError(file, f"is larger than {MAX_BYTES // 2**20} MiB")
+    found: object = None
+    try:
+        found = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        found = _yaml_or_json5(text, file)
+    if not isinstance(found, dict | list):
+        raise ImportRefusedError(
+            file, "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"
+        )
+    return _plain(found, file)
+
+
+def _yaml_or_json5(text: str, file: str) -> object:
+    import json5
+    import yaml
+
+    reason = ""
+    try:
+        found = yaml.safe_load(text)
+        if isinstance(found, dict | list):
+            return found
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
+        reason = " ".join(str(error).split())[:160]
+    try:
+        return json5.loads(text)
+    except (ValueError, RecursionError, TypeError, OverflowError):
+        pass
+    why = f" (YAML: {reason})" if reason else ""
+    raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+
+
+def _plain(data: object, file: str) -> object:
+    """Plain JSON data: text keys, dates as ISO text, bounded depth and count (aliases counted)."""
+    count = 0
+
+    def walk(node: object, depth: int) -> object:
+        nonlocal count
+        count += 1
+        if count > _MAX_NODES:
+            raise ImportRefusedError(file, f"holds more than {_MAX_NODES:,} values")
+        if depth > _MAX_DEPTH:
+            raise ImportRefusedError(file, f"nests deeper than {_MAX_DEPTH} levels")
+        if isinstance(node, Mapping):
+            return {_key(k): walk(v, depth + 1) for k, v in node.items()}
+        if isinstance(node, list | tuple | set | frozenset):
+            return [walk(v, depth + 1) for v in node]
+        if isinstance(node, datetime.date | datetime.time):
+            return node.isoformat()
+        if isinstance(node, bytes):
+            return node.decode("utf-8", "replace")
+        if node is None or isinstance(node, str | bool | int | float):
+            return node
+        return str(node)
+
+    return walk(data, 0)
+
+
+def _key(key: object) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, datetime.date | datetime.time):
+        return key.isoformat()
+    return str(key)
+
+
+def detect_format(source: str | os.PathLike[str], text: str | None = None) -> Format:
+    """Which format a file holds, told by its content (not its name).
+
+    Raises:
+        ImportRefusedError: the file cannot be read, or holds none of `FORMATS`.
+    """
+    file, data = read_document(source, text)
+    found = sniff(data)
+    if found is None:
+        raise unknown_format(file)
+    return found
+
+
+def unknown_format(file: str) -> ImportRefusedError:
+    """The error for a file whose format cannot be told by its content."""
+    known = ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
+    return ImportRefusedError(
+        file,
+        f"is not a tracker format trackerkit can tell by content; it reads {known}. If it is "
+        "one of them, name it with --from FORMAT",
+    )
+
+
+def sniff(data: object) -> Format | None:
+    """The format of parsed data, or None."""
+    if not isinstance(data, dict):
+        return "mvu" if _has_mvu_marks(data, 0) else None
+    config = data.get("trackerConfig")
+    if isinstance(config, dict) or (
+        isinstance(data.get("userStats"), dict)
+        and (
+            isinstance(data.get("infoBox"), dict) or isinstance(data.get("presentCharacters"), dict)
+        )
+    ):
+        return "rpg-companion"
+    if isinstance(data.get("trackerDef"), dict) or _is_tracker_def(data):
+        return "sillytavern-tracker"
+    if _is_wtracker(data):
+        return "wtracker"
+    if (
+        isinstance(data.get("playerStats"), dict)
+        or isinstance(data.get("personaStats"), list)
+        or (isinstance(data.get("presentCharacters"), list))
+    ):
+        return "marinara"
+    if _has_init_var_entries(data) or _has_mvu_marks(data, 0):
+        return "mvu"
+    return None
+
+
+def _is_tracker_def(data: dict[str, Any]) -> bool:
+    values = list(data.values())
+    return bool(values) and all(
+        isinstance(v, dict) and v.get("type") in _ST_TYPES and isinstance(v.get("name"), str)
+        for v in values
+    )
+
+
+def _is_schema(data: object) -> bool:
+    return isinstance(data, dict) and (
+        "$schema" in data
+        or (data.get("type") == "object" and isinstance(data.get("properties"), dict))
+    )
+
+
+def _is_wtracker(data: dict[str, Any]) -> bool:
+    if isinstance(data.get("schemaPresets"), dict):
+        return True
+    return _is_schema(data) or _is_schema(data.get("value"))
+
+
+def _entries(data: dict[str, Any]) -> list[object]:
+    """World-info entries: `entries` (a map or a list), or a card's `data.character_book.entries`."""
+    entries = data.get("entries")
+    inner = data.get("data")
+    if entries is None and isinstance(inner, dict):
+        book = inner.get("character_book")
+        entries = book.get("entries") if isinstance(book, dict) else None
+    if entries is None and isinstance(data.get("character_book"), dict):
+        entries = data["character_book"].get("entries")
+    if isinstance(entries, dict):
+        return list(entries.values())
+    return list(entries) if isinstance(entries, list) else []
+
+
+def entry_name(entry: dict[str, Any]) -> str:
+    """A world-info entry's name: `comment` (SillyTavern's title), else `name`."""
+    for key in ("comment", "name"):
+        value = entry.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def init_var_entries(data: dict[str, Any]) -> list[object]:
+    """Every world-info entry of `data` (all of them, `[InitVar]` or not)."""
+    return _entries(data)
+
+
+def _has_init_var_entries(data: dict[str, Any]) -> bool:
+    return any(
+        isinstance(e, dict) and "[InitVar]" in entry_name(e) and isinstance(e.get("content"), str)
+        for e in _entries(data)
+    )
+
+
+def _has_mvu_marks(node: object, depth: int) -> bool:
+    """A `[value, "description"]` leaf, a `$meta` object or an extensible array anywhere."""
+    if depth > 20:
+        return False
+    if isinstance(node, dict):
+        if "$meta" in node or (
+            set(node) == {"value", "description"} and isinstance(node["description"], str)
+        ):
+            return True
+        return any(_has_mvu_marks(v, depth + 1) for v in node.values())
+    if isinstance(node, list):
+        if len(node) == 2 and isinstance(node[1], str) and not isinstance(node[0], dict | list):
+            return True
+        return _EXTENSIBLE_MARK in node or any(_has_mvu_marks(v, depth + 1) for v in node)
+    return False

@@ -1,0 +1,208 @@
+"""What an importer returns: trackers, the order a scene links them in, and the field report.
+
+Every importer builds its trackers through `Builder`, which gives each source key a TR-1 name
+(`names.FieldNames`), keeps the original key in the field's meaning, writes one report line per
+source key (exact, guessed and from what text, or unmapped and why) and hands the result to the
+strict decoder, so nothing is dropped silently and nothing the decoder would refuse leaves here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from trackerkit.errors import ImportRefusedError, TrackerDecodeError
+from trackerkit.formats.names import FieldNames, piece_id
+from trackerkit.tracker import Layout, Tracker, decode_tracker
+
+__all__ = ["Builder", "ImportReport", "Imported", "ReportLine", "TrackerDraft"]
+
+Kind = Literal["exact", "guessed", "unmapped"]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportLine:
+    """One source key and what became of it.
+
+    Attributes:
+        kind: `exact` (mapped as written), `guessed` (mapped by reading text or a shape; `detail`
+            says from what) or `unmapped` (left behind; `detail` says why).
+        source: where in the source file, as written there (`世界.当前位置`, `field-3.StateOfDress`).
+        target: `Tracker.field` (or `Tracker` for a whole tracker); empty when unmapped.
+        detail: the field type and how it was read, or the reason it was left behind.
+    """
+
+    kind: Kind
+    source: str
+    target: str
+    detail: str
+
+    def __str__(self) -> str:
+        arrow = f" -> {self.target}" if self.target else ""
+        return f"{self.kind}: {self.source}{arrow}: {self.detail}"
+
+    def to_json(self) -> dict[str, str]:
+        """Plain data: `{kind, source, target, detail}`."""
+        return {
+            "kind": self.kind,
+            "source": self.source,
+            "target": self.target,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    """Every line of one import, in the source's order."""
+
+    file: str
+    format: str
+    lines: tuple[ReportLine, ...]
+
+    def of(self, kind: Kind) -> tuple[ReportLine, ...]:
+        """The lines of one kind."""
+        return tuple(line for line in self.lines if line.kind == kind)
+
+    def summary(self) -> str:
+        """`3 exact, 2 guessed, 1 unmapped`."""
+        return ", ".join(f"{len(self.of(k))} {k}" for k in ("exact", "guessed", "unmapped"))
+
+    def to_text(self) -> str:
+        """One line per source key, `kind: source -> target: detail`."""
+        return "\n".join(str(line) for line in self.lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data: `{file, format, lines: [...]}`."""
+        return {
+            "file": self.file,
+            "format": self.format,
+            "lines": [line.to_json() for line in self.lines],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """An import's result.
+
+    Attributes:
+        trackers: the new tracker pieces, each passed by the strict decoder, at revision 0.
+        scene_links: their ids in the order a scene should link them (the source's order).
+        report: what became of every source key.
+    """
+
+    trackers: tuple[Tracker, ...]
+    scene_links: tuple[str, ...]
+    report: ImportReport
+
+
+def meaning(key: str, name: str, text: str) -> str:
+    """A field's meaning that keeps the original key when the name had to change it."""
+    text = text.strip()
+    if key == name:
+        return text
+    return f"{key}: {text}" if text else key
+
+
+@dataclass
+class TrackerDraft:
+    """A tracker being built: its fields as plain data, named as they are added."""
+
+    builder: Builder
+    name: str
+    layout: Layout
+    description: str
+    notes: list[str] = field(default_factory=list)
+    fields: list[dict[str, Any]] = field(default_factory=list)
+    names: FieldNames = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.names = FieldNames(("name",) if self.layout == "list" else ())
+
+    def add(
+        self,
+        source: str,
+        key: str,
+        spec: dict[str, Any],
+        *,
+        text: str = "",
+        detail: str,
+        guessed: bool = False,
+    ) -> str:
+        """Add a field for `key` (its type and settings in `spec`) and report it; returns its name."""
+        name = self.names.name(key)
+        self.fields.append({"name": name, "description": meaning(key, name, text), **spec})
+        self.builder.line("guessed" if guessed else "exact", source, f"{self.name}.{name}", detail)
+        return name
+
+    def field_named(self, name: str) -> dict[str, Any] | None:
+        """The field data added under `name`, or None."""
+        return next((f for f in self.fields if f["name"] == name), None)
+
+
+class Builder:
+    """Collects an import's trackers and report lines, then decodes every tracker strictly."""
+
+    def __init__(self, file: str, format: str) -> None:
+        self.file = file
+        self.format = format
+        self.drafts: list[TrackerDraft] = []
+        self.lines: list[ReportLine] = []
+
+    def tracker(self, name: str, layout: Layout, description: str = "") -> TrackerDraft:
+        """Start a tracker; trackers are kept in the order they are started."""
+        base = " ".join(name.split()) or "Tracker"
+        unique = base
+        n = 1
+        while any(d.name == unique for d in self.drafts):  # a scene drops a repeated name (TR-25)
+            n += 1
+            unique = f"{base} ({n})"
+        draft = TrackerDraft(self, unique, layout, description)
+        self.drafts.append(draft)
+        return draft
+
+    def line(self, kind: Kind, source: str, target: str, detail: str) -> None:
+        """Add one report line."""
+        self.lines.append(ReportLine(kind, source, target, detail))
+
+    def unmapped(self, source: str, reason: str) -> None:
+        """Report a source key left behind, and why."""
+        self.line("unmapped", source, "", reason)
+
+    def finish(self) -> Imported:
+        """The trackers (ids made from their names), their link order and the report.
+
+        A tracker that got no field is not made, and says so in the report.
+
+        Raises:
+            ImportRefusedError: a tracker the strict decoder refuses (past a TR-11 ceiling).
+        """
+        taken: set[str] = set()
+        trackers: list[Tracker] = []
+        for draft in self.drafts:
+            if not draft.fields:
+                self.unmapped(
+                    draft.name, "no field of it could be imported, so no tracker was made"
+                )
+                continue
+            name = draft.name
+            data = {
+                "kind": "tracker",
+                "id": piece_id(name, taken),
+                "revision": 0,
+                "name": name,
+                "description": draft.description,
+                "body": {
+                    "layout": draft.layout,
+                    "fields": draft.fields,
+                    "note": "\n".join(draft.notes),
+                },
+            }
+            try:
+                trackers.append(decode_tracker(data))
+            except TrackerDecodeError as error:  # past a ceiling (TR-11), such as 10,000 fields
+                problems = "; ".join(str(p) for p in error.problems[:3])
+                raise ImportRefusedError(
+                    self.file, f"its tracker {name!r} would be refused: {problems}"
+                ) from None
+        report = ImportReport(self.file, self.format, tuple(self.lines))
+        return Imported(tuple(trackers), tuple(t.id for t in trackers), report)

@@ -1,0 +1,116 @@
+"""One source value to one field spec, and ranges read from a field's prose (shared by importers).
+
+A leaf's start value picks the type (a number, a yes/no, a text; a list of plain values becomes
+one text, joined, and says so). Ranges written in a description (`[-30,100]`, `between 0 and
+100`, `0到100`) become `min`/`max` marked as guessed, with the text they were read from.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from trackerkit.fields import describe_value, is_number
+from trackerkit.problems import MAX_TEXT
+
+__all__ = ["NAME_KEYS", "Leaf", "guess_range", "leaf", "number", "quoted"]
+
+_NUM = r"(-?\d+(?:\.\d+)?)"
+_RANGES = (
+    re.compile(rf"[\[【(（]\s*{_NUM}\s*[,，~～]\s*{_NUM}\s*[\]】)）]"),
+    re.compile(rf"\bbetween\s+{_NUM}\s+and\s+{_NUM}", re.IGNORECASE),
+    re.compile(rf"\bfrom\s+{_NUM}\s+to\s+{_NUM}", re.IGNORECASE),
+    re.compile(rf"{_NUM}\s*(?:到|至|~|～)\s*{_NUM}"),
+)
+#: Keys that name a row, in the order they are preferred.
+NAME_KEYS = ("name", "Name", "NAME", "名称", "名字", "姓名", "title", "Title", "id")
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """A field's type and settings (`spec`), how it was read (`detail`), and whether guessed."""
+
+    spec: dict[str, Any]
+    detail: str
+    guessed: bool = False
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """`text` on one line in double quotes, cut to `limit` characters, for report lines."""
+    flat = " ".join(text.split())
+    return '"' + (flat if len(flat) <= limit else flat[: limit - 3] + "...") + '"'
+
+
+def number(value: object) -> int | float | None:
+    """`value` when it is a number trackerkit accepts (TR-8), else None."""
+    return value if isinstance(value, int | float) and is_number(value) else None
+
+
+def _number(text: str) -> int | float:
+    value = float(text)
+    return int(value) if value.is_integer() and "." not in text else value
+
+
+def guess_range(text: str) -> tuple[int | float, int | float, str] | None:
+    """The first range written in `text` as `(min, max, the text it was read from)`, or None."""
+    best: re.Match[str] | None = None
+    for pattern in _RANGES:
+        match = pattern.search(text)
+        if match is not None and (best is None or match.start() < best.start()):
+            best = match
+    if best is None:
+        return None
+    low, high = _number(best.group(1)), _number(best.group(2))
+    if not (is_number(low) and is_number(high)) or low > high:
+        return None
+    return low, high, best.group(0)
+
+
+def leaf(value: object, meaning: str = "") -> Leaf | str:
+    """The field for a start value (and its meaning's prose), or the reason there is none."""
+    if isinstance(value, bool):
+        return Leaf({"type": "boolean", "default": value}, "boolean")
+    if isinstance(value, int | float):
+        if not is_number(value):
+            return f"its value {describe_value(value)} is not a finite number within 2^53"
+        return _number_leaf(value, meaning)
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            return f"its text is longer than trackerkit's ceiling of {MAX_TEXT:,} characters"
+        return Leaf({"type": "text", "default": value}, "text")
+    if value is None:
+        return Leaf({"type": "text"}, "text, guessed from a null start value (starts empty)", True)
+    if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        joined = ", ".join(_plain_text(v) for v in value)
+        if len(joined) > MAX_TEXT:
+            return f"its items are longer than trackerkit's ceiling of {MAX_TEXT:,} characters"
+        detail = f'text, guessed: a list of {len(value)} plain values joined with ", "'
+        return Leaf({"type": "text", "default": joined}, detail, True)
+    return f"its value is {describe_value(value)} of objects or lists, which no field holds"
+
+
+def _plain_text(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _number_leaf(value: int | float, meaning: str) -> Leaf:
+    found = guess_range(meaning)
+    if found is None:
+        return Leaf({"type": "number", "default": value}, "number")
+    low, high, text = found
+    if not low <= value <= high:
+        return Leaf(
+            {"type": "number", "default": value},
+            f"number; the range {quoted(text)} in its meaning was not used: the start value "
+            f"{value} lies outside it",
+        )
+    return Leaf(
+        {"type": "number", "min": low, "max": high, "default": value},
+        f"number; min {low}, max {high} guessed from {quoted(text)}",
+        True,
+    )

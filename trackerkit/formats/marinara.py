@@ -1,0 +1,367 @@
+"""Marinara Engine: a game-state snapshot to trackers.
+
+The scene fields (date, time, location, weather, temperature, the world's custom fields, recent
+events) make a "Scene" record; `playerStats` a "Player" record where each
+`CharacterStat{name, value, max}` is a number whose top is a field of its own (`hp` up to
+`hp_max`, TR-5), with the attributes, skills, status and custom fields beside them;
+`InventoryItem{name, description, quantity, location}` a keyed "Inventory" list; quests and the
+inventory tracker's groups keyed lists; present characters a keyed list with their stats and
+custom fields as columns. The snapshot's values are the fields' starts; rows are reported, since
+a tracker starts with no rows; bookkeeping (ids, locks, timestamps) is reported, not kept.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from trackerkit.errors import ImportRefusedError
+from trackerkit.fields import ICON_PATTERN
+from trackerkit.formats.detect import read_document
+from trackerkit.formats.imported import Builder, Imported, TrackerDraft
+from trackerkit.formats.leaves import leaf, number
+from trackerkit.problems import MAX_TEXT
+
+__all__ = ["import_marinara", "marinara_from_data"]
+
+_SCENE = ("date", "time", "location", "weather", "temperature")
+_BOOKKEEPING = frozenset(
+    {
+        "id",
+        "chatId",
+        "messageId",
+        "swipeIndex",
+        "committed",
+        "manualOverrides",
+        "fieldLocks",
+        "hiddenTrackerFields",
+        "createdAt",
+    }
+)
+_GROUPS = {
+    "inventoryTrackerCurrencies": "Currencies",
+    "inventoryTrackerEquipped": "Equipped",
+    "inventoryTrackerCarried": "Carried",
+}
+
+
+def import_marinara(source: str | os.PathLike[str], text: str | None = None) -> Imported:
+    """Import a Marinara Engine game-state snapshot.
+
+    Raises:
+        ImportRefusedError: the file cannot be read or is not a game-state object.
+    """
+    file, data = read_document(source, text)
+    return marinara_from_data(data, file)
+
+
+def marinara_from_data(data: object, file: str) -> Imported:
+    """Import a parsed Marinara Engine game state (see `import_marinara`)."""
+    if not isinstance(data, dict) or not any(
+        k in data for k in (*_SCENE, "playerStats", "presentCharacters", "personaStats")
+    ):
+        raise ImportRefusedError(
+            file,
+            "is not a Marinara Engine game state: no scene fields, playerStats, "
+            "personaStats or presentCharacters",
+        )
+    builder = Builder(file, "marinara")
+    scene = builder.tracker("Scene", "record", "Where and when, from Marinara Engine")
+    for key, value in data.items():
+        if key in _SCENE:
+            _text(builder, scene, key, key, value)
+        elif key == "worldCustomFields":
+            _custom(builder, scene, key, value)
+        elif key == "recentEvents":
+            _text(builder, scene, key, key, value)
+        elif key == "playerStats":
+            _player(builder, value)
+        elif key == "personaStats":
+            persona = builder.tracker("Persona stats", "record", "The persona's status bars")
+            _stats(builder, persona, key, value)
+        elif key == "presentCharacters":
+            _characters(builder, value)
+        elif key in _BOOKKEEPING:
+            builder.unmapped(key, "bookkeeping of the chat (ids, locks, timestamps), not state")
+        else:
+            builder.unmapped(key, "a game-state key trackerkit does not know")
+    return builder.finish()
+
+
+def _text(builder: Builder, draft: TrackerDraft, where: str, key: str, value: object) -> None:
+    found = leaf(value)
+    if isinstance(found, str):
+        builder.unmapped(where, found)
+        return
+    spec = found.spec if found.spec["type"] == "text" else {"type": "text", "default": str(value)}
+    draft.add(
+        where,
+        key,
+        spec,
+        detail="text" + (", guessed from a list or null" if found.guessed else ""),
+        guessed=found.guessed,
+    )
+
+
+def _custom(builder: Builder, draft: TrackerDraft, where: str, items: object) -> None:
+    if not isinstance(items, list):
+        builder.unmapped(where, "custom fields that are not a list")
+        return
+    for index, item in enumerate(items):
+        at = f"{where}[{index}]"
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("name"), str)
+            or not item["name"].strip()
+        ):
+            builder.unmapped(at, "a custom field without a name")
+            continue
+        value = item.get("value")
+        spec: dict[str, Any] = {"type": "text"}
+        if isinstance(value, str) and len(value) <= MAX_TEXT:
+            spec["default"] = value
+        icon = item.get("icon")
+        detail = "text"
+        if isinstance(icon, str) and ICON_PATTERN.fullmatch(f"lucide:{icon}"):
+            spec["icon"] = f"lucide:{icon}"
+            detail += f"; icon lucide:{icon}"
+        elif icon:
+            detail += "; its icon is not a lucide name, so not kept"
+        draft.add(at, item["name"], spec, detail=detail)
+
+
+def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> None:
+    if stats is None:
+        return
+    if not isinstance(stats, list):
+        builder.unmapped(where, "stats that are not a list")
+        return
+    for index, stat in enumerate(stats):
+        at = f"{where}[{index}]"
+        if (
+            not isinstance(stat, dict)
+            or not isinstance(stat.get("name"), str)
+            or not stat["name"].strip()
+        ):
+            builder.unmapped(at, "a CharacterStat without a name")
+            continue
+        name = stat["name"]
+        top_spec: dict[str, Any] = {"type": "number", "min": 0}
+        most = number(stat.get("max"))
+        if most is not None and most >= 0:
+            top_spec["default"] = most
+        color = "; its color is not kept" if "color" in stat else ""
+        top = draft.add(
+            f"{at}.max",
+            f"{name} max",
+            top_spec,
+            text=f"The top of {name}",
+            detail=f"number from 0: the top of {name} (CharacterStat max)",
+        )
+        spec: dict[str, Any] = {"type": "number", "min": 0, "maxField": top}
+        value = number(stat.get("value"))
+        if value is not None and value >= 0:
+            spec["default"] = value
+        draft.add(
+            f"{at}.value",
+            name,
+            spec,
+            detail=f"number from 0 up to the field {top} (CharacterStat value){color}",
+        )
+
+
+def _numbers(builder: Builder, draft: TrackerDraft, where: str, values: object, what: str) -> None:
+    if values is None:
+        return
+    if not isinstance(values, dict):
+        builder.unmapped(where, f"{what} that are not an object of numbers")
+        return
+    for key, value in values.items():
+        at = f"{where}.{key}"
+        value = number(value)
+        if value is None:
+            builder.unmapped(at, f"a {what[:-1]} that is not a number")
+            continue
+        spec: dict[str, Any] = (
+            {"type": "number", "min": 0, "default": value}
+            if value >= 0
+            else {"type": "number", "default": value}
+        )
+        draft.add(
+            at,
+            key,
+            spec,
+            detail=f"number{' from 0' if value >= 0 else ''}, guessed: a {what[:-1]} has no top in the source",
+            guessed=True,
+        )
+
+
+def _player(builder: Builder, stats: object) -> None:
+    if stats is None:
+        return
+    if not isinstance(stats, dict):
+        builder.unmapped("playerStats", "playerStats that is not an object")
+        return
+    player = builder.tracker("Player", "record", "The player's stats, from Marinara Engine")
+    for key, value in stats.items():
+        where = f"playerStats.{key}"
+        if key == "stats":
+            _stats(builder, player, where, value)
+        elif key == "attributes":
+            _numbers(builder, player, where, value, "attributes")
+        elif key == "skills":
+            _numbers(builder, player, where, value, "skills")
+        elif key == "status":
+            _text(builder, player, where, key, value)
+        elif key == "customTrackerFields":
+            _custom(builder, player, where, value)
+        elif key == "inventory":
+            _inventory(builder, where, value)
+        elif key == "activeQuests":
+            _quests(builder, where, value)
+        elif key in _GROUPS:
+            _group(builder, where, _GROUPS[key], value)
+        else:
+            builder.unmapped(where, "a player-stats key trackerkit does not know")
+
+
+def _rows(builder: Builder, where: str, items: object) -> list[str]:
+    names = (
+        [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]
+        if isinstance(items, list)
+        else []
+    )
+    if names:
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        builder.unmapped(
+            f"{where} (rows)",
+            f"{len(names)} starting rows ({shown}): a tracker starts with no rows; the model or a person's edit adds them",
+        )
+    return names
+
+
+def _inventory(builder: Builder, where: str, items: object) -> None:
+    draft = builder.tracker("Inventory", "list", "The player's items, from Marinara Engine")
+    draft.add(
+        f"{where}[].description",
+        "description",
+        {"type": "text"},
+        detail="text column (InventoryItem description)",
+    )
+    draft.add(
+        f"{where}[].quantity",
+        "quantity",
+        {"type": "number", "min": 0, "default": 1},
+        detail="number from 0, starts at 1 (InventoryItem quantity)",
+    )
+    draft.add(
+        f"{where}[].location",
+        "location",
+        {"type": "text", "default": "on_person"},
+        detail='text column, starts "on_person" (InventoryItem location)',
+    )
+    _rows(builder, where, items)
+
+
+def _quests(builder: Builder, where: str, items: object) -> None:
+    draft = builder.tracker("Quests", "list", "The player's active quests, from Marinara Engine")
+    draft.add(
+        f"{where}[].currentStage",
+        "currentStage",
+        {"type": "number", "min": 0},
+        detail="number from 0 (QuestProgress currentStage)",
+    )
+    draft.add(
+        f"{where}[].objectives",
+        "objectives",
+        {"type": "text"},
+        text="Each objective, marked done or not",
+        detail="text, guessed: the objectives [{text, completed}] kept as one text",
+        guessed=True,
+    )
+    draft.add(
+        f"{where}[].completed",
+        "completed",
+        {"type": "boolean"},
+        detail="boolean (QuestProgress completed)",
+    )
+    builder.unmapped(
+        f"{where}[].questEntryId", "a link to a lorebook entry, which trackerkit does not hold"
+    )
+    _rows(builder, where, items)
+
+
+def _group(builder: Builder, where: str, title: str, items: object) -> None:
+    draft = builder.tracker(title, "list", f"{title}, from Marinara Engine's inventory tracker")
+    draft.add(
+        f"{where}[].qty",
+        "qty",
+        {"type": "number", "min": 1, "default": 1},
+        detail="number from 1 (InventoryTrackerItem qty)",
+    )
+    _rows(builder, where, items)
+
+
+def _characters(builder: Builder, characters: object) -> None:
+    where = "presentCharacters"
+    if not isinstance(characters, list):
+        builder.unmapped(where, "presentCharacters that is not a list")
+        return
+    draft = builder.tracker(
+        "Present characters", "list", "Who is in the scene, from Marinara Engine"
+    )
+    for key in ("mood", "appearance", "outfit", "thoughts"):
+        draft.add(
+            f"{where}[].{key}", key, {"type": "text"}, detail="text column (PresentCharacter)"
+        )
+    custom: dict[str, None] = {}
+    stats: dict[str, None] = {}
+    ignored: dict[str, None] = {}
+    for character in characters:
+        if not isinstance(character, dict):
+            continue
+        fields = character.get("customFields")
+        if isinstance(fields, dict):
+            custom.update(dict.fromkeys(fields))
+        for stat in character.get("stats") or []:
+            if (
+                isinstance(stat, dict)
+                and isinstance(stat.get("name"), str)
+                and stat["name"].strip()
+            ):
+                stats.setdefault(stat["name"], None)
+        ignored.update(
+            dict.fromkeys(
+                k
+                for k in character
+                if k
+                not in ("name", "mood", "appearance", "outfit", "thoughts", "customFields", "stats")
+            )
+        )
+    for key in custom:
+        draft.add(
+            f"{where}[].customFields.{key}",
+            key,
+            {"type": "text"},
+            detail="text column (a custom field)",
+        )
+    for name in stats:
+        top = draft.add(
+            f"{where}[].stats.{name}.max",
+            f"{name} max",
+            {"type": "number", "min": 0},
+            text=f"The top of {name}",
+            detail=f"number from 0: the top of {name} (CharacterStat max)",
+        )
+        draft.add(
+            f"{where}[].stats.{name}.value",
+            name,
+            {"type": "number", "min": 0, "maxField": top},
+            detail=f"number from 0 up to the column {top}; each row held to its own top",
+        )
+    for key in ignored:
+        builder.unmapped(
+            f"{where}[].{key}",
+            "display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
+        )
+    _rows(builder, where, characters)

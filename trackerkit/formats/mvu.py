@@ -1,0 +1,315 @@
+"""MagVarUpdate (MVU): `[InitVar]` variables, or a world-info book holding such entries, to trackers.
+
+An `[InitVar]` entry's content (YAML, JSON or JSON5) is an object of variables, nested at will.
+Each top-level object becomes a record tracker named by its key; the top-level plain values make
+one record named after the entry. Inside a record, a nested locked object is flattened into
+dotted fields (`王都.酒馆.描述`), however deep. A leaf is a plain value, a `[value, "meaning"]`
+pair or a `{value, description}` object; a range written in the meaning becomes min/max, marked
+as guessed. An extensible object (`$meta.extensible`) or an array holding
+`"$__META_EXTENSIBLE__$"` becomes a keyed list tracker; its starting entries are reported, since a
+tracker starts with no rows.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.detect import entry_name, init_var_entries, parse_document, read_document
+from trackerkit.formats.imported import Builder, Imported, TrackerDraft
+from trackerkit.formats.leaves import NAME_KEYS, Leaf, leaf, quoted
+
+__all__ = ["import_mvu", "mvu_from_data"]
+
+_MARK = "$__META_EXTENSIBLE__$"
+_ROOT_OPTIONS = frozenset({"strictTemplate", "concatTemplateArray", "strictSet"})
+
+
+def import_mvu(source: str | os.PathLike[str], text: str | None = None) -> Imported:
+    """Import MVU `[InitVar]` variables, or every `[InitVar]` entry of a world-info book.
+
+    Args:
+        source: the file; with `text`, only its name.
+        text: the file's content, when already in hand.
+    Raises:
+        ImportRefusedError: the file cannot be read, is not an object of variables, or is a book
+            with no readable `[InitVar]` entry.
+    """
+    file, data = read_document(source, text)
+    return mvu_from_data(data, file)
+
+
+def mvu_from_data(data: object, file: str) -> Imported:
+    """Import parsed MVU data (see `import_mvu`)."""
+    if not isinstance(data, dict):
+        raise ImportRefusedError(
+            file, "is not MVU variables: an [InitVar] entry holds an object of variables"
+        )
+    builder = Builder(file, "mvu")
+    entries = init_var_entries(data)
+    if entries:
+        _book(builder, entries, file)
+    else:
+        _variables(builder, data, Path(file).stem, "")
+    return builder.finish()
+
+
+def _book(builder: Builder, entries: list[object], file: str) -> None:
+    read = 0
+    for index, entry in enumerate(entries):
+        name = entry_name(entry) if isinstance(entry, dict) else ""
+        where = f"entries[{index}]" + (f" {quoted(name, 40)}" if name else "")
+        if not isinstance(entry, dict) or "[InitVar]" not in name:
+            builder.unmapped(where, "not an [InitVar] entry (lore text, not variables)")
+            continue
+        content = entry.get("content")
+        if not isinstance(content, str):
+            builder.unmapped(where, "an [InitVar] entry without text content")
+            continue
+        try:
+            variables = parse_document(content, where)
+        except ImportRefusedError as error:
+            builder.unmapped(where, f"its content {error.reason}")
+            continue
+        if not isinstance(variables, dict):
+            builder.unmapped(where, "its content is a list, not an object of variables")
+            continue
+        title = " ".join(name.replace("[InitVar]", " ").split()) or "Variables"
+        _variables(builder, variables, title, f"{where}: ")
+        read += 1
+    if read == 0:
+        raise ImportRefusedError(
+            file,
+            "is a world-info book with no readable [InitVar] entry (an entry whose name "
+            "holds [InitVar] and whose content is an object of variables)",
+        )
+
+
+def _is_leaf(value: object) -> bool:
+    if isinstance(value, list):
+        if _MARK in value:
+            return False
+        if len(value) == 2 and isinstance(value[1], str):
+            return True
+        return not any(isinstance(v, dict | list) for v in value)
+    if isinstance(value, dict):
+        return _is_value_form(value)
+    return True
+
+
+def _is_value_form(value: dict[str, Any]) -> bool:
+    return (
+        "value" in value
+        and set(value) <= {"value", "description"}
+        and isinstance(value.get("description", ""), str)
+    )
+
+
+def _split(value: object) -> tuple[object, str]:
+    """A leaf's start value and its meaning."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[1], str):
+        return value[0], value[1]
+    if isinstance(value, dict) and _is_value_form(value):
+        return value.get("value"), str(value.get("description", ""))
+    return value, ""
+
+
+def _extensible(value: object) -> bool:
+    if isinstance(value, dict):
+        meta = value.get("$meta")
+        return isinstance(meta, dict) and meta.get("extensible") is True
+    return isinstance(value, list) and _MARK in value
+
+
+def _variables(builder: Builder, root: dict[str, Any], title: str, prefix: str) -> None:
+    loose: TrackerDraft | None = None
+    for key, value in root.items():
+        where = f"{prefix}{key}"
+        if key in _ROOT_OPTIONS:
+            builder.unmapped(
+                where, "an MVU update option; trackerkit applies each batch all or nothing (TR-37)"
+            )
+        elif key == "$meta":
+            _meta(builder, where, value, "the root object")
+        elif _extensible(value):
+            _keyed_list(builder, key, where, value)
+        elif isinstance(value, dict) and not _is_value_form(value):
+            draft = builder.tracker(key, "record", f"MVU variables {quoted(key)}")
+            _record(builder, draft, value, [], where)
+        elif isinstance(value, list) and not _is_leaf(value):
+            _rows_of_objects(builder, key, where, value)
+        else:
+            if loose is None:
+                loose = builder.tracker(title, "record", f"MVU variables of {quoted(title)}")
+            _leaf_field(builder, loose, where, key, value, "")
+
+
+def _meta(builder: Builder, where: str, meta: object, what: str) -> None:
+    if not isinstance(meta, dict):
+        builder.unmapped(where, f"a $meta that is {type(meta).__name__}, not an object")
+        return
+    flags = ", ".join(f"{k}={v}" for k, v in meta.items() if k != "template") or "no flags"
+    builder.unmapped(
+        where,
+        f"schema flags of {what} ({flags}): trackerkit fields are fixed by the tracker, and a "
+        "keyed list takes new rows without a flag",
+    )
+
+
+def _leaf_field(
+    builder: Builder, draft: TrackerDraft, where: str, key: str, value: object, how: str
+) -> None:
+    start, text = _split(value)
+    found = leaf(start, text)
+    if isinstance(found, str):
+        builder.unmapped(where, found)
+        return
+    detail = found.detail + how
+    if text and isinstance(value, list):
+        detail += "; start and meaning from a [value, meaning] pair"
+    draft.add(where, key, found.spec, text=text, detail=detail, guessed=found.guessed)
+
+
+def _record(
+    builder: Builder, draft: TrackerDraft, node: dict[str, Any], path: list[str], where: str
+) -> None:
+    for key, value in node.items():
+        here = f"{where}.{key}"
+        if key == "$meta":
+            _meta(builder, here, value, f"{quoted(draft.name)}")
+        elif _extensible(value):
+            _keyed_list(builder, f"{draft.name} {'.'.join([*path, key])}", here, value)
+        elif isinstance(value, dict) and not _is_value_form(value):
+            _record(builder, draft, value, [*path, key], here)
+        elif isinstance(value, list) and not _is_leaf(value):
+            _rows_of_objects(builder, f"{draft.name} {'.'.join([*path, key])}", here, value)
+        else:
+            dotted = ".".join([*path, key])
+            how = f"; flattened from {len(path) + 1} levels as {quoted(dotted)}" if path else ""
+            _leaf_field(builder, draft, here, dotted, value, how)
+
+
+def _rows_of_objects(builder: Builder, name: str, where: str, items: list[Any]) -> None:
+    rows = [i for i in items if isinstance(i, dict)]
+    key = _name_key(rows)
+    if key is None or len(rows) != len(items):
+        builder.unmapped(
+            where,
+            "a locked list of objects or lists with no name key (name, 名称, title, id) to key "
+            "rows by; mark it extensible or give each item a name",
+        )
+        return
+    draft = builder.tracker(name, "list", f"MVU list {quoted(name)}")
+    _columns(builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None)
+    _starting_rows(builder, where, [str(r.get(key)) for r in rows])
+
+
+def _name_key(rows: list[dict[str, Any]]) -> str | None:
+    for key in NAME_KEYS:
+        if rows and all(isinstance(r.get(key), str) and r[key].strip() for r in rows):
+            return key
+    return None
+
+
+def _keyed_list(builder: Builder, name: str, where: str, container: object) -> None:
+    draft = builder.tracker(name, "list", f"MVU extensible {quoted(name)}")
+    if isinstance(container, dict):
+        meta = container.get("$meta")
+        template = meta.get("template") if isinstance(meta, dict) else None
+        entries = {k: v for k, v in container.items() if k != "$meta"}
+        _meta(builder, f"{where}.$meta", meta, quoted(name))
+        _columns(builder, draft, where, list(entries.values()), template)
+        _starting_rows(builder, where, list(entries))
+        return
+    assert isinstance(container, list)
+    items = [i for i in container if i != _MARK]
+    rows = [i for i in items if isinstance(i, dict)]
+    key = _name_key(rows)
+    if rows and key is not None and len(rows) == len(items):
+        _columns(
+            builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None
+        )
+        _starting_rows(builder, where, [str(r[key]) for r in rows])
+        return
+    draft.add(
+        where,
+        "detail",
+        {"type": "text"},
+        text=f"about each entry of {name}",
+        detail="text, guessed: an extensible array of plain items is keyed by the item; a text "
+        "column was added because a row needs a field",
+        guessed=True,
+    )
+    _starting_rows(builder, where, [str(i) for i in items])
+
+
+def _columns(
+    builder: Builder, draft: TrackerDraft, where: str, values: list[Any], template: object
+) -> None:
+    """Columns from a `$meta.template`, else from the entries' values (the first seen types)."""
+    if isinstance(template, dict):
+        for key, value in template.items():
+            _leaf_field(
+                builder, draft, f"{where}.$meta.template.{key}", key, value, "; from the template"
+            )
+        if draft.fields:
+            return
+    shapes: dict[str, object] = {}
+    plain: list[object] = []
+    for value in values:
+        if isinstance(value, dict) and not _is_value_form(value):
+            for key, inner in value.items():
+                shapes.setdefault(key, inner)
+        else:
+            plain.append(value)
+    for key, inner in shapes.items():
+        if isinstance(inner, dict) and not _is_value_form(inner):
+            builder.unmapped(
+                f"{where}.*.{key}", "an object inside a row; a row holds plain fields only"
+            )
+            continue
+        start, text = _split(inner)
+        found = leaf(start, text)
+        if isinstance(found, str):
+            builder.unmapped(f"{where}.*.{key}", found)
+            continue
+        spec = {k: v for k, v in found.spec.items() if k != "default"}  # rows differ; no start
+        draft.add(
+            f"{where}.*.{key}",
+            key,
+            spec,
+            text=text,
+            detail=found.detail + "; read from the rows",
+            guessed=found.guessed,
+        )
+    if plain:
+        start, text = _split(plain[0])
+        found = leaf(start, text)
+        numeric = isinstance(found, Leaf) and found.spec["type"] == "number"
+        column = "quantity" if numeric else "value"
+        spec = {"type": "number", "min": 0} if numeric else {"type": "text"}
+        how = (
+            "number from 0, guessed: every entry maps a key to a number, read as a quantity"
+            if numeric
+            else "text, guessed: each entry's value"
+        )
+        draft.add(
+            f"{where}.*",
+            column,
+            spec,
+            text=text or f"the value of each entry of {draft.name}",
+            detail=how,
+            guessed=True,
+        )
+
+
+def _starting_rows(builder: Builder, where: str, names: list[str]) -> None:
+    if names:
+        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
+        builder.unmapped(
+            f"{where} (rows)",
+            f"{len(names)} starting rows ({shown}): a tracker starts with no rows; the model or a "
+            "person's edit adds them",
+        )

@@ -1,0 +1,324 @@
+"""RPG Companion: a `trackerConfig` (or the settings holding one) to trackers.
+
+`userStats.customStats` become numbers from 0 to each stat's `maxValue` in a "User stats" record
+(with `rpgAttributes` and the status section's mood and custom fields); the info box's widgets
+(date, weather, temperature, time, location, recent events) a scene record; present characters
+a keyed list whose relationship is a choice among the configured relationships, with their custom
+fields and thoughts as text columns; an inventory section makes keyed lists with a `qty`
+(`onPerson`) and a `place` (`stored`). Display settings are reported, not kept.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.detect import read_document
+from trackerkit.formats.imported import Builder, Imported, TrackerDraft
+from trackerkit.formats.leaves import number, quoted
+
+__all__ = ["import_rpg_companion", "rpg_companion_from_data"]
+
+_RELATIONSHIPS = ["Lover", "Friend", "Ally", "Enemy", "Neutral"]
+_WIDGETS = ("date", "weather", "temperature", "time", "location", "recentEvents")
+_DISPLAY = "a display setting of RPG Companion's panel; trackerkit shows fields its own way"
+
+
+def import_rpg_companion(source: str | os.PathLike[str], text: str | None = None) -> Imported:
+    """Import RPG Companion's `trackerConfig`.
+
+    Raises:
+        ImportRefusedError: the file cannot be read or holds no `trackerConfig` object.
+    """
+    file, data = read_document(source, text)
+    return rpg_companion_from_data(data, file)
+
+
+def rpg_companion_from_data(data: object, file: str) -> Imported:
+    """Import parsed RPG Companion settings (see `import_rpg_companion`)."""
+    config = data.get("trackerConfig", data) if isinstance(data, dict) else None
+    if not isinstance(config, dict) or not any(
+        isinstance(config.get(k), dict)
+        for k in ("userStats", "infoBox", "presentCharacters", "inventory")
+    ):
+        raise ImportRefusedError(
+            file,
+            "is not RPG Companion settings: no trackerConfig with userStats, infoBox, "
+            "presentCharacters or inventory",
+        )
+    builder = Builder(file, "rpg-companion")
+    if isinstance(data, dict) and "trackerConfig" in data:
+        for key in data:
+            if key != "trackerConfig":
+                builder.unmapped(key, "an RPG Companion setting outside trackerConfig")
+    prefix = "trackerConfig." if isinstance(data, dict) and "trackerConfig" in data else ""
+    handled = {
+        "userStats",
+        "rpgAttributes",
+        "statusSection",
+        "infoBox",
+        "presentCharacters",
+        "inventory",
+    }
+    stats = builder.tracker("User stats", "record", "The user's stats, from RPG Companion")
+    _user_stats(builder, stats, config.get("userStats"), f"{prefix}userStats")
+    _attributes(builder, stats, config.get("rpgAttributes"), f"{prefix}rpgAttributes")
+    _status(builder, stats, config.get("statusSection"), f"{prefix}statusSection")
+    _info_box(builder, config.get("infoBox"), f"{prefix}infoBox")
+    _characters(builder, config.get("presentCharacters"), f"{prefix}presentCharacters")
+    _inventory(builder, config.get("inventory"), f"{prefix}inventory")
+    for key in config:
+        if key not in handled:
+            builder.unmapped(f"{prefix}{key}", "an RPG Companion section trackerkit does not read")
+    return builder.finish()
+
+
+def _label(item: dict[str, Any], fallback: str) -> str:
+    for key in ("name", "label", "id"):
+        if isinstance(item.get(key), str) and item[key].strip():
+            return str(item[key])
+    return fallback
+
+
+def _enabled(item: object) -> str:
+    return (
+        "; disabled in the source, imported anyway"
+        if isinstance(item, dict) and item.get("enabled") is False
+        else ""
+    )
+
+
+def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: str) -> None:
+    if not isinstance(section, dict):
+        return
+    for key, value in section.items():
+        here = f"{where}.{key}"
+        if key != "customStats":
+            builder.unmapped(here, _DISPLAY)
+            continue
+        if not isinstance(value, list):
+            builder.unmapped(here, "customStats is not a list")
+            continue
+        for index, stat in enumerate(value):
+            at = f"{here}[{index}]"
+            if not isinstance(stat, dict):
+                builder.unmapped(at, "a stat that is not an object")
+                continue
+            top = number(stat.get("maxValue"))
+            spec: dict[str, Any] = {"type": "number", "min": 0}
+            if top is not None and top >= 0:
+                spec["max"] = top
+                detail = f"number from 0 to maxValue {top}"
+            else:
+                detail = "number from 0 (no usable maxValue)"
+            extra = (
+                "; persistInHistory not kept (trackerkit keeps every value's history)"
+                if "persistInHistory" in stat
+                else ""
+            )
+            draft.add(
+                at, _label(stat, f"stat {index + 1}"), spec, detail=detail + extra + _enabled(stat)
+            )
+
+
+def _attributes(builder: Builder, draft: TrackerDraft, section: object, where: str) -> None:
+    if section is None:
+        return
+    items: list[tuple[str, object]] = []
+    if isinstance(section, dict):
+        listed = section.get("attributes")
+        if isinstance(listed, list):
+            items = [(f"{where}.attributes[{i}]", a) for i, a in enumerate(listed)]
+        else:
+            items = [
+                (f"{where}.{k}", {"name": k, **(v if isinstance(v, dict) else {})})
+                for k, v in section.items()
+                if k != "enabled"
+            ]
+    elif isinstance(section, list):
+        items = [(f"{where}[{i}]", a) for i, a in enumerate(section)]
+    for at, item in items:
+        if isinstance(item, str):
+            item = {"name": item}
+        if not isinstance(item, dict):
+            builder.unmapped(at, "an attribute that is neither a name nor an object")
+            continue
+        draft.add(
+            at,
+            _label(item, "attribute"),
+            {"type": "number", "min": 0},
+            detail="number from 0, guessed: an attribute score has no top in the source"
+            + _enabled(item),
+            guessed=True,
+        )
+
+
+def _status(builder: Builder, draft: TrackerDraft, section: object, where: str) -> None:
+    if not isinstance(section, dict):
+        return
+    for key, value in section.items():
+        here = f"{where}.{key}"
+        if key == "showMoodEmoji":
+            draft.add(
+                here,
+                "mood",
+                {"type": "text"},
+                text="The user's mood, as a word or an emoji",
+                detail="text, guessed: the mood the status section shows",
+                guessed=True,
+            )
+        elif key == "customFields" and isinstance(value, list):
+            for index, item in enumerate(value):
+                item_d = {"name": item} if isinstance(item, str) else item
+                if not isinstance(item_d, dict):
+                    builder.unmapped(
+                        f"{here}[{index}]", "a custom field that is neither a name nor an object"
+                    )
+                    continue
+                about = item_d.get("description")
+                draft.add(
+                    f"{here}[{index}]",
+                    _label(item_d, "status"),
+                    {"type": "text"},
+                    text=about if isinstance(about, str) else "",
+                    detail="text" + _enabled(item_d),
+                )
+        else:
+            builder.unmapped(here, _DISPLAY)
+
+
+def _info_box(builder: Builder, section: object, where: str) -> None:
+    if not isinstance(section, dict):
+        return
+    draft = builder.tracker("Scene", "record", "The scene's info box, from RPG Companion")
+    widgets = section.get("widgets")
+    for key in section:
+        if key != "widgets":
+            builder.unmapped(f"{where}.{key}", _DISPLAY)
+    entries: list[tuple[str, object]] = []
+    if isinstance(widgets, dict):
+        entries = list(widgets.items())
+    elif isinstance(widgets, list):
+        entries = [
+            (
+                w
+                if isinstance(w, str)
+                else _label(w, "widget")
+                if isinstance(w, dict)
+                else "widget",
+                w,
+            )
+            for w in widgets
+        ]
+    for key, widget in entries:
+        here = f"{where}.widgets.{key}"
+        if key == "recentEvents":
+            draft.add(
+                here,
+                key,
+                {"type": "text"},
+                text="The latest events, one after another",
+                detail="text, guessed: the recent events kept as one text",
+                guessed=True,
+            )
+        elif key in _WIDGETS:
+            draft.add(here, key, {"type": "text"}, detail="text" + _enabled(widget))
+        else:
+            builder.unmapped(here, "an info-box widget trackerkit does not know")
+
+
+def _characters(builder: Builder, section: object, where: str) -> None:
+    if not isinstance(section, dict):
+        return
+    draft = builder.tracker(
+        "Present characters", "list", "The characters in the scene, from RPG Companion"
+    )
+    draft.notes.append("One row per character present; remove a row when a character leaves.")
+    for key, value in section.items():
+        here = f"{where}.{key}"
+        if key == "relationships":
+            choices = _relationships(value)
+            guessed = choices is None
+            draft.add(
+                here,
+                "relationship",
+                {"type": "choice", "choices": choices or _RELATIONSHIPS},
+                text="The character's relationship to the user",
+                detail="choice" + (": the default relationships (none listed)" if guessed else ""),
+                guessed=guessed,
+            )
+        elif key == "customFields" and isinstance(value, list):
+            for index, item in enumerate(value):
+                if not isinstance(item, dict):
+                    builder.unmapped(f"{here}[{index}]", "a custom field that is not an object")
+                    continue
+                about = item.get("description")
+                draft.add(
+                    f"{here}[{index}]",
+                    _label(item, "detail"),
+                    {"type": "text"},
+                    text=about if isinstance(about, str) else "",
+                    detail="text column" + _enabled(item),
+                )
+        elif key == "thoughts":
+            about = value.get("description") if isinstance(value, dict) else None
+            draft.add(
+                here,
+                "thoughts",
+                {"type": "text"},
+                text=about if isinstance(about, str) else "What the character is thinking",
+                detail="text column" + _enabled(value),
+            )
+        else:
+            builder.unmapped(here, _DISPLAY)
+
+
+def _relationships(value: object) -> list[str] | None:
+    names: list[object] = []
+    if isinstance(value, list):
+        names = value
+    elif isinstance(value, dict):
+        inner = next(
+            (value[k] for k in ("types", "options", "relationshipEmojis", "emojis") if k in value),
+            None,
+        )
+        names = (
+            list(inner) if isinstance(inner, dict | list) else [k for k in value if k != "enabled"]
+        )
+    found = [n for n in dict.fromkeys(str(n) for n in names if isinstance(n, str)) if n.strip()]
+    return found or None
+
+
+def _inventory(builder: Builder, section: object, where: str) -> None:
+    if not isinstance(section, dict):
+        return
+    carried = builder.tracker("Inventory", "list", "What the user carries, from RPG Companion")
+    carried.add(
+        f"{where}.onPerson",
+        "qty",
+        {"type": "number", "min": 0, "default": 1},
+        text="How many",
+        detail="keyed list on person: number from 0, starts at 1",
+    )
+    stored = builder.tracker(
+        "Stored items", "list", "What the user keeps elsewhere, from RPG Companion"
+    )
+    stored.add(
+        f"{where}.stored",
+        "qty",
+        {"type": "number", "min": 0, "default": 1},
+        text="How many",
+        detail="keyed list stored: number from 0, starts at 1",
+    )
+    stored.add(
+        f"{where}.stored",
+        "place",
+        {"type": "text"},
+        text="Where it is kept",
+        detail="text, guessed: the place each item is stored at (stored is a map of places)",
+        guessed=True,
+    )
+    for key in section:
+        if key not in ("onPerson", "stored"):
+            builder.unmapped(f"{where}.{key}", _DISPLAY + f" ({quoted(key)})")

@@ -1,0 +1,202 @@
+"""SillyTavern-Tracker: a `trackerDef` (or a preset holding one) to trackers.
+
+The root's `STRING` and `ARRAY` fields make one record named after the preset; an `OBJECT` is a
+record of its own, a `FOR_EACH_OBJECT` a keyed list with text columns (`Characters: {"Emma":
+{Hair, Outfit, StateOfDress}}`), a `FOR_EACH_ARRAY` a keyed list with one text column and an
+`ARRAY_OBJECT` a keyed list by its name-like sub-field. `ARRAY` values become one text, joined.
+`prompt` is the field's meaning, `defaultValue` its start; `exampleValues` and the presence are
+kept in the report (the source has no number, yes/no or choice type, so every field is text).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.detect import read_document
+from trackerkit.formats.imported import Builder, Imported, TrackerDraft
+from trackerkit.formats.leaves import NAME_KEYS, quoted
+from trackerkit.problems import MAX_TEXT
+
+__all__ = ["import_sillytavern_tracker", "sillytavern_tracker_from_data"]
+
+_TYPES = frozenset(
+    {"STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT"}
+)
+_PRESENCE = {
+    "STATIC": "; presence STATIC: the source never updates it, trackerkit lets the model update it",
+    "EPHEMERAL": "; presence EPHEMERAL: the source keeps it for one message, trackerkit keeps it",
+}
+
+
+def import_sillytavern_tracker(source: str | os.PathLike[str], text: str | None = None) -> Imported:
+    """Import a SillyTavern-Tracker `trackerDef`, or a preset holding one.
+
+    Raises:
+        ImportRefusedError: the file cannot be read, or holds no `trackerDef` map of fields.
+    """
+    file, data = read_document(source, text)
+    return sillytavern_tracker_from_data(data, file)
+
+
+def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
+    """Import parsed SillyTavern-Tracker data (see `import_sillytavern_tracker`)."""
+    if not isinstance(data, dict):
+        raise ImportRefusedError(
+            file, "is not a SillyTavern-Tracker trackerDef or preset (an object)"
+        )
+    builder = Builder(file, "sillytavern-tracker")
+    definition: object = data
+    title = Path(file).stem
+    if "trackerDef" in data:
+        definition = data["trackerDef"]
+        for key in ("presetName", "name", "title"):
+            if isinstance(data.get(key), str) and data[key].strip():
+                title = data[key]
+                break
+        for key in data:
+            if key != "trackerDef":
+                builder.unmapped(key, "a preset setting (prompt, template or option), not a field")
+    if not isinstance(definition, dict) or not definition:
+        raise ImportRefusedError(file, 'holds no trackerDef: a map of fields such as "field-0"')
+    root: TrackerDraft | None = None
+    for key, spec in definition.items():
+        name = _name(key, spec)
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if not isinstance(spec, dict) or kind not in _TYPES:
+            builder.unmapped(
+                name, f"not a field definition with a type ({', '.join(sorted(_TYPES))})"
+            )
+        elif kind in ("STRING", "ARRAY"):
+            if root is None:
+                root = builder.tracker(
+                    title, "record", f"SillyTavern-Tracker preset {quoted(title)}"
+                )
+            _text(builder, root, name, name, spec, "")
+        elif kind == "OBJECT":
+            draft = builder.tracker(name, "record", _about(spec))
+            _nested(builder, draft, spec, name, [])
+        else:
+            _keyed(builder, name, spec, kind)
+    return builder.finish()
+
+
+def _name(key: str, spec: object) -> str:
+    name = spec.get("name") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) and name.strip() else key
+
+
+def _about(spec: dict[str, Any]) -> str:
+    prompt = spec.get("prompt")
+    return prompt if isinstance(prompt, str) else ""
+
+
+def _nested_specs(spec: dict[str, Any]) -> list[tuple[str, object]]:
+    nested = spec.get("nestedFields")
+    if isinstance(nested, dict):
+        return [(_name(k, v), v) for k, v in nested.items()]
+    return []
+
+
+def _examples(spec: dict[str, Any]) -> str:
+    examples = spec.get("exampleValues")
+    if isinstance(examples, list) and examples:
+        shown = " | ".join(quoted(_joined(e), 30) for e in examples[:3])
+        return f"; examples {shown}"
+    return ""
+
+
+def _joined(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(_joined(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_joined(v)}" for k, v in value.items())
+    return "" if value is None else str(value)
+
+
+def _text(
+    builder: Builder, draft: TrackerDraft, source: str, key: str, spec: dict[str, Any], how: str
+) -> None:
+    """A STRING (exact) or ARRAY (joined, guessed) field as text."""
+    kind = spec.get("type")
+    default = spec.get("defaultValue")
+    start = _joined(default) if default is not None else None
+    if start is not None and len(start) > MAX_TEXT:
+        builder.unmapped(source, f"its default is longer than {MAX_TEXT:,} characters")
+        return
+    field: dict[str, Any] = {"type": "text"}
+    if start:
+        field["default"] = start
+    detail = (
+        "text"
+        if kind == "STRING"
+        else 'text, guessed: an ARRAY kept as one text, items joined with ", "'
+    )
+    presence = spec.get("presence")
+    detail += (
+        how + _examples(spec) + (_PRESENCE.get(presence, "") if isinstance(presence, str) else "")
+    )
+    draft.add(source, key, field, text=_about(spec), detail=detail, guessed=kind != "STRING")
+
+
+def _nested(
+    builder: Builder, draft: TrackerDraft, spec: dict[str, Any], source: str, path: list[str]
+) -> None:
+    """An OBJECT's sub-fields as text fields, nested OBJECTs flattened with dotted names."""
+    for name, inner in _nested_specs(spec):
+        here = f"{source}.{name}"
+        kind = inner.get("type") if isinstance(inner, dict) else None
+        if not isinstance(inner, dict) or kind not in _TYPES:
+            builder.unmapped(here, "not a field definition with a type")
+        elif kind in ("STRING", "ARRAY"):
+            dotted = ".".join([*path, name])
+            how = f"; flattened as {quoted(dotted)}" if path else ""
+            _text(builder, draft, here, dotted, inner, how)
+        elif kind == "OBJECT":
+            _nested(builder, draft, inner, here, [*path, name])
+        else:
+            builder.unmapped(
+                here, f"a {kind} inside an object or row: a field cannot hold rows of its own"
+            )
+
+
+def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None:
+    draft = builder.tracker(name, "list", _about(spec))
+    presence = spec.get("presence")
+    if kind == "FOR_EACH_OBJECT":
+        draft.notes.append(f"One row per key of {name}.")
+        builder.line(
+            "exact",
+            name,
+            draft.name,
+            "keyed list: one row per key (FOR_EACH_OBJECT)"
+            + (_PRESENCE.get(presence, "") if isinstance(presence, str) else ""),
+        )
+        _nested(builder, draft, spec, name, [])
+    elif kind == "FOR_EACH_ARRAY":
+        builder.line("guessed", name, draft.name, "keyed list: one row per key (FOR_EACH_ARRAY)")
+        draft.add(
+            name,
+            "items",
+            {"type": "text"},
+            text=_about(spec),
+            detail='text, guessed: each key\'s array kept as one text, items joined with ", "',
+            guessed=True,
+        )
+    else:
+        nested = _nested_specs(spec)
+        names = [n for n, _ in nested]
+        key = next((k for k in NAME_KEYS if k in names), names[0] if names else None)
+        if key is None:
+            builder.unmapped(name, "an ARRAY_OBJECT with no sub-fields to key its rows by")
+            return
+        builder.line(
+            "guessed",
+            f"{name}.{key}",
+            draft.name,
+            f"keyed list (ARRAY_OBJECT): rows keyed by the sub-field {quoted(key)}",
+        )
+        rest = {k: v for k, v in (spec.get("nestedFields") or {}).items() if _name(k, v) != key}
+        _nested(builder, draft, {"nestedFields": rest}, name, [])
