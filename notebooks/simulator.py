@@ -4,13 +4,14 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · session simulator")
 
 with app.setup:
-    from pathlib import Path
+    from html import escape
 
     import marimo as mo
 
     from trackerkit.changes import tracker_changes_between
     from trackerkit.frames import history_frame
     from trackerkit.scene import load_scene
+    from trackerkit.simulate.links import link_choices, link_trackers
     from trackerkit.simulate.page import (
         edit_prefill,
         failure_html,
@@ -20,6 +21,7 @@ with app.setup:
     )
     from trackerkit.simulate.playback import play_page
     from trackerkit.views import bars_over_history, changes_html, panel_html
+    from trackerkit.workspace import workspace
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
@@ -41,30 +43,56 @@ def _():
 
 @app.cell
 def _():
-    # `marimo run notebooks/simulator.py -- --data DIR` plays the scenes and trackers of DIR.
-    _given = mo.cli_args().get("data")
-    data_dir = Path(str(_given)) if _given else Path(__file__).resolve().parent.parent / "data"
-    scenes_dir = data_dir / "scenes"
-    trackers_dir = data_dir / "trackers"
-    return scenes_dir, trackers_dir
+    # --data DIR, else TRACKERKIT_DATA, else the per-user workspace, else the bundled data read in
+    # place until a save (linking trackers) copies it to the workspace (trackerkit.workspace says why).
+    try:
+        _place, place_problem = workspace(mo.cli_args()), None
+    except Exception as _exc:
+        _place, place_problem = None, failure_html("The data folder", _exc)
+    get_place, set_place = mo.state(_place)
+    # The scene picked, kept across a change of data folder; a counter of saved links.
+    get_scene, set_scene = mo.state("fight")
+    get_saved, set_saved = mo.state(0)
+    get_link_note, set_link_note = mo.state("")
+    return (
+        get_link_note,
+        get_place,
+        get_saved,
+        get_scene,
+        place_problem,
+        set_link_note,
+        set_place,
+        set_saved,
+        set_scene,
+    )
 
 
 @app.cell
-def _(scenes_dir):
-    _scenes = {p.stem: str(p) for p in sorted(scenes_dir.glob("*.json"))}
+def _(get_place, get_scene, place_problem, set_scene):
+    place = get_place()
+    _scenes = sorted(p.stem for p in place.scenes.glob("*.json")) if place is not None else []
     scene_picker = mo.ui.dropdown(
         options=_scenes,
-        value="fight" if "fight" in _scenes else next(iter(_scenes), None),
+        value=get_scene() if get_scene() in _scenes else next(iter(_scenes), None),
         label="Scene",
+        on_change=set_scene,
     )
-    scene_picker
-    return (scene_picker,)
+    mo.vstack(
+        [scene_picker, mo.md(place.describe()) if place is not None else mo.Html(place_problem or "")]
+    )
+    return place, scene_picker
 
 
 @app.cell
-def _(scene_picker):
+def _(place, scene_picker):
+    scene_file = place.scenes / f"{scene_picker.value}.json" if place is not None and scene_picker.value else None
+    return (scene_file,)
+
+
+@app.cell
+def _(scene_file):
     try:
-        scene_steps = len(load_scene(scene_picker.value).turns) if scene_picker.value else 0
+        scene_steps = len(load_scene(scene_file).turns) if scene_file is not None else 0
     except Exception:  # the playback cell shows why the scene cannot be read
         scene_steps = 0
     played = mo.ui.slider(
@@ -76,11 +104,14 @@ def _(scene_picker):
 
 
 @app.cell
-def _(get_steps, played, scene_picker, trackers_dir):
+def _(get_saved, get_steps, place, played, scene_file):
     # The session is played again from the scene on every change: the scripted steps up to the
     # slider, then the steps added here. A step that is refused is kept as an outcome, never raised.
+    get_saved()  # links saved: play again on the scene as it now is
     try:
-        playback = play_page(scene_picker.value, get_steps(), scripted=played.value, trackers=trackers_dir)
+        if scene_file is None:
+            raise FileNotFoundError(f"no scene to play in {place.scenes if place is not None else 'the data folder'}")
+        playback = play_page(scene_file, get_steps(), scripted=played.value, trackers=place.trackers)
         scene_problem = None
     except Exception as _exc:
         playback, scene_problem = None, failure_html("The scene", _exc)
@@ -135,6 +166,51 @@ def _(playback, session):
     except Exception as _exc:
         _chat_view = mo.Html(failure_html("The chat and the Trackers panel", _exc))
     _chat_view
+    return
+
+
+@app.cell
+def _(get_place, get_saved, place, scene_file, scene_picker, set_link_note, set_place, set_saved):
+    # A check per library tracker; Save links writes the scene's prompting.trackers in the workspace.
+    get_saved()  # drawn again from the file after a save
+    try:
+        _choices = link_choices(place.trackers, scene_file) if scene_file is not None else []
+        links_problem = ""
+    except Exception as _exc:
+        _choices, links_problem = [], failure_html("The links", _exc)
+    link_checks = mo.ui.array([mo.ui.checkbox(value=c.linked, label=c.label) for c in _choices])
+
+    def _save(_):
+        # The checks are read when the button is pressed.
+        _chosen = [c.id for c, on in zip(_choices, link_checks.value, strict=True) if on]
+        try:
+            _done = link_trackers(get_place(), scene_picker.value, _chosen)
+        except Exception as _failure:
+            set_link_note(f"Not saved: {_failure}")
+            return
+        if _done.place != get_place():
+            set_place(_done.place)
+        set_link_note(_done.sentence())
+        set_saved(lambda n: n + 1)
+
+    save_links = mo.ui.button(label="Save links", on_click=_save)
+    return link_checks, links_problem, save_links
+
+
+@app.cell
+def _(get_link_note, link_checks, links_problem, save_links):
+    _note = get_link_note()
+    mo.vstack(
+        [
+            mo.md("**Link trackers into this scene** (a check per library tracker)"),
+            mo.Html(links_problem) if links_problem else mo.hstack(list(link_checks.elements), wrap=True, justify="start"),
+            mo.hstack(
+                [save_links, mo.Html(f'<span class="tk-link-note">{escape(_note)}</span>')],
+                justify="start",
+                align="center",
+            ),
+        ]
+    )
     return
 
 

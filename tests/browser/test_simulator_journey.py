@@ -7,6 +7,7 @@ log and on any marimo error the page shows.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from trackerkit.simulate.page import edit_prefill
 from trackerkit.simulate.playback import play_page
 
 HEADING = "Session simulator"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settled(page: Any, played: int) -> None:
@@ -222,3 +224,48 @@ def test_simulator_edits_the_scenes_own_trackers(
     assert "line 1, column 9 (character 8)" in refused.first.inner_text()
     assert set_box.input_value() == '{"qty": ', "a refused edit keeps what was typed"
     screenshot(page, "simulator-edit")
+
+
+def test_simulator_links_trackers_into_the_scene(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Item 6: a check per library tracker links it into the scene, written in the workspace only."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    bundled = (ROOT / "data" / "scenes" / "shop.json").read_bytes()
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    page.get_by_text(f"Data folder {data_copy}").first.wait_for()
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    weather = page.get_by_role("checkbox", name="Weather (weather)")
+    expect(weather).not_to_be_checked()
+    expect(page.get_by_role("checkbox", name="Inventory (inventory)")).to_be_checked()
+    weather.check()
+    page.get_by_role("button", name="Save links").click()
+    scene_file = data_copy / "scenes" / "shop.json"
+    page.locator(".tk-link-note").filter(
+        has_text=f"Saved: shop links inventory, quest, weather ({scene_file})."
+    ).wait_for()
+    page.locator(".tk-panel [data-tracker='weather']").first.wait_for()
+    expect(page.get_by_role("checkbox", name="Weather (weather)")).to_be_checked()
+    assert json.loads(scene_file.read_text())["prompting"]["trackers"] == [
+        "inventory",
+        "quest",
+        "weather",
+    ]
+    page.get_by_label("Edit tracker", exact=True).locator(
+        "option", has_text="Weather"
+    ).first.wait_for(state="attached")
+    screenshot(page, "simulator-links")
+
+    page.get_by_role("checkbox", name="Inventory (inventory)").uncheck()
+    page.get_by_role("button", name="Save links").click()
+    page.locator(".tk-link-note").filter(has_text="Saved: shop links quest, weather").wait_for()
+    expect(page.locator(".tk-panel [data-tracker='inventory']")).to_have_count(0)
+    assert (ROOT / "data" / "scenes" / "shop.json").read_bytes() == bundled, (
+        "the repository's scene is untouched"
+    )
