@@ -28,6 +28,19 @@ EXPORTED_MODULES = {
         "encode_tracker",
     ],
     "trackerkit.values": ["accepts", "initial_value"],
+    "trackerkit.formats": [
+        "ImportReport",
+        "Imported",
+        "ReportLine",
+        "detect_format",
+        "import_file",
+        "import_marinara",
+        "import_mvu",
+        "import_rpg_companion",
+        "import_sillytavern_tracker",
+        "import_wtracker",
+    ],
+    "trackerkit.errors": ["ImportRefusedError"],
 }
 
 

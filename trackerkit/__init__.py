@@ -9,6 +9,7 @@ from trackerkit.editor import Draft, DraftField, DraftVerdict, save_draft
 from trackerkit.errors import (
     BadRequestError,
     EditRefusedError,
+    ImportRefusedError,
     ModelError,
     NotFoundError,
     Problem,
@@ -20,6 +21,18 @@ from trackerkit.errors import (
     TurnError,
 )
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
+from trackerkit.formats import (
+    Imported,
+    ImportReport,
+    ReportLine,
+    detect_format,
+    import_file,
+    import_marinara,
+    import_mvu,
+    import_rpg_companion,
+    import_sillytavern_tracker,
+    import_wtracker,
+)
 from trackerkit.frames import history_frame
 from trackerkit.library import (
     Library,
@@ -72,6 +85,9 @@ __all__ = [
     "DraftVerdict",
     "EditRefusedError",
     "Field",
+    "ImportRefusedError",
+    "ImportReport",
+    "Imported",
     "LeftOut",
     "Library",
     "Linked",
@@ -89,6 +105,7 @@ __all__ = [
     "PromptTooLargeError",
     "Rail",
     "ReadTool",
+    "ReportLine",
     "Request",
     "Scene",
     "ScriptedModel",
@@ -122,8 +139,15 @@ __all__ = [
     "count_tokens",
     "count_tool_tokens",
     "decode_tracker",
+    "detect_format",
     "encode_tracker",
     "history_frame",
+    "import_file",
+    "import_marinara",
+    "import_mvu",
+    "import_rpg_companion",
+    "import_sillytavern_tracker",
+    "import_wtracker",
     "initial_value",
     "line_of",
     "linked_in",

@@ -118,16 +118,21 @@ def _yaml_or_json5(text: str, file: str) -> object:
     import yaml
 
     reason = ""
+    scalar: object = None
+    read_as_yaml = False
     try:
-        found = yaml.safe_load(text)
-        if isinstance(found, dict | list):
-            return found
+        scalar = yaml.safe_load(text)
+        if isinstance(scalar, dict | list):
+            return scalar
+        read_as_yaml = True
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
         reason = " ".join(str(error).split())[:160]
     try:
         return json5.loads(text)
     except (ValueError, RecursionError, TypeError, OverflowError):
         pass
+    if read_as_yaml:
+        return scalar  # a YAML scalar (plain prose): refused as holding no object or list
     why = f" (YAML: {reason})" if reason else ""
     raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
 

@@ -1,0 +1,185 @@
+"""MagVarUpdate `[InitVar]` variables and world-info books to trackers (issue 16 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
+from trackerkit.formats import Imported, import_mvu
+from trackerkit.formats.leaves import guess_range
+
+FIXTURES = Path(__file__).parent / "fixtures"
+INITVAR = FIXTURES / "mvu_initvar.yaml"
+BOOK = FIXTURES / "mvu_lorebook.json"
+
+
+def _field(imported: Imported, tracker: str, field: str) -> dict[str, object]:
+    found = next(t for t in imported.trackers if t.name == tracker)
+    spec = found.field(field)
+    assert spec is not None, field
+    return spec.model_dump(by_alias=True, exclude_none=True)
+
+
+class TestInitVar:
+    """An `[InitVar]` entry's YAML content, as messy as real cards write it."""
+
+    def test_report_lines(self) -> None:
+        """Every source key has its line: exact, guessed (from what text) or unmapped (why)."""
+        assert [str(line) for line in import_mvu(INITVAR).report.lines] == [
+            "unmapped: strictSet: an MVU update option; trackerkit applies each batch all or nothing (TR-37)",
+            "exact: 世界.当前时间 -> 世界.dang_qian_shi_jian: text; start and meaning from a [value, meaning] pair",
+            "exact: 世界.当前位置 -> 世界.dang_qian_wei_zhi: text; start and meaning from a [value, meaning] pair",
+            "exact: 世界.天气 -> 世界.tian_qi: text",
+            "exact: 世界.是否夜晚 -> 世界.shi_fou_ye_wan: boolean; start and meaning from a [value, meaning] pair",
+            'exact: 世界.地点.雾港镇.码头.描述 -> 世界.de_dian_wu_gang_zhen_ma_tou_miao_shu: text; flattened from 4 levels as "地点.雾港镇.码头.描述"; start and meaning from a [value, meaning] pair',
+            'guessed: 世界.地点.雾港镇.码头.人数 -> 世界.de_dian_wu_gang_zhen_ma_tou_ren_shu: number; min 0, max 40 guessed from "0到40"; flattened from 4 levels as "地点.雾港镇.码头.人数"; start and meaning from a [value, meaning] pair',
+            'exact: 世界.地点.雾港镇.灯塔.描述 -> 世界.de_dian_wu_gang_zhen_deng_ta_miao_shu: text; flattened from 4 levels as "地点.雾港镇.灯塔.描述"; start and meaning from a [value, meaning] pair',
+            'exact: 世界.地点.雾港镇.灯塔.已探索 -> 世界.de_dian_wu_gang_zhen_deng_ta_yi_tan_suo: boolean; flattened from 4 levels as "地点.雾港镇.灯塔.已探索"; start and meaning from a [value, meaning] pair',
+            'guessed: 李.好感度 -> 李.hao_gan_du: number; min -30, max 100 guessed from "[-30,100]"; start and meaning from a [value, meaning] pair',
+            "exact: 李.心情 -> 李.xin_qing: text; start and meaning from a [value, meaning] pair",
+            'guessed: 李.信任 -> 李.xin_ren: number; min 0, max 100 guessed from "between 0 and 100"; start and meaning from a [value, meaning] pair',
+            "exact: 李.affection_note -> 李.affection_note: text",
+            "exact: 李.位置 -> 李.wei_zhi: text; start and meaning from a [value, meaning] pair",
+            'guessed: 李.衣着 -> 李.yi_zhe: text, guessed: a list of 3 plain values joined with ", "; start and meaning from a [value, meaning] pair',
+            'exact: 主角.生命值 -> 主角.sheng_ming_zhi: number; the range "[0,100]" in its meaning was not used: the start value 250 lies outside it; start and meaning from a [value, meaning] pair',
+            "exact: 主角.金币 -> 主角.jin_bi: number",
+            'unmapped: 主角.背包.$meta: schema flags of "主角 背包" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
+            "guessed: 主角.背包.* -> 主角 背包.quantity: number from 0, guessed: every entry maps a key to a number, read as a quantity",
+            "unmapped: 主角.背包 (rows): 2 starting rows (J-35, 绷带): a tracker starts with no rows; the model or a person's edit adds them",
+            "guessed: 主角.技能 -> 主角 技能.detail: text, guessed: an extensible array of plain items is keyed by the item; a text column was added because a row needs a field",
+            "unmapped: 主角.技能 (rows): 2 starting rows (游泳, 撬锁): a tracker starts with no rows; the model or a person's edit adds them",
+            "exact: 主角.同伴.*.关系 -> 主角 同伴.guan_xi: text; read from the rows",
+            'guessed: 主角.同伴.*.好感 -> 主角 同伴.hao_gan: number; min 0, max 100 guessed from "0~100"; read from the rows',
+            "unmapped: 主角.同伴 (rows): 2 starting rows (老周, 阿绿): a tracker starts with no rows; the model or a person's edit adds them",
+            'unmapped: 任务列表.$meta: schema flags of "任务列表" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
+            'guessed: 任务列表.$meta.template.进度 -> 任务列表.jin_du: number; min 0, max 100 guessed from "[0,100]"; from the template; start and meaning from a [value, meaning] pair',
+            "exact: 任务列表.$meta.template.已完成 -> 任务列表.yi_wan_cheng: boolean; from the template",
+            "unmapped: 任务列表 (rows): 1 starting rows (寻找灯塔钥匙): a tracker starts with no rows; the model or a person's edit adds them",
+        ]
+
+    def test_trackers_and_links(self) -> None:
+        """A record per top-level object, a keyed list per extensible object, linked in order."""
+        imported = import_mvu(INITVAR)
+        assert [(t.name, t.layout) for t in imported.trackers] == [
+            ("世界", "record"),
+            ("李", "record"),
+            ("主角", "record"),
+            ("主角 背包", "list"),
+            ("主角 技能", "list"),
+            ("主角 同伴", "list"),
+            ("任务列表", "list"),
+        ]
+        assert imported.scene_links == tuple(t.id for t in imported.trackers)
+        assert imported.scene_links[:3] == ("shi-jie", "li", "zhu-jiao")
+
+    def test_every_tracker_passes_the_strict_decoder(self) -> None:
+        """TR-12: each tracker decodes from its own encoding, with TR-1 field names."""
+        for tracker in import_mvu(INITVAR).trackers:
+            assert decode_tracker(encode_tracker(tracker)) == tracker
+
+    def test_range_guessed_from_prose(self) -> None:
+        """`[-30,100]之间` becomes min -30, max 100; the per-turn range after it is not taken."""
+        imported = import_mvu(INITVAR)
+        assert _field(imported, "李", "hao_gan_du") == {
+            "name": "hao_gan_du",
+            "description": "好感度: [-30,100]之间，李对主角的好感；每次变化范围为 [-5,8]",
+            "type": "number",
+            "min": -30,
+            "max": 100,
+            "default": 0,
+        }
+
+    def test_start_outside_the_written_range_keeps_no_range(self) -> None:
+        """A start of 250 against `[0,100]` is kept; the range is reported as not used."""
+        field = _field(import_mvu(INITVAR), "主角", "sheng_ming_zhi")
+        assert (field.get("min"), field.get("max"), field["default"]) == (None, None, 250)
+
+    def test_value_description_object_and_list_value(self) -> None:
+        """`{value, description}` is a leaf; a list value becomes one joined text."""
+        imported = import_mvu(INITVAR)
+        assert _field(imported, "世界", "tian_qi")["default"] == "小雨"
+        assert _field(imported, "世界", "tian_qi")["description"] == "天气: 当前天气"
+        assert _field(imported, "李", "yi_zhe")["default"] == "灰色斗篷, 皮靴, 银色发卡"
+
+    def test_three_level_places_flatten_with_dotted_meaning(self) -> None:
+        """Places nested three levels deep become dotted fields; the long text is the start."""
+        field = _field(import_mvu(INITVAR), "世界", "de_dian_wu_gang_zhen_ma_tou_miao_shu")
+        assert str(field["description"]).startswith("地点.雾港镇.码头.描述: ")
+        assert str(field["default"]).startswith("潮湿的木栈道")
+
+    def test_template_gives_the_columns(self) -> None:
+        """An extensible object's `$meta.template` is its column set, with starts."""
+        imported = import_mvu(INITVAR)
+        quests = next(t for t in imported.trackers if t.name == "任务列表")
+        assert [f.name for f in quests.fields] == ["jin_du", "yi_wan_cheng"]
+
+
+class TestBook:
+    """A world-info book holding several `[InitVar]` entries, one of them broken."""
+
+    def test_report_lines(self) -> None:
+        """Lore entries and the broken entry are reported; JSON5 content is read."""
+        assert [str(line) for line in import_mvu(BOOK).report.lines] == [
+            'unmapped: entries[0] "世界观：雾港镇": not an [InitVar] entry (lore text, not variables)',
+            'guessed: entries[1] "[InitVar] 角色变量": Li.affection -> Li.affection: number; min -30, max 100 guessed from "[-30,100]"; start and meaning from a [value, meaning] pair',
+            'exact: entries[1] "[InitVar] 角色变量": Li.place -> Li.place: text; start and meaning from a [value, meaning] pair',
+            'exact: entries[2] "[InitVar] 时间": 时间.日期 -> 时间.ri_qi: text; start and meaning from a [value, meaning] pair',
+            'guessed: entries[2] "[InitVar] 时间": 时间.小时 -> 时间.xiao_shi: number; min 0, max 23 guessed from "0到23"; start and meaning from a [value, meaning] pair',
+            "unmapped: entries[3] \"[InitVar] 坏掉的条目\": its content is not JSON, YAML or JSON5 (YAML: while parsing a flow sequence in \"<unicode string>\", line 1, column 7: {这不是: [合法的 ^ expected ',' or ']', but got '<stream end>' in \"<unicode string>\", line 1, c)",
+        ]
+
+    def test_trackers(self) -> None:
+        """Each readable entry's objects are trackers; the source text names them."""
+        imported = import_mvu(BOOK)
+        assert [t.name for t in imported.trackers] == ["Li", "时间"]
+        assert imported.scene_links == ("li", "shi-jian")
+
+
+class TestRefused:
+    """Files that are no MVU variables are refused with one sentence naming the file."""
+
+    @pytest.mark.parametrize(
+        ("text", "reason"),
+        [
+            ("[1, 2, 3]", "is not MVU variables: an [InitVar] entry holds an object of variables"),
+            ("just words", "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"),
+            (
+                '{"entries": {"0": {"comment": "lore", "content": "x"}}}',
+                "is a world-info book with no readable [InitVar] entry (an entry whose name holds [InitVar] and whose content is an object of variables)",
+            ),
+        ],
+        ids=["list", "prose", "book-without-initvar"],
+    )
+    def test_refused(self, text: str, reason: str) -> None:
+        """The error names the file and says why."""
+        with pytest.raises(ImportRefusedError) as caught:
+            import_mvu("card.yaml", text)
+        assert str(caught.value) == f"card.yaml: {reason}"
+
+    def test_missing_file(self, tmp_path: Path) -> None:
+        """A file that is not there is named."""
+        with pytest.raises(ImportRefusedError, match=r"nothing\.json: is not there$"):
+            import_mvu(tmp_path / "nothing.json")
+
+
+class TestGuessRange:
+    """Ranges written in prose."""
+
+    @pytest.mark.parametrize(
+        ("text", "found"),
+        [
+            ("[-30,100]之间，变化范围为 [-5,8]", (-30, 100, "[-30,100]")),
+            ("between 0 and 100: trust", (0, 100, "between 0 and 100")),
+            ("码头上的人数，0到40之间", (0, 40, "0到40")),
+            ("from 1.5 to 3 metres", (1.5, 3, "from 1.5 to 3")),
+            ("【0，10】", (0, 10, "【0，10】")),
+            ("[100,0] backwards", None),
+            ("no range here", None),
+        ],
+        ids=["brackets", "between", "chinese-to", "from-to", "full-width", "backwards", "none"],
+    )
+    def test_guess(self, text: str, found: tuple[float, float, str] | None) -> None:
+        """The first range written is the one taken, with its text."""
+        assert guess_range(text) == found
