@@ -98,8 +98,10 @@ def _text(builder: Builder, draft: TrackerDraft, where: str, key: str, value: ob
         where,
         key,
         spec,
-        detail="text" + (", guessed from a list or null" if found.guessed else ""),
-        guessed=found.guessed,
+        detail=found.detail
+        if found.spec["type"] == "text"
+        else f"text, guessed: the {found.spec['type']} start kept as text",
+        guessed=found.guessed or found.spec["type"] != "text",
     )
 
 
@@ -174,13 +176,13 @@ def _numbers(builder: Builder, draft: TrackerDraft, where: str, values: object, 
     if values is None:
         return
     if not isinstance(values, dict):
-        builder.unmapped(where, f"{what} that are not an object of numbers")
+        builder.unmapped(where, f"{what}s that are not an object of numbers")
         return
     for key, value in values.items():
         at = f"{where}.{key}"
         value = number(value)
         if value is None:
-            builder.unmapped(at, f"a {what[:-1]} that is not a number")
+            builder.unmapped(at, f"the {what} {key!r} is not a number")
             continue
         spec: dict[str, Any] = (
             {"type": "number", "min": 0, "default": value}
@@ -191,7 +193,7 @@ def _numbers(builder: Builder, draft: TrackerDraft, where: str, values: object, 
             at,
             key,
             spec,
-            detail=f"number{' from 0' if value >= 0 else ''}, guessed: a {what[:-1]} has no top in the source",
+            detail=f"number{' from 0' if value >= 0 else ''}, guessed: {what} scores have no top in the source",
             guessed=True,
         )
 
@@ -208,9 +210,9 @@ def _player(builder: Builder, stats: object) -> None:
         if key == "stats":
             _stats(builder, player, where, value)
         elif key == "attributes":
-            _numbers(builder, player, where, value, "attributes")
+            _numbers(builder, player, where, value, "attribute")
         elif key == "skills":
-            _numbers(builder, player, where, value, "skills")
+            _numbers(builder, player, where, value, "skill")
         elif key == "status":
             _text(builder, player, where, key, value)
         elif key == "customTrackerFields":

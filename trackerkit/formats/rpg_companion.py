@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.fields import describe_value
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import number, quoted
@@ -111,7 +112,8 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 spec["max"] = top
                 detail = f"number from 0 to maxValue {top}"
             else:
-                detail = "number from 0 (no usable maxValue)"
+                shown = describe_value(stat.get("maxValue"))
+                detail = f"number from 0 (maxValue {shown} is no number of 0 or more)"
             extra = (
                 "; persistInHistory not kept (trackerkit keeps every value's history)"
                 if "persistInHistory" in stat
@@ -245,7 +247,8 @@ def _characters(builder: Builder, section: object, where: str) -> None:
                 "relationship",
                 {"type": "choice", "choices": choices or _RELATIONSHIPS},
                 text="The character's relationship to the user",
-                detail="choice" + (": the default relationships (none listed)" if guessed else ""),
+                detail=f"choice of {', '.join(choices or _RELATIONSHIPS)}"
+                + ("; guessed: the default relationships (none listed)" if guessed else ""),
                 guessed=guessed,
             )
         elif key == "customFields" and isinstance(value, list):

@@ -155,7 +155,8 @@ def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool
         mixed = any(not isinstance(v, str) for v in enum)
         return (
             spec,
-            "choice" + ("; guessed: non-text enum values written as text" if mixed else ""),
+            f"choice of {len(choices)}"
+            + ("; guessed: non-text enum values written as text" if mixed else ""),
             mixed,
         )
     if kind in ("number", "integer"):
@@ -214,7 +215,8 @@ def _number(
         spec["default"] = default
     if kind == "integer":
         notes.append("integer (a trackerkit number may hold fractions)")
-    detail = "number" + "".join(f"; {n}" for n in notes)
+    bounds = [f"{key} {spec[key]}" for key in ("min", "max") if key in spec]
+    detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
     return spec, detail, guessed
 
 

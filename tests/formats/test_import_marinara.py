@@ -1,0 +1,136 @@
+"""Marinara Engine game states to trackers (issue 16 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
+from trackerkit.formats import Imported, import_marinara
+
+FIXTURE = Path(__file__).parent / "fixtures" / "marinara_state.json"
+
+
+def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
+    found = next(t for t in imported.trackers if t.name == tracker)
+    spec = found.field(field)
+    assert spec is not None, field
+    return spec.model_dump(by_alias=True, exclude_none=True)
+
+
+class TestFixture:
+    """The fixture, written from the format's documented shape and as messy as real files."""
+
+    def test_report_lines(self) -> None:
+        """Every source key has its line: exact, guessed (from what) or unmapped (why)."""
+        assert [str(line) for line in import_marinara(FIXTURE).report.lines] == [
+            "unmapped: id: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: chatId: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: messageId: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: swipeIndex: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "exact: date -> Scene.date: text",
+            "exact: time -> Scene.time: text",
+            "exact: location -> Scene.location: text",
+            "exact: weather -> Scene.weather: text",
+            "guessed: temperature -> Scene.temperature: text, guessed from a null start value (starts empty)",
+            "exact: worldCustomFields[0] -> Scene.tide: text; icon lucide:waves",
+            "exact: worldCustomFields[1] -> Scene.bell_count: text; its icon is not a lucide name, so not kept",
+            "exact: presentCharacters[].mood -> Present characters.mood: text column (PresentCharacter)",
+            "exact: presentCharacters[].appearance -> Present characters.appearance: text column (PresentCharacter)",
+            "exact: presentCharacters[].outfit -> Present characters.outfit: text column (PresentCharacter)",
+            "exact: presentCharacters[].thoughts -> Present characters.thoughts: text column (PresentCharacter)",
+            "exact: presentCharacters[].customFields.Loyalty -> Present characters.loyalty: text column (a custom field)",
+            "exact: presentCharacters[].customFields.Debt -> Present characters.debt: text column (a custom field)",
+            "exact: presentCharacters[].stats.HP.max -> Present characters.hp_max: number from 0: the top of HP (CharacterStat max)",
+            "exact: presentCharacters[].stats.HP.value -> Present characters.hp: number from 0 up to the column hp_max; each row held to its own top",
+            "unmapped: presentCharacters[].characterId: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
+            "unmapped: presentCharacters[].emoji: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
+            "unmapped: presentCharacters[].avatarPath: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
+            "unmapped: presentCharacters[].portraitFocusX: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
+            "unmapped: presentCharacters (rows): 2 starting rows (Mirela, Old Tobin): a tracker starts with no rows; the model or a person's edit adds them",
+            'guessed: recentEvents -> Scene.recent_events: text, guessed: a list of 2 plain values joined with ", "',
+            "exact: playerStats.stats[0].max -> Player.hp_max: number from 0: the top of HP (CharacterStat max)",
+            "exact: playerStats.stats[0].value -> Player.hp: number from 0 up to the field hp_max (CharacterStat value); its color is not kept",
+            "exact: playerStats.stats[1].max -> Player.stamina_max: number from 0: the top of Stamina (CharacterStat max)",
+            "exact: playerStats.stats[1].value -> Player.stamina: number from 0 up to the field stamina_max (CharacterStat value); its color is not kept",
+            "guessed: playerStats.attributes.str -> Player.str: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.attributes.dex -> Player.dex: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.attributes.con -> Player.con: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.attributes.int -> Player.int: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.attributes.wis -> Player.wis: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.attributes.cha -> Player.cha: number from 0, guessed: attribute scores have no top in the source",
+            "guessed: playerStats.skills.Lockpicking -> Player.lockpicking: number from 0, guessed: skill scores have no top in the source",
+            "guessed: playerStats.skills.Sailing -> Player.sailing: number from 0, guessed: skill scores have no top in the source",
+            "unmapped: playerStats.skills.Bribery: the skill 'Bribery' is not a number",
+            "exact: playerStats.inventory[].description -> Inventory.description: text column (InventoryItem description)",
+            "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0, starts at 1 (InventoryItem quantity)",
+            'exact: playerStats.inventory[].location -> Inventory.location: text column, starts "on_person" (InventoryItem location)',
+            "unmapped: playerStats.inventory (rows): 2 starting rows (Rope, Crowns): a tracker starts with no rows; the model or a person's edit adds them",
+            "exact: playerStats.activeQuests[].currentStage -> Quests.current_stage: number from 0 (QuestProgress currentStage)",
+            "guessed: playerStats.activeQuests[].objectives -> Quests.objectives: text, guessed: the objectives [{text, completed}] kept as one text",
+            "exact: playerStats.activeQuests[].completed -> Quests.completed: boolean (QuestProgress completed)",
+            "unmapped: playerStats.activeQuests[].questEntryId: a link to a lorebook entry, which trackerkit does not hold",
+            "unmapped: playerStats.activeQuests (rows): 1 starting rows (Find the Eel's ledger): a tracker starts with no rows; the model or a person's edit adds them",
+            "exact: playerStats.status -> Player.status: text",
+            "exact: playerStats.customTrackerFields[0] -> Player.reputation: text",
+            "exact: playerStats.inventoryTrackerCurrencies[].qty -> Currencies.qty: number from 1 (InventoryTrackerItem qty)",
+            "unmapped: playerStats.inventoryTrackerCurrencies (rows): 1 starting rows (crowns): a tracker starts with no rows; the model or a person's edit adds them",
+            "exact: playerStats.inventoryTrackerEquipped[].qty -> Equipped.qty: number from 1 (InventoryTrackerItem qty)",
+            "unmapped: playerStats.inventoryTrackerEquipped (rows): 1 starting rows (Cutlass): a tracker starts with no rows; the model or a person's edit adds them",
+            "exact: playerStats.inventoryTrackerCarried[].qty -> Carried.qty: number from 1 (InventoryTrackerItem qty)",
+            "exact: personaStats[0].max -> Persona stats.satiety_max: number from 0: the top of Satiety (CharacterStat max)",
+            "exact: personaStats[0].value -> Persona stats.satiety: number from 0 up to the field satiety_max (CharacterStat value); its color is not kept",
+            "unmapped: committed: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: manualOverrides: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: fieldLocks: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: hiddenTrackerFields: bookkeeping of the chat (ids, locks, timestamps), not state",
+            "unmapped: createdAt: bookkeeping of the chat (ids, locks, timestamps), not state",
+        ]
+
+    def test_every_tracker_passes_the_strict_decoder(self) -> None:
+        """TR-12: each tracker decodes from its own encoding; links follow the trackers."""
+        imported = import_marinara(FIXTURE)
+        for tracker in imported.trackers:
+            assert decode_tracker(encode_tracker(tracker)) == tracker
+        assert imported.scene_links == tuple(t.id for t in imported.trackers)
+
+    def test_stat_has_a_top_field(self) -> None:
+        """CharacterStat{name, value, max} is a number with its top in a field of its own (TR-5)."""
+        imported = import_marinara(FIXTURE)
+        assert _field(imported, "Player", "hp") == {
+            "name": "hp",
+            "description": "HP",
+            "type": "number",
+            "min": 0,
+            "maxField": "hp_max",
+            "default": 30,
+        }
+        assert _field(imported, "Player", "hp_max")["default"] == 40
+
+    def test_inventory_item_is_a_keyed_list(self) -> None:
+        """InventoryItem{name, description, quantity, location} is a keyed list."""
+        imported = import_marinara(FIXTURE)
+        inventory = next(t for t in imported.trackers if t.name == "Inventory")
+        assert (inventory.layout, [f.name for f in inventory.fields]) == (
+            "list",
+            ["description", "quantity", "location"],
+        )
+
+    def test_world_field_icon(self) -> None:
+        """A world custom field's lucide icon is kept as the field's icon."""
+        assert _field(import_marinara(FIXTURE), "Scene", "tide")["icon"] == "lucide:waves"
+
+
+class TestRefused:
+    """What is no game state is refused, naming the file."""
+
+    def test_refused(self) -> None:
+        """One sentence with the file's name."""
+        with pytest.raises(ImportRefusedError) as caught:
+            import_marinara("state.json", '{"hello": 1}')
+        assert str(caught.value) == (
+            "state.json: is not a Marinara Engine game state: no scene fields, playerStats, "
+            "personaStats or presentCharacters"
+        )

@@ -1,0 +1,103 @@
+"""RPG Companion trackerConfig to trackers (issue 16 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
+from trackerkit.formats import Imported, import_rpg_companion
+
+FIXTURE = Path(__file__).parent / "fixtures" / "rpg_companion_settings.json"
+
+
+def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
+    found = next(t for t in imported.trackers if t.name == tracker)
+    spec = found.field(field)
+    assert spec is not None, field
+    return spec.model_dump(by_alias=True, exclude_none=True)
+
+
+class TestFixture:
+    """The fixture, written from the format's documented shape and as messy as real files."""
+
+    def test_report_lines(self) -> None:
+        """Every source key has its line: exact, guessed (from what) or unmapped (why)."""
+        assert [str(line) for line in import_rpg_companion(FIXTURE).report.lines] == [
+            "unmapped: enabled: an RPG Companion setting outside trackerConfig",
+            "unmapped: theme: an RPG Companion setting outside trackerConfig",
+            "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
+            "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
+            "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
+            'exact: trackerConfig.userStats.customStats[3] -> User stats.mana_sparkles: number from 0 (maxValue the text "lots" is no number of 0 or more); persistInHistory not kept (trackerkit keeps every value\'s history)',
+            "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
+            "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
+            "guessed: trackerConfig.rpgAttributes.attributes[0] -> User stats.str: number from 0, guessed: an attribute score has no top in the source",
+            "guessed: trackerConfig.rpgAttributes.attributes[1] -> User stats.dex: number from 0, guessed: an attribute score has no top in the source",
+            "guessed: trackerConfig.rpgAttributes.attributes[2] -> User stats.cha: number from 0, guessed: an attribute score has no top in the source; disabled in the source, imported anyway",
+            "guessed: trackerConfig.statusSection.showMoodEmoji -> User stats.mood: text, guessed: the mood the status section shows",
+            "exact: trackerConfig.statusSection.customFields[0] -> User stats.conditions: text",
+            "exact: trackerConfig.statusSection.customFields[1] -> User stats.injuries: text",
+            "unmapped: trackerConfig.infoBox.collapsed: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
+            "exact: trackerConfig.infoBox.widgets.date -> Scene.date: text",
+            "exact: trackerConfig.infoBox.widgets.weather -> Scene.weather: text",
+            "exact: trackerConfig.infoBox.widgets.temperature -> Scene.temperature: text",
+            "exact: trackerConfig.infoBox.widgets.time -> Scene.time: text",
+            "exact: trackerConfig.infoBox.widgets.location -> Scene.location: text",
+            "guessed: trackerConfig.infoBox.widgets.recentEvents -> Scene.recent_events: text, guessed: the recent events kept as one text",
+            "unmapped: trackerConfig.infoBox.widgets.moonPhase: an info-box widget trackerkit does not know",
+            "exact: trackerConfig.presentCharacters.relationships -> Present characters.relationship: choice of Lover, Friend, Ally, Enemy, Neutral, Rival",
+            "exact: trackerConfig.presentCharacters.customFields[0] -> Present characters.appearance: text column",
+            "exact: trackerConfig.presentCharacters.customFields[1] -> Present characters.demeanor: text column",
+            "exact: trackerConfig.presentCharacters.thoughts -> Present characters.thoughts: text column",
+            "unmapped: trackerConfig.presentCharacters.showEmoji: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
+            "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: number from 0, starts at 1",
+            "exact: trackerConfig.inventory.stored -> Stored items.qty: keyed list stored: number from 0, starts at 1",
+            "guessed: trackerConfig.inventory.stored -> Stored items.place: text, guessed: the place each item is stored at (stored is a map of places)",
+            'unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion\'s panel; trackerkit shows fields its own way ("showCurrency")',
+        ]
+
+    def test_every_tracker_passes_the_strict_decoder(self) -> None:
+        """TR-12: each tracker decodes from its own encoding; links follow the trackers."""
+        imported = import_rpg_companion(FIXTURE)
+        for tracker in imported.trackers:
+            assert decode_tracker(encode_tracker(tracker)) == tracker
+        assert imported.scene_links == tuple(t.id for t in imported.trackers)
+
+    def test_stats_relationships_and_inventory(self) -> None:
+        """A stat is a number from 0 to maxValue; relationships a choice; onPerson a list with qty."""
+        imported = import_rpg_companion(FIXTURE)
+        assert _field(imported, "User stats", "health") == {
+            "name": "health",
+            "description": "Health",
+            "type": "number",
+            "min": 0,
+            "max": 100,
+        }
+        relationship = _field(imported, "Present characters", "relationship")
+        assert relationship["choices"] == ["Lover", "Friend", "Ally", "Enemy", "Neutral", "Rival"]
+        inventory = next(t for t in imported.trackers if t.name == "Inventory")
+        assert (inventory.layout, [f.name for f in inventory.fields]) == ("list", ["qty"])
+
+    def test_bare_tracker_config(self) -> None:
+        """The trackerConfig object on its own reads the same way."""
+        text = '{"userStats": {"customStats": [{"id": "hp", "name": "HP", "maxValue": 30}]}}'
+        imported = import_rpg_companion("config.json", text)
+        assert [str(line) for line in imported.report.lines] == [
+            "exact: userStats.customStats[0] -> User stats.hp: number from 0 to maxValue 30",
+        ]
+
+
+class TestRefused:
+    """What holds no trackerConfig is refused, naming the file."""
+
+    def test_refused(self) -> None:
+        """One sentence with the file's name."""
+        with pytest.raises(ImportRefusedError) as caught:
+            import_rpg_companion("rpg.json", '{"trackerConfig": 3}')
+        assert str(caught.value) == (
+            "rpg.json: is not RPG Companion settings: no trackerConfig with userStats, infoBox, "
+            "presentCharacters or inventory"
+        )

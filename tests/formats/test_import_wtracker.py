@@ -1,0 +1,108 @@
+"""WTracker JSON Schema presets to trackers (issue 16 item 1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
+from trackerkit.formats import Imported, import_wtracker
+
+FIXTURE = Path(__file__).parent / "fixtures" / "wtracker_settings.json"
+
+
+def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
+    found = next(t for t in imported.trackers if t.name == tracker)
+    spec = found.field(field)
+    assert spec is not None, field
+    return spec.model_dump(by_alias=True, exclude_none=True)
+
+
+class TestFixture:
+    """The fixture, written from the format's documented shape and as messy as real files."""
+
+    def test_report_lines(self) -> None:
+        """Every source key has its line: exact, guessed (from what) or unmapped (why)."""
+        assert [str(line) for line in import_wtracker(FIXTURE).report.lines] == [
+            "unmapped: schemaPresets.default.html: an HTML display template; a trackerkit template is macro text, so write one",
+            "unmapped: schemaPreset: a WTracker setting (prompt, mode or option), not a schema",
+            "unmapped: prompt: a WTracker setting (prompt, mode or option), not a schema",
+            "exact: schemaPresets.default.value.properties.time -> Default.time: text",
+            "exact: schemaPresets.default.value.properties.location -> Default.location: text; maxLength not kept (a text field has no limits)",
+            "exact: schemaPresets.default.value.properties.tension -> Default.tension: number min 0 max 10; integer (a trackerkit number may hold fractions)",
+            "guessed: schemaPresets.default.value.properties.temperature -> Default.temperature: number min -60 max 60; exclusiveMinimum -60 read as an inclusive min",
+            "exact: schemaPresets.default.value.properties.weather -> Default.weather: choice of 4",
+            "exact: schemaPresets.default.value.properties.is_night -> Default.is_night: boolean",
+            "exact: schemaPresets.default.value.properties.danger -> Default.danger: number min 1 max 5; integer (a trackerkit number may hold fractions); null allowed in the source, but a field always holds a value",
+            'guessed: schemaPresets.default.value.properties.topics.properties.primaryTopic -> Default.topics_primary_topic: text; flattened from a nested object as "topics.primaryTopic"',
+            'guessed: schemaPresets.default.value.properties.topics.properties.emotionalTone -> Default.topics_emotional_tone: choice of 2; flattened from a nested object as "topics.emotionalTone"',
+            'guessed: schemaPresets.default.value.properties.tags -> Default.tags: text, guessed: an array of plain values kept as one text, joined with ", "',
+            "unmapped: schemaPresets.default.value.properties.ref: uses $ref, which trackerkit fields cannot express",
+            "unmapped: schemaPresets.default.value.properties.mood: uses anyOf, which trackerkit fields cannot express",
+            'exact: schemaPresets.default.value.properties.characters.items.properties.name -> Default characters: keyed list: rows keyed by "name"',
+            "exact: schemaPresets.default.value.properties.characters.items.properties.hair -> Default characters.hair: text",
+            "exact: schemaPresets.default.value.properties.characters.items.properties.outfit -> Default characters.outfit: text",
+            "exact: schemaPresets.default.value.properties.characters.items.properties.hp -> Default characters.hp: number min 0 max 100",
+            "unmapped: schemaPresets.default.value.properties.characters.items.properties.pose: an object inside a row; a row holds plain fields only",
+            "unmapped: schemaPresets.default.value.properties.events: an array of objects with no name-like key (name, title, id) to key rows by",
+            "exact: schemaPresets.ledger.value.properties.gold -> Ledger.gold: number min 0; integer (a trackerkit number may hold fractions)",
+        ]
+
+    def test_every_tracker_passes_the_strict_decoder(self) -> None:
+        """TR-12: each tracker decodes from its own encoding; links follow the trackers."""
+        imported = import_wtracker(FIXTURE)
+        for tracker in imported.trackers:
+            assert decode_tracker(encode_tracker(tracker)) == tracker
+        assert imported.scene_links == tuple(t.id for t in imported.trackers)
+
+    def test_number_choice_and_keyed_list(self) -> None:
+        """minimum/maximum become the range; enum a choice with its default; arrays of named objects a list."""
+        imported = import_wtracker(FIXTURE)
+        assert _field(imported, "Default", "tension") == {
+            "name": "tension",
+            "description": "How tense the scene is",
+            "type": "number",
+            "min": 0,
+            "max": 10,
+            "default": 2,
+        }
+        assert _field(imported, "Default", "weather") == {
+            "name": "weather",
+            "description": "",
+            "type": "choice",
+            "choices": ["clear", "rain", "snow", "fog"],
+            "default": "fog",
+        }
+        characters = next(t for t in imported.trackers if t.name == "Default characters")
+        assert (characters.layout, [f.name for f in characters.fields]) == (
+            "list",
+            ["hair", "outfit", "hp"],
+        )
+
+    def test_bare_schema(self) -> None:
+        """A schema on its own is one record named by its title."""
+        text = '{"title": "Vitals", "type": "object", "properties": {"ok": {"type": "boolean"}}}'
+        imported = import_wtracker("vitals.json", text)
+        assert [(t.name, [f.name for f in t.fields]) for t in imported.trackers] == [
+            ("Vitals", ["ok"])
+        ]
+
+
+class TestRefused:
+    """What is no schema is refused, naming the file."""
+
+    @pytest.mark.parametrize(
+        ("text", "reason"),
+        [
+            ("[1]", "is not a WTracker preset or JSON Schema (an object)"),
+            ('{"schemaPresets": {"a": 1}}', "holds no WTracker schema (an object with properties)"),
+        ],
+        ids=["list", "preset-not-object"],
+    )
+    def test_refused(self, text: str, reason: str) -> None:
+        """One sentence with the file's name."""
+        with pytest.raises(ImportRefusedError) as caught:
+            import_wtracker("wt.json", text)
+        assert str(caught.value) == f"wt.json: {reason}"
