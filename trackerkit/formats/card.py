@@ -1,0 +1,151 @@
+"""Trackers in a Character Card V2, under `data.extensions.trackerkit`, and back.
+
+The card spec (`chara_card_v2`) makes `data.extensions` a free map that editors must keep, so
+trackers travel there whole: `{"version": 1, "trackers": [<tracker piece>, ...], "links": [ids]}`.
+Exporting into an existing card changes only that key; every other key of the card, known or
+not, is kept as it was. Reading a card gives back trackers equal to the ones exported (each
+through the strict decoder), and the order a scene links them in.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from trackerkit.errors import ImportRefusedError, TrackerDecodeError
+from trackerkit.formats.imported import Imported, ImportReport, ReportLine
+from trackerkit.tracker import Tracker, decode_tracker, encode_tracker
+
+__all__ = ["CARD_KEY", "CARD_VERSION", "card_from_data", "export_card", "new_card"]
+
+#: The namespaced key under `data.extensions`.
+CARD_KEY = "trackerkit"
+#: The version of what trackerkit writes under that key.
+CARD_VERSION = 1
+_WHERE = f"data.extensions.{CARD_KEY}"
+
+
+def new_card(name: str) -> dict[str, Any]:
+    """An empty Character Card V2 named `name`: every field the spec requires, blank."""
+    return {
+        "spec": "chara_card_v2",
+        "spec_version": "2.0",
+        "data": {
+            "name": name,
+            "description": "",
+            "personality": "",
+            "scenario": "",
+            "first_mes": "",
+            "mes_example": "",
+            "creator_notes": "",
+            "system_prompt": "",
+            "post_history_instructions": "",
+            "alternate_greetings": [],
+            "tags": [],
+            "creator": "",
+            "character_version": "",
+            "extensions": {},
+        },
+    }
+
+
+def _v2_data(card: object, file: str) -> dict[str, Any]:
+    if not isinstance(card, dict):
+        raise ImportRefusedError(file, "is not a Character Card V2: the file is not a JSON object")
+    if card.get("spec") != "chara_card_v2" or not isinstance(card.get("data"), dict):
+        found = card.get("spec")
+        raise ImportRefusedError(
+            file,
+            f'is not a Character Card V2: spec must be "chara_card_v2" with a data object '
+            f"(found spec {found!r}); a V1 card must be saved as V2 by a card editor first",
+        )
+    data: dict[str, Any] = card["data"]
+    extensions = data.get("extensions", {})
+    if not isinstance(extensions, dict):
+        raise ImportRefusedError(
+            file, f"data.extensions must be an object; found {type(extensions).__name__}"
+        )
+    return data
+
+
+def export_card(
+    trackers: Sequence[Tracker],
+    card: Mapping[str, Any] | None = None,
+    *,
+    name: str = "Trackers",
+    file: str = "card",
+) -> dict[str, Any]:
+    """The card with `trackers` under `data.extensions.trackerkit`; a new card named `name` without one.
+
+    Args:
+        trackers: the trackers, in the order a scene links them.
+        card: a Character Card V2 to carry them; it is not changed, and every key of it other
+            than `data.extensions.trackerkit` (whose own unknown keys are kept too) is kept.
+        name: the new card's name when no card is given.
+        file: the card's file name, for messages.
+    Raises:
+        ImportRefusedError: `card` is not a Character Card V2.
+    """
+    out = copy.deepcopy(dict(card)) if card is not None else new_card(name)
+    data = _v2_data(out, file)
+    extensions = data.setdefault("extensions", {})
+    mine = extensions.get(CARD_KEY)
+    mine = dict(mine) if isinstance(mine, dict) else {}
+    mine.update(
+        {
+            "version": CARD_VERSION,
+            "trackers": [encode_tracker(t) for t in trackers],
+            "links": [t.id for t in trackers],
+        }
+    )
+    extensions[CARD_KEY] = mine
+    return out
+
+
+def card_from_data(card: object, file: str) -> Imported:
+    """The trackers a card carries under `data.extensions.trackerkit`, each read by the strict decoder.
+
+    Every tracker maps exactly; the report has one line per tracker.
+
+    Raises:
+        ImportRefusedError: not a Character Card V2, no trackerkit key, a version this trackerkit
+            does not read, or a tracker the decoder refuses (named by its path in the card).
+    """
+    data = _v2_data(card, file)
+    mine = data.get("extensions", {}).get(CARD_KEY)
+    if not isinstance(mine, dict):
+        raise ImportRefusedError(
+            file, f"holds no trackers: the card has no {_WHERE} object (export trackers into it)"
+        )
+    version = mine.get("version")
+    if version != CARD_VERSION:
+        raise ImportRefusedError(
+            file, f"{_WHERE}.version must be {CARD_VERSION}; found {version!r}"
+        )
+    pieces = mine.get("trackers")
+    if not isinstance(pieces, list):
+        raise ImportRefusedError(file, f"{_WHERE}.trackers must be a list of tracker pieces")
+    trackers: list[Tracker] = []
+    for i, piece in enumerate(pieces):
+        where = f"{_WHERE}.trackers[{i}]"
+        try:
+            trackers.append(decode_tracker(piece))
+        except TrackerDecodeError as exc:
+            reasons = "; ".join(str(p) for p in exc.problems)
+            raise ImportRefusedError(file, f"{where} is refused: {reasons}") from None
+    ids = [t.id for t in trackers]
+    if len(set(ids)) != len(ids):
+        raise ImportRefusedError(file, f"{_WHERE}.trackers holds one id twice: {', '.join(ids)}")
+    links = mine.get("links", ids)
+    if not isinstance(links, list) or not all(link in ids for link in links):
+        raise ImportRefusedError(
+            file, f"{_WHERE}.links must list ids of the card's trackers; found {links!r}"
+        )
+    lines = tuple(
+        ReportLine(
+            "exact", f"{_WHERE}.trackers[{i}]", t.name, f"{t.layout}, {len(t.fields)} fields"
+        )
+        for i, t in enumerate(trackers)
+    )
+    return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines))
