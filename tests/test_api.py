@@ -41,6 +41,17 @@ EXPORTED_MODULES = {
         "import_wtracker",
     ],
     "trackerkit.errors": ["ImportRefusedError"],
+    "trackerkit.formats.providers": [
+        "ExportCost",
+        "anthropic_tool",
+        "export_costs",
+        "gemini_tool",
+        "openai_tool",
+        "provider_tool",
+    ],
+    "trackerkit.formats.card": ["card_from_data", "export_card"],
+    "trackerkit.formats.checkers": ["check_provider_tool"],
+    "trackerkit.formats.wtracker_export": ["WTrackerExport", "export_wtracker"],
 }
 
 
