@@ -168,33 +168,40 @@ def _(edit_draft, get_draft):
         label="Show changes on replies as",
         on_change=lambda v: edit_draft(lambda d: d.set(changes=v)),
     )
-    template_box = mo.ui.text_area(
-        value=_d.template or "",
-        label="Prompt line (macros; empty = the plain line)",
-        full_width=True,
-        on_change=lambda v: edit_draft(lambda d: d.set(template=v or None)),
-    )
-    _macros = ["{{user}}", "{{char}}", f"{{{{tracker::{_d.name}}}}}"]
-    _macros += [
-        f"{{{{tracker::{_d.name}::{f.name}}}}}" if _d.layout == "record" else f"{{{{tracker::{_d.name}::Sample::{f.name}}}}}"
-        for f in _d.fields
-    ]
-    macro_buttons = mo.hstack(
-        [mo.ui.button(label=m, on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m))) for m in _macros]
-        + [mo.ui.button(label="Clear prompt line", on_click=lambda _: edit_draft(lambda d: d.set(template=None)))],
-        justify="start",
-        wrap=True,
-    )
     identity = mo.vstack(
         [
             mo.hstack([name_box, layout_box, icon_box, changes_box], justify="start"),
             description_box,
             note_box,
-            template_box,
-            macro_buttons,
         ]
     )
     return (identity,)
+
+
+@app.cell
+def _(edit_draft, get_draft):
+    # Its own cell: a macro button's insert reruns it, so the box shows the prompt line as it is.
+    template_box = mo.ui.text_area(
+        value=get_draft().template or "",
+        label="Prompt line (macros; empty = the plain line)",
+        full_width=True,
+        on_change=lambda v: edit_draft(lambda d: d.set(template=v or None)),
+    )
+    return (template_box,)
+
+
+@app.cell
+def _(edit_draft, get_draft):
+    macro_buttons = mo.hstack(
+        [
+            mo.ui.button(label=m, on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m)))
+            for m in design.macro_suggestions(get_draft())
+        ]
+        + [mo.ui.button(label="Clear prompt line", on_click=lambda _: edit_draft(lambda d: d.set(template=None)))],
+        justify="start",
+        wrap=True,
+    )
+    return (macro_buttons,)
 
 
 @app.cell
@@ -226,9 +233,9 @@ def _(get_draft, get_id_text, get_new, id_box, library):
 
 
 @app.cell
-def _(get_problem, id_view, identity):
+def _(get_problem, id_view, identity, macro_buttons, template_box):
     mo.vstack(
-        [id_view, identity]
+        [id_view, identity, template_box, macro_buttons]
         + ([mo.callout(mo.md(get_problem()), kind="danger")] if get_problem() else [])
     )
     return

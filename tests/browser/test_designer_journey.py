@@ -256,3 +256,72 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     page.get_by_text("Every file in the library decodes.").first.wait_for()
     assert Library(trackers).get("broken").revision == 1
     expect(page.get_by_label("Open", exact=True).locator("option", has_text="Health (broken)")).to_have_count(1)
+
+
+def test_settings_prompt_line_and_field_settings(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, data_copy: Path
+) -> None:
+    """The tracker's settings, its prompt line with the macro buttons, and each field setting show in the rail."""
+    page = _open(serve, open_page, data_copy)
+
+    def tool_line(text: str) -> None:
+        page.locator("code, pre").filter(has_text=text).first.wait_for()
+
+    # The prompt line: macro buttons insert into it, the rail renders it, Clear empties it.
+    template = page.get_by_label("Prompt line (macros; empty = the plain line)", exact=True)
+    page.get_by_role("button", name="{{tracker::Health::hp}}", exact=True).click()
+    expect(template).to_have_value("{{tracker::Health::hp}}")
+    page.get_by_role("button", name="{{char}}", exact=True).click()
+    expect(template).to_have_value("{{tracker::Health::hp}}{{char}}")
+    page.get_by_role("button", name="{{user}}", exact=True).click()
+    expect(template).to_have_value("{{tracker::Health::hp}}{{char}}{{user}}")
+    page.get_by_role("button", name="Clear prompt line").click()
+    expect(template).to_have_value("")
+    page.get_by_role("button", name="{{tracker::Health}}", exact=True).click()
+    expect(template).to_have_value("{{tracker::Health}}")
+    template.fill("HP {{tracker::Health::hp}}/{{tracker::Health::hp_max}}")
+    template.press("Tab")
+    tool_line("HP 0/30")
+    # A renamed tracker carries its macros along (TR-47).
+    name = page.get_by_label("Name", exact=True).first
+    name.fill("Vitals")
+    name.press("Enter")
+    expect(template).to_have_value("HP {{tracker::Vitals::hp}}/{{tracker::Vitals::hp_max}}")
+    page.get_by_role("button", name="{{tracker::Vitals::mood}}", exact=True).wait_for()
+
+    # The tracker's settings.
+    note = page.get_by_label("How the AI should update it (its line in the update tool)", exact=True)
+    note.fill("Lower hp when she is hurt.")
+    note.press("Tab")
+    tool_line("Lower hp when she is hurt.")
+    icon = page.get_by_label("Icon (lucide:… or mdi:…)", exact=True)
+    icon.fill("heart")
+    icon.press("Enter")
+    expect(_verdict(page)).to_contain_text("tracker icon")
+    icon.fill("lucide:heart-pulse")
+    icon.press("Enter")
+    expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
+    page.get_by_label("Show changes on replies as", exact=True).select_option("card")
+    page.get_by_text("'changes': 'card'").first.wait_for()
+    page.get_by_label("Shape", exact=True).select_option("list")
+    tool_line("Vitals (list)")
+    page.get_by_role("button", name="{{tracker::Vitals::Sample::hp}}", exact=True).wait_for()
+    page.get_by_label("Shape", exact=True).select_option("record")
+    tool_line("Vitals (record)")
+
+    # Each field setting.
+    _type_into(page, "What it means", "Life left.")
+    tool_line("Life left.")
+    _type_into(page, "Icon", "bad icon")
+    expect(_verdict(page)).to_contain_text('field "hp"')
+    _type_into(page, "Icon", "lucide:heart")
+    expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
+    _type_into(page, "From", "5")
+    tool_line("hp (number 5 to hp_max: Life left.)")
+    _pick(page, "2. hp_max (number)")
+    _type_into(page, "To (a number)", "99")
+    tool_line("hp_max (number 1-99")
+    _type_into(page, "To (a number)", "x9")
+    page.get_by_text('"x9" is not a number').first.wait_for()
+    template.scroll_into_view_if_needed()
+    screenshot(page, "designer-settings")

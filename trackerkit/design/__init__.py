@@ -15,6 +15,7 @@ from trackerkit.design.fields import (
     top_candidates,
     top_labels,
 )
+from trackerkit.design.macros import macro_suggestions
 from trackerkit.design.repair import Repair, check_raw, raw_text, refused_files, save_raw
 from trackerkit.design.report import attempt, readable
 from trackerkit.design.saving import SaveOutcome, holds, id_problem, save, suggest_id
@@ -28,6 +29,7 @@ __all__ = [
     "field_labels",
     "holds",
     "id_problem",
+    "macro_suggestions",
     "move_field",
     "parse_number",
     "parse_start",
