@@ -1,4 +1,4 @@
-"""`data` as `LazyData`: a mapping decoded on first use, equal to its dict (TC-19 for broken data)."""
+"""`data="lazy"`: `LazyData`, a mapping decoded on first use, equal to its dict (TC-19 for broken data)."""
 
 from __future__ import annotations
 
@@ -119,9 +119,9 @@ def _line(data: bytes, turn: str = "turn_0") -> bytes:
 
 class TestReader:
     def test_read_trace_leaves_data_undecoded(self, tmp_path: Path) -> None:
-        """The reader hands out LazyData that are decoded only when read."""
+        """With data="lazy" (opt-in) the reader hands out LazyData decoded only when read."""
         (tmp_path / "2026-03-01.jsonl").write_bytes(_line(RAW) + b"\n")
-        events, errors = read_trace(tmp_path)
+        events, errors = read_trace(tmp_path, data="lazy")
         data = events["data"].iat[0]
         assert errors == []
         assert isinstance(data, LazyData)

@@ -25,8 +25,10 @@ __all__ = [
     "ColumnSpec",
     "ColumnType",
     "categorical",
+    "column_of",
     "empty_frame",
     "extract",
+    "fits",
     "lookup",
 ]
 
@@ -91,7 +93,7 @@ def lookup(record: Mapping[str, Any], path: str, default: Any = None) -> Any:
     return default
 
 
-def _fits(value: Any, kind: ColumnType) -> bool:
+def fits(value: Any, kind: ColumnType) -> bool:
     if value is None:
         return True
     if kind == "datetime":
@@ -132,7 +134,25 @@ def categorical(values: Sequence[Any] | np.ndarray[Any, Any]) -> pd.Categorical:
 
 def column(values: list[Any], spec: ColumnSpec) -> Any:
     """`values` cast to the spec's dtype; values of the wrong kind become the spec's default."""
-    return _column([v if _fits(v, spec.type) else spec.default for v in values], spec)
+    return _column([v if fits(v, spec.type) else spec.default for v in values], spec)
+
+
+def column_of(values: list[Any], spec: ColumnSpec) -> tuple[Any, int]:
+    """`values` cast to the spec's dtype, and how many odd values became the default.
+
+    Missing values of pandas (NaN, NaT, NA) become the default without counting as odd.
+    """
+    odd = 0
+    cleaned = values
+    if not all(fits(v, spec.type) for v in values):
+        cleaned = []
+        for value in values:
+            if fits(value, spec.type):
+                cleaned.append(value)
+            else:
+                odd += not _absent(value)
+                cleaned.append(spec.default)
+    return _column(cleaned, spec), odd
 
 
 def _column(cleaned: list[Any], spec: ColumnSpec) -> Any:
@@ -149,7 +169,7 @@ def _column(cleaned: list[Any], spec: ColumnSpec) -> Any:
     if spec.type == "object":
         array = np.empty(len(cleaned), dtype=object)
         array[:] = cleaned
-        return array
+        return pd.Series(array, dtype=object, copy=False)  # a bare array of str would infer str
     return pd.array(cleaned, dtype=spec.dtype)
 
 
@@ -164,13 +184,9 @@ def extract(records: Iterable[Mapping[str, Any]], specs: Sequence[ColumnSpec]) -
     skipped: dict[str, int] = {}
     for spec in specs:
         values = [lookup(r, spec.path, spec.default) for r in rows]
-        fits = [_fits(v, spec.type) for v in values]
-        if not all(fits):
-            odd = sum(not ok and not _absent(v) for v, ok in zip(values, fits, strict=True))
-            if odd:
-                skipped[spec.path] = skipped.get(spec.path, 0) + odd
-            values = [v if ok else spec.default for v, ok in zip(values, fits, strict=True)]
-        data[spec.name] = _column(values, spec)
+        data[spec.name], odd = column_of(values, spec)
+        if odd:
+            skipped[spec.path] = skipped.get(spec.path, 0) + odd
     frame = pd.DataFrame(data)
     frame.attrs[SKIPPED] = dict(sorted(skipped.items()))
     return frame

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
-__all__ = ["LazyData", "jsonable"]
+__all__ = ["LazyData", "decode", "jsonable"]
 
 
 def _number(digits: str) -> int | float:
@@ -32,7 +32,7 @@ def _number(digits: str) -> int | float:
     return int(digits) if not limit or len(digits) < limit else float(digits)
 
 
-def _decode(raw: Any) -> dict[str, Any]:
+def decode(raw: Any) -> dict[str, Any]:
     """The object a `data` value's bytes hold (syntax already checked by the reader)."""
     try:
         value = orjson.loads(raw if isinstance(raw, bytes) else memoryview(raw))
@@ -84,7 +84,7 @@ class LazyData(_Shape):
     def _decoded(self) -> dict[str, Any]:
         found = self._dict
         if found is None:
-            found = self._dict = _decode(self._raw)
+            found = self._dict = decode(self._raw)
             self._raw = None
         return found
 

@@ -37,8 +37,8 @@ import numpy as np
 import orjson
 
 from trackerkit.errors import NotFoundError, TraceLineError
+from trackerkit.trace._data import Dicts, Keeper
 from trackerkit.trace._keys import STEPS, KeyTable
-from trackerkit.trace._lazy import LazyData
 from trackerkit.trace._stamps import Stamps
 
 __all__ = ["BLOCK_BYTES", "BLOCK_MIN", "FIELDS", "Parsed", "parse_into", "reason"]
@@ -106,12 +106,13 @@ class Parsed:
     The five string fields of a line are interned as one key tuple: each row has a code into
     `table` (`codes()`), so type checks and categoricals work on the few distinct keys only
     (`table` may hold keys of lines later refused: count codes before using its keys).
-    `stamps` holds each row's `ts` (parsed all at once at the end), `data` its `LazyData`.
+    `stamps` holds each row's `ts` (parsed all at once at the end); each of `keepers` keeps
+    what it keeps of every row's `data` (`_data.py`: dicts by default).
     """
 
     stamps: Stamps = field(default_factory=Stamps)
     keys: list[int] = field(default_factory=list)  # codes of rows read line by line, pending
-    data: list[LazyData] = field(default_factory=list)
+    keepers: list[Keeper] = field(default_factory=lambda: [Dicts()])
     chunks: list[np.ndarray[Any, Any]] = field(default_factory=list)  # line numbers, by file
     table: KeyTable = field(default_factory=KeyTable)
     files: list[tuple[str, str | None, int]] = field(default_factory=list)  # (file, day, rows)
@@ -180,7 +181,8 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
         )
     parsed.stamps.append(ts)
     parsed.keys.append(parsed.table.code((turn, session, source, kind, name)))
-    parsed.data.append(LazyData.of(data))
+    for keeper in parsed.keepers:
+        keeper.value(data)
     return None
 
 
@@ -216,7 +218,8 @@ def _one(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError 
     ):
         parsed.stamps.append(event.ts)
         parsed.keys.append(parsed.table[key])
-        parsed.data.append(LazyData(event.data))
+        for keeper in parsed.keepers:
+            keeper.raw(event.data)
         return None
     return _slow(parsed, raw, number, label)
 
@@ -243,7 +246,8 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     raws = list(map(_data_of, events))
     turn_at = stamp_lengths + 8  # on each line, from its start
     names_at = turn_at[:, None] + table.offsets()[codes]  # `,"session` … `,"data":`
-    lengths = names_at[:, -1] + np.fromiter(map(len, raws), dtype=np.int64, count=lines) + 10
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=lines)
+    lengths = names_at[:, -1] + sizes + 10
     ends = np.cumsum(lengths)  # one past each line's newline
     if int(ends[-1]) != stop - start:
         return None
@@ -268,7 +272,8 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         events,
     )
     parsed.add_codes(codes)
-    parsed.data += map(LazyData, raws)
+    for keeper in parsed.keepers:
+        keeper.block(raws, sizes)
     return lines
 
 

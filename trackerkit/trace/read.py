@@ -9,9 +9,11 @@ Speed (`_lines.py`): each file is read in blocks of about a megabyte, and one `m
 block checks the JSON syntax of its lines and leaves `data` as raw bytes; a block in the writer's
 compact form is proven so by a few numpy checks (lines that are not are read one by one). The
 five key fields are interned (`_keys.py`), so categoricals are built from the distinct keys;
-`data` becomes a `LazyData`, a read-only mapping decoded on first use (so a frame of a million
-events costs no million dicts); `ts` in the writer's form is parsed by numpy in one go
-(`_stamps.py`), others by pandas. The garbage collector is paused while the objects are built.
+`data` is kept as `_data.py` says: dicts (one orjson call per block), JSON text (an Arrow string
+column), `LazyData`, or chosen paths; `ts` in the writer's form is parsed by numpy in one go
+(`_stamps.py`), others by pandas. The garbage collector is paused while the objects are built
+(and put back as it was, even on an error): a million dicts then cost about what decoding
+them does.
 """
 
 from __future__ import annotations
@@ -30,8 +32,10 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from trackerkit.errors import NotFoundError, TraceLineError
-from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.errors import BadRequestError, NotFoundError, TraceLineError
+from trackerkit.trace._columns import SKIPPED, ColumnSpec, empty_frame
+from trackerkit.trace._data import DataMode, Paths, column_specs
+from trackerkit.trace._data import keeper as keeper_of
 from trackerkit.trace._lines import FIELDS, Parsed, parse_into
 
 __all__ = [
@@ -55,7 +59,7 @@ EVENT_COLUMNS: list[ColumnSpec] = [
     ),
     ColumnSpec("name", "name", "category", doc="the full `kind.name` (`eve.step.completed`)"),
     ColumnSpec(
-        "data", "data", "object", doc="the event's data: a LazyData mapping (a dict on use)"
+        "data", "data", "object", doc="the event's data: a dict (JSON text with data='raw')"
     ),
     ColumnSpec("file", "@file", "category", doc="the day file the line was read from"),
     ColumnSpec("line", "@line", "int", doc="the 1-based line number in that file"),
@@ -165,7 +169,9 @@ def _drop_rows(
     keep[list(bad)] = False
     lost = np.bincount(owners[~keep], minlength=len(parsed.files))
     parsed.files = [(f, d, n - int(lost[i])) for i, (f, d, n) in enumerate(parsed.files)]
-    parsed.data = [v for v, k in zip(parsed.data, keep.tolist(), strict=True) if k]
+    mask = keep.tolist()
+    for keeper in parsed.keepers:
+        keeper.keep(mask)
     return keep
 
 
@@ -226,6 +232,21 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     return columns
 
 
+def _empty(parsed: Parsed) -> pd.DataFrame:
+    """A frame of no events with the columns and dtypes the keepers would have given."""
+    frame = empty_frame(EVENT_COLUMNS)
+    columns = {}
+    for keeper in parsed.keepers:
+        columns.update(keeper.columns())
+    if "data" not in columns:
+        frame = frame.drop(columns="data")
+    else:
+        frame["data"] = frame["data"].astype(columns.pop("data").dtype)
+    for name, values in columns.items():
+        frame[name] = pd.Series(values).iloc[:0]
+    return frame
+
+
 def _frame(parsed: Parsed, strict: bool) -> pd.DataFrame:
     """The events frame of everything parsed, sorted by `ts` (TC-21)."""
     codes = parsed.codes()
@@ -236,19 +257,21 @@ def _frame(parsed: Parsed, strict: bool) -> pd.DataFrame:
         keep = _drop_rows(parsed, lines, bad, strict)
         codes, stamps, lines = codes[keep], stamps[keep], lines[keep]
     if not len(lines):
-        return empty_frame(EVENT_COLUMNS)
+        return _empty(parsed)
     file_codes = np.repeat(np.arange(len(parsed.files)), [n for _f, _d, n in parsed.files])
-    # fromiter: assigning a list would make numpy ask each mapping its length (a decode).
-    data = np.fromiter(parsed.data, dtype=object, count=len(parsed.data))
-    parsed.data = []
+    kept: dict[str, Any] = {}
+    for keeper in parsed.keepers:
+        kept.update(keeper.columns())
+    data = {"data": kept.pop("data")} if "data" in kept else {}
     frame = pd.DataFrame(
         {
             "ts": stamps,
             **_key_columns(parsed, codes),
-            "data": pd.Series(data, dtype=object),
+            **data,
             "file": _categorical(file_codes, [f for f, _d, _n in parsed.files]),
             "line": pd.array(lines, dtype="Int64"),
             "day": _categorical(file_codes, [d for _f, d, _n in parsed.files]),
+            **kept,
         }
     )
     # TC-21: line order is write order; sort by ts, ties keep (file, line) order.
@@ -281,17 +304,44 @@ def _files_of(
     return sorted(dict.fromkeys(files), key=lambda p: (str(p.parent), p.name))
 
 
+def _parsed(data: DataMode | None, columns: Sequence[str | ColumnSpec] | None) -> Parsed:
+    """An empty `Parsed` whose keepers keep `data` as asked, and the `columns=` paths."""
+    mode: DataMode = data if data is not None else ("dict" if columns is None else "none")
+    keepers = [keeper_of(mode)]
+    if columns is not None:
+        specs = column_specs(columns)
+        taken = {spec.name for spec in EVENT_COLUMNS if mode != "none" or spec.name != "data"}
+        clash = sorted(taken & {spec.name for spec in specs})
+        if clash:
+            raise BadRequestError(
+                f"columns= names {', '.join(map(repr, clash))}, which the events frame has "
+                "already; give the column another name with a ColumnSpec."
+            )
+        keepers.append(Paths(specs))
+    return Parsed(keepers=keepers)
+
+
+def _finish(parsed: Parsed, events: pd.DataFrame) -> pd.DataFrame:
+    """The frame with what the `columns=` paths skipped in `attrs["skipped"]`."""
+    for kept in parsed.keepers:
+        if isinstance(kept, Paths):
+            events.attrs[SKIPPED] = dict(sorted(kept.skipped.items()))
+    return events
+
+
 def parse_file(
     path: str | os.PathLike[str],
     *,
     strict: bool = False,
+    data: DataMode | None = None,
+    columns: Sequence[str | ColumnSpec] | None = None,
 ) -> tuple[pd.DataFrame, list[TraceLineError]]:
     """One file's events (sorted by `ts`) and its broken lines; the per-file parser of every reader."""
-    parsed = Parsed()
+    parsed = _parsed(data, columns)
     target = Path(path)
     with _gc_paused():
         parse_into(target, str(target), day_of(target), parsed, strict)
-        return _frame(parsed, strict), parsed.errors
+        return _finish(parsed, _frame(parsed, strict)), parsed.errors
 
 
 @overload
@@ -301,6 +351,8 @@ def read_trace(
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: Literal[False] = False,
     progress: bool | None = None,
+    data: DataMode | None = None,
+    columns: Sequence[str | ColumnSpec] | None = None,
 ) -> tuple[pd.DataFrame, list[TraceLineError]]: ...
 
 
@@ -311,6 +363,8 @@ def read_trace(
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: Literal[True],
     progress: bool | None = None,
+    data: DataMode | None = None,
+    columns: Sequence[str | ColumnSpec] | None = None,
 ) -> pd.DataFrame: ...
 
 
@@ -320,6 +374,8 @@ def read_trace(
     days: str | dt.date | Iterable[str | dt.date] | None = None,
     strict: bool = False,
     progress: bool | None = None,
+    data: DataMode | None = None,
+    columns: Sequence[str | ColumnSpec] | None = None,
 ) -> tuple[pd.DataFrame, list[TraceLineError]] | pd.DataFrame:
     """Read trace days into one events frame sorted by `ts` (ties in file and line order).
 
@@ -330,15 +386,27 @@ def read_trace(
         strict: raise the first broken line instead of collecting it.
         progress: a progress bar (bytes read) on standard error; by default shown only when
             the files hold at least `PROGRESS_BYTES` and standard error is a terminal.
+        data: what the `data` column holds. `"dict"` (the default): plain dicts.
+            `"raw"`: the JSON text as written, an Arrow-backed `str` column (lean, Parquet-ready;
+            `orjson.loads` gives the dict). `"lazy"`: `LazyData`, a read-only mapping decoded
+            on first use, which is NOT a dict (`json.dumps` and `isinstance(x, dict)` refuse
+            it). `"none"`: no `data` column. With `columns=` the default is `"none"`.
+        columns: paths into `data` to extract as typed columns after `day`, e.g.
+            `["usage.in", "usage.costUsd"]` (a column named by its path, typed by its values)
+            or `ColumnSpec("cost", "usage.costUsd", "float")` (named and typed; values of another
+            kind become its default, counted by path in `attrs["skipped"]`).
 
     Returns:
         With `strict=False`, `(events, errors)`: the frame (columns `EVENT_COLUMNS`) and one
-        `TraceLineError` per broken line. With `strict=True`, the frame alone.
+        `TraceLineError` per broken line. With `strict=True`, the frame alone. Every `data`
+        mode reads the same lines and refuses the same ones.
 
     Raises:
         NotFoundError: a path or an asked-for day is missing.
+        BadRequestError: an unknown `data` mode, an empty path or a clash of column names.
         TraceLineError: with `strict=True`, the first broken line.
     """
+    parsed = _parsed(data, columns)
     day_list = None if days is None else ([days] if isinstance(days, str | dt.date) else list(days))
     files = _files_of(path_or_dir, day_list)
     total = sum(path.stat().st_size for path in files)
@@ -346,7 +414,6 @@ def read_trace(
         hidden: bool | None = None if total >= PROGRESS_BYTES else True
     else:
         hidden = not progress
-    parsed = Parsed()
     with (
         tqdm(
             total=total,
@@ -362,7 +429,7 @@ def read_trace(
     ):
         for target in files:
             parse_into(target, str(target), day_of(target), parsed, strict, bar.update)
-        events = _frame(parsed, strict)
+        events = _finish(parsed, _frame(parsed, strict))
     if strict:
         return events
     return events, parsed.errors

@@ -1,0 +1,270 @@
+"""What `read_trace` keeps of `data`: real dicts by default, JSON text, LazyData, chosen paths."""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from trackerkit.errors import BadRequestError, TraceLineError
+from trackerkit.trace import ColumnSpec, read_trace
+from trackerkit.trace._columns import lookup
+from trackerkit.trace._data import as_text
+from trackerkit.trace.synthetic import synthetic_day
+
+SAMPLE = Path(__file__).parents[2] / "data" / "trace"
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated day of each shape, with broken lines, large enough to be read in blocks."""
+    folder = tmp_path_factory.mktemp("generated")
+    synthetic_day(folder / "2026-11-28.jsonl", 6000, broken=6, seed=3)
+    synthetic_day(folder / "2026-11-29.jsonl", 3000, broken=6, seed=4, shape="wide")
+    return folder
+
+
+@pytest.fixture(params=["sample", "generated"])
+def days(request: pytest.FixtureRequest, generated: Path) -> Path:
+    return SAMPLE if request.param == "sample" else generated
+
+
+class TestDicts:
+    def test_pandas_idioms_work(self, days: Path) -> None:
+        """Issue 14, item 1: json_normalize, json.dumps, str.get and isinstance on real dicts."""
+        events, _errors = read_trace(days)
+        values = events["data"].tolist()
+        assert all(type(d) is dict for d in values)
+        flat = pd.json_normalize(values)
+        assert len(flat) == len(events)
+        assert "usage.in" in flat.columns
+        assert json.loads(json.dumps(values)) == values
+        got = events["data"].str.get("stepIndex").tolist()
+        wanted = [d.get("stepIndex") for d in values]
+        assert [None if pd.isna(g) else g for g in got] == wanted
+        assert any(w is not None for w in wanted)
+
+    def test_the_collector_is_put_back_as_it_was(self, tmp_path: Path) -> None:
+        """The garbage collector paused for the build is enabled again only if it was, even on error."""
+        (tmp_path / "2026-03-01.jsonl").write_bytes(b'{"ts": 1}\n')
+        assert gc.isenabled()
+        with pytest.raises(TraceLineError):
+            read_trace(tmp_path, strict=True)
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            read_trace(tmp_path)
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+
+    def test_numbers_orjson_refuses_still_read(self, tmp_path: Path) -> None:
+        """1e999 and an integer of 5,000 digits read as ±inf in a block of compact lines."""
+        line = (
+            b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_1","session":"wrun_A",'
+            b'"source":"telegram","kind":"eve","name":"step.completed","data":{"n":%s}}'
+        )
+        body = b"\n".join(line % str(i).encode() for i in range(200))
+        odd = b"\n".join([line % b"1e999", line % (b"9" * 5000)])
+        (tmp_path / "2026-03-01.jsonl").write_bytes(body + b"\n" + odd + b"\n" + body + b"\n")
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        numbers = [d["n"] for d in events["data"]]
+        assert numbers[200:202] == [math.inf, math.inf]
+        assert numbers[:200] == list(range(200))
+
+
+def _modes(days: Path) -> Iterator[tuple[str, pd.DataFrame, list[TraceLineError]]]:
+    for mode in ("dict", "raw", "lazy", "none"):
+        events, errors = read_trace(days, data=mode)  # type: ignore[arg-type]
+        yield mode, events, errors
+
+
+class TestRaw:
+    def test_raw_is_arrow_text_of_the_same_objects(self, days: Path) -> None:
+        """data="raw": an Arrow-backed str column; each text decodes to the dict mode's value."""
+        dicts, _ = read_trace(days)
+        texts, _ = read_trace(days, data="raw")
+        assert str(texts["data"].dtype) == "str"
+        assert (
+            "pyarrow" in repr(texts["data"].array.dtype) or texts["data"].dtype.storage == "pyarrow"
+        )
+        assert [orjson.loads(t) for t in texts["data"]] == dicts["data"].tolist()
+        pd.testing.assert_frame_equal(texts.drop(columns="data"), dicts.drop(columns="data"))
+
+    def test_every_mode_reads_the_same_lines(self, days: Path) -> None:
+        """Same tolerance and errors in every mode (TC-19): the same rows, the same errors."""
+        found = list(_modes(days))
+        first = found[0][1].drop(columns="data")
+        for mode, events, errors in found:
+            assert errors == found[0][2], mode
+            pd.testing.assert_frame_equal(events.drop(columns="data", errors="ignore"), first)
+        assert "data" not in found[-1][1].columns
+
+    def test_a_slow_line_keeps_its_text(self, tmp_path: Path) -> None:
+        """A line with spaces (read one by one) gives its data as compact JSON text."""
+        (tmp_path / "2026-03-01.jsonl").write_bytes(
+            b'{ "ts": "2026-03-01T10:00:01Z", "turn": "turn_1", "session": "wrun_A", '
+            b'"source": "telegram", "kind": "eve", "name": "step.started", "data": {"a": "\xc3\xa9"} }\n'
+        )
+        events, _ = read_trace(tmp_path, data="raw")
+        assert events["data"].tolist() == ['{"a":"é"}']
+
+    def test_text_of_values_orjson_cannot_write(self) -> None:
+        """Nesting past orjson's 255 levels is cut with TC-7's mark; huge integers as digits."""
+        deep: Any = "end"
+        for _ in range(300):
+            deep = [deep]
+        text = as_text({"d": deep, "n": 10**30})
+        assert b"\xe2\x80\xa6[deep]" in text
+        assert json.loads(text)["n"] == str(10**30)
+
+
+class TestColumns:
+    PATHS: ClassVar[list[str]] = ["usage.in", "usage.costUsd", "failure"]
+
+    def test_paths_become_typed_columns(self, generated: Path) -> None:
+        """columns=: each path a typed column named by it; no data column unless asked."""
+        events, errors = read_trace(generated, columns=self.PATHS)
+        dicts, dict_errors = read_trace(generated)
+        assert errors == dict_errors
+        assert "data" not in events.columns
+        assert str(events["usage.in"].dtype) == "Int64"
+        assert str(events["usage.costUsd"].dtype) == "Float64"
+        assert str(events["failure"].dtype) == "str"
+        for path in self.PATHS:
+            wanted = [lookup(d, path) for d in dicts["data"]]
+            got = [None if pd.isna(v) else v for v in events[path]]
+            assert got == wanted, path
+        assert events.attrs["skipped"] == {}
+
+    def test_specs_as_data_with_defaults_and_odd_values(self, tmp_path: Path) -> None:
+        """A ColumnSpec names and types a column; odd values become its default and are counted."""
+        rows = [
+            b'{"usage":{"in":5,"costUsd":0.5}}',
+            b'{"usage":"none"}',  # a parent that is no object: the block is read by dicts
+            b'{"usage":{"in":"x"}}',
+            b'{"other":1}',
+        ]
+        lines = [
+            b'{"ts":"2026-03-01T10:00:00.%03dZ","turn":"turn_1","session":"wrun_A","source":"web",'
+            b'"kind":"eve","name":"step.completed","data":%s}' % (i, d)
+            for i, d in enumerate(rows * 40)
+        ]
+        (tmp_path / "2026-03-01.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+        specs = [
+            ColumnSpec("tokens", "data.usage.in", "int", 0),
+            ColumnSpec("cost", "usage.costUsd|cost", "float"),
+        ]
+        events, errors = read_trace(tmp_path, columns=specs, data="raw")
+        assert errors == []
+        assert list(events.columns[-2:]) == ["tokens", "cost"]
+        assert events["tokens"].tolist()[:4] == [5, 0, 0, 0]
+        assert [None if pd.isna(c) else c for c in events["cost"]][:4] == [0.5, None, None, None]
+        assert events.attrs["skipped"] == {"data.usage.in": 40}
+        assert events["data"].dtype == "str"
+
+    @pytest.mark.parametrize(
+        ("columns", "data", "words"),
+        [
+            pytest.param(["usage..in"], None, "names no field", id="empty-key"),
+            pytest.param(["a", "a"], None, "twice", id="twice"),
+            pytest.param([ColumnSpec("ts", "x", "int")], None, "already", id="clash"),
+            pytest.param(None, "text", "not a way to keep data", id="mode"),
+        ],
+    )
+    def test_bad_requests_say_what_and_how(self, columns: Any, data: Any, words: str) -> None:
+        with pytest.raises(BadRequestError, match=words):
+            read_trace(SAMPLE, columns=columns, data=data)
+
+    def test_empty_days_keep_the_columns(self, tmp_path: Path) -> None:
+        (tmp_path / "2026-03-01.jsonl").write_bytes(b"")
+        events, _ = read_trace(tmp_path, columns=[ColumnSpec("n", "n", "int")], data="raw")
+        assert list(events.columns[-1:]) == ["n"]
+        assert str(events["n"].dtype) == "Int64"
+        assert str(events["data"].dtype) == "str"
+
+
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("abu"), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(st.dictionaries(st.sampled_from("abu"), _JSON, max_size=3), min_size=1, max_size=60)
+)
+def test_columns_agree_with_dict_lookups(tmp_path: Path, objects: list[dict[str, Any]]) -> None:
+    """Law: the paths' columns hold what a lookup in the dicts finds, whatever the data."""
+    lines = [
+        orjson.dumps(
+            {
+                "ts": "2026-03-01T10:00:00Z",
+                "turn": "t",
+                "session": "s",
+                "source": "web",
+                "kind": "eve",
+                "name": "x",
+                "data": o,
+            },
+            option=orjson.OPT_PASSTHROUGH_DATACLASS,
+        )
+        if all(abs(v) < 2**63 for v in _ints(o))
+        else json.dumps(
+            {
+                "ts": "2026-03-01T10:00:00Z",
+                "turn": "t",
+                "session": "s",
+                "source": "web",
+                "kind": "eve",
+                "name": "x",
+                "data": o,
+            },
+            separators=(",", ":"),
+        ).encode()
+        for o in objects * 3
+    ]
+    path = tmp_path / "2026-03-01.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    paths = ["a", "u.a", "u.b.a", "b|a"]
+    specs = [ColumnSpec(p, p, "object") for p in paths]
+    dicts, _ = read_trace(path)
+    events, _ = read_trace(path, columns=specs)
+    for p in paths:
+        assert [_same(v) for v in events[p]] == [_same(lookup(d, p)) for d in dicts["data"]], p
+
+
+def _ints(value: Any) -> Iterator[int]:
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _ints(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _ints(item)
+
+
+def _same(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)

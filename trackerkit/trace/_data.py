@@ -1,0 +1,428 @@
+"""What the reader keeps of each event's `data`: dicts, JSON text, `LazyData`, or chosen paths.
+
+The reader (`_lines.py`) proves each line's syntax and leaves `data` as raw bytes (a block of
+about a megabyte at a time); a *keeper* turns those bytes into the frame's column:
+
+* `Dicts` (the default): plain `dict`s. A block's objects are decoded by one `orjson.loads` of
+  their bytes joined into one JSON array (the garbage collector is paused by the caller);
+  numbers orjson refuses (`1e999`, nesting past 1,024) fall back to the standard library.
+* `Texts` (`data="raw"`): the JSON text as written, one Arrow-backed `str` column built from
+  each block's bytes and their lengths (no Python string per row until one is looked at).
+* `Lazies` (`data="lazy"`): `LazyData`, a read-only mapping decoded on first use; NOT a dict.
+* `Paths` (`columns=[...]`): chosen paths of `data` as typed columns, decoded by msgspec into
+  small structs made for those paths (other fields are skipped, no dict is built).
+
+Every keeper sees the same rows: a block's (`block`), one compact line's (`raw`) and one line
+decoded by the slow path (`value`), in row order; `keep` drops refused rows afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import msgspec
+import numpy as np
+import orjson
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
+
+from trackerkit.errors import BadRequestError
+from trackerkit.trace._columns import ColumnSpec, ColumnType, column_of, fits
+from trackerkit.trace._lazy import LazyData, decode
+
+__all__ = [
+    "DATA_MODES",
+    "INFERRED",
+    "DataMode",
+    "Dicts",
+    "Keeper",
+    "Lazies",
+    "Nothing",
+    "Paths",
+    "Texts",
+    "as_text",
+    "column_specs",
+    "keeper",
+]
+
+DataMode = Literal["dict", "raw", "lazy", "none"]
+DATA_MODES: tuple[str, ...] = ("dict", "raw", "lazy", "none")
+"""What `read_trace(data=...)` accepts."""
+
+_DEPTH = 200
+"""Nesting kept when a decoded value must be written back as JSON text deeper than orjson goes."""
+
+
+def _shallow(value: Any, depth: int) -> Any:
+    if isinstance(value, dict | list):
+        if depth <= 0:
+            return "…[deep]"  # TC-7's mark
+        if isinstance(value, dict):
+            return {k: _shallow(v, depth - 1) for k, v in value.items()}
+        return [_shallow(v, depth - 1) for v in value]
+    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
+        return str(value)
+    return value
+
+
+def as_text(value: Any) -> bytes:
+    """`value` as compact JSON bytes (orjson; past its limits, cut to 200 levels)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested past 255 levels, an integer past 64 bits, inf
+        return json.dumps(
+            _shallow(value, _DEPTH), ensure_ascii=False, separators=(",", ":")
+        ).encode()
+
+
+def _decode_all(raws: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each raw object decoded, all in one call when orjson can (one array of them)."""
+    try:
+        values: list[dict[str, Any]] = orjson.loads(b"[" + b",".join(raws) + b"]")
+    except (orjson.JSONDecodeError, RecursionError):
+        return [decode(raw) for raw in raws]
+    return values
+
+
+class Keeper:
+    """The base of the keepers: receives every row's data in row order."""
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        """A block's rows: each `data` as raw bytes (a buffer), with their lengths."""
+        raise NotImplementedError
+
+    def raw(self, raw: Any) -> None:
+        """One row whose `data` is raw bytes of a valid JSON object."""
+        raise NotImplementedError
+
+    def value(self, data: dict[str, Any]) -> None:
+        """One row whose `data` was decoded already (the slow path)."""
+        raise NotImplementedError
+
+    def keep(self, mask: list[bool]) -> None:
+        """Keep only the rows where `mask` is true (rows refused after parsing)."""
+        raise NotImplementedError
+
+    def columns(self) -> dict[str, Any]:
+        """The columns this keeper adds to the events frame, by name (emptied afterwards)."""
+        raise NotImplementedError
+
+
+class _Listed(Keeper):
+    """A keeper with one Python object per row."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    def keep(self, mask: list[bool]) -> None:
+        self.items = [v for v, k in zip(self.items, mask, strict=True) if k]
+
+    def columns(self) -> dict[str, Any]:
+        # fromiter: assigning a list would make numpy ask each LazyData its length (a decode).
+        array = np.fromiter(self.items, dtype=object, count=len(self.items))
+        self.items = []
+        return {"data": pd.Series(array, dtype=object)}
+
+
+class Dicts(_Listed):
+    """`data` as plain dicts (the default)."""
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        self.items += _decode_all(raws)
+
+    def raw(self, raw: Any) -> None:
+        self.items.append(decode(raw))
+
+    def value(self, data: dict[str, Any]) -> None:
+        self.items.append(data)
+
+
+class Lazies(_Listed):
+    """`data` as `LazyData` (opt-in: a mapping decoded on first use, not a dict)."""
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        self.items += map(LazyData, raws)
+
+    def raw(self, raw: Any) -> None:
+        self.items.append(LazyData(raw))
+
+    def value(self, data: dict[str, Any]) -> None:
+        self.items.append(LazyData.of(data))
+
+
+class Texts(Keeper):
+    """`data` as its JSON text: one Arrow string column from the blocks' bytes and lengths."""
+
+    def __init__(self) -> None:
+        self.buffers: list[bytes] = []
+        self.lengths: list[np.ndarray[Any, Any]] = []
+        self.mask: list[bool] | None = None
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        self.buffers.append(b"".join(raws))
+        self.lengths.append(lengths)
+
+    def raw(self, raw: Any) -> None:
+        self._one(bytes(raw))
+
+    def value(self, data: dict[str, Any]) -> None:
+        self._one(as_text(data))
+
+    def _one(self, text: bytes) -> None:
+        self.buffers.append(text)
+        self.lengths.append(np.array([len(text)], dtype=np.int64))
+
+    def keep(self, mask: list[bool]) -> None:
+        self.mask = mask
+
+    def columns(self) -> dict[str, Any]:
+        lengths = np.concatenate(self.lengths) if self.lengths else np.empty(0, dtype=np.int64)
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        text: Any = pa.LargeStringArray.from_buffers(
+            len(lengths), pa.py_buffer(offsets), pa.py_buffer(b"".join(self.buffers))
+        )
+        if self.mask is not None:
+            text = text.filter(pa.array(self.mask, type=pa.bool_()))
+        self.buffers, self.lengths, self.mask = [], [], None
+        return {"data": pd.Series(pd.array(text, dtype="str"))}
+
+
+class Nothing(Keeper):
+    """`data="none"`: no data column (with `columns=`, the extracted paths alone)."""
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        return None
+
+    def raw(self, raw: Any) -> None:
+        return None
+
+    def value(self, data: dict[str, Any]) -> None:
+        return None
+
+    def keep(self, mask: list[bool]) -> None:
+        return None
+
+    def columns(self) -> dict[str, Any]:
+        return {}
+
+
+_MISSING: Any = msgspec.UNSET
+
+INFERRED = "typed by its values (given as a path)"
+"""The `doc` of a column given as a bare path: its type is the narrowest that holds its values."""
+
+
+def column_specs(columns: Sequence[str | ColumnSpec]) -> list[ColumnSpec]:
+    """The specs of `read_trace(columns=...)`: a path is relative to `data` (a leading `data.`
+    is dropped); a bare path is a column of that name whose type follows its values.
+
+    Raises:
+        BadRequestError: an empty path, or two columns of one name.
+    """
+    specs = []
+    for item in columns:
+        spec = item if isinstance(item, ColumnSpec) else ColumnSpec(item, item, "object")
+        alternatives = [a.removeprefix("data.") for a in spec.path.split("|")]
+        if not all(alternatives) or any("" in a.split(".") for a in alternatives):
+            raise BadRequestError(
+                f"column {spec.name!r} has the path {spec.path!r}, which names no field; "
+                "write paths into data with dots, like usage.in or usage.costUsd."
+            )
+        specs.append((item, spec, "|".join(alternatives)))
+    names = [s.name for _i, s, _p in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise BadRequestError(
+            f"columns= names {', '.join(map(repr, twice))} twice; give each column its own name."
+        )
+    out = []
+    for item, spec, path in specs:
+        out.append(
+            ColumnSpec(spec.name, path, spec.type, spec.default, INFERRED)
+            if isinstance(item, str)
+            else ColumnSpec(spec.name, path, spec.type, spec.default, spec.doc)
+        )
+    return out
+
+
+def _struct_for(tree: dict[str, Any], name: str) -> Any:
+    """A msgspec struct type that decodes only the keys of `tree` (nested dicts: sub-structs).
+
+    A leaf takes any value; a parent is a struct or null (anything else refuses the block).
+    """
+    fields: list[tuple[str, Any, Any]] = []
+    rename: dict[str, str] = {}
+    for i, (key, sub) in enumerate(tree.items()):
+        rename[f"f{i}"] = key
+        kind: Any = Any if not sub else (_struct_for(sub, f"{name}_{i}") | None)
+        fields.append((f"f{i}", kind, _MISSING))
+    return msgspec.defstruct(name, fields, rename=rename, gc=False)
+
+
+def _attributes(tree: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The struct attributes `_struct_for(tree)` gives the path `keys`."""
+    names = []
+    for key in keys:
+        names.append(f"f{list(tree).index(key)}")
+        tree = tree[key]
+    return tuple(names)
+
+
+class Paths(Keeper):
+    """Chosen paths of `data` as typed columns (`read_trace(columns=...)`), no dict kept.
+
+    A block is decoded by msgspec into structs holding only those paths; a block msgspec
+    refuses (a path's parent that is no object, a number past its range) is read by orjson
+    into dicts, looked up and dropped. Values of the wrong kind become the spec's default,
+    counted by path in `skipped`.
+    """
+
+    def __init__(self, specs: Sequence[ColumnSpec]) -> None:
+        self.specs = list(specs)
+        self.paths = [[tuple(a.split(".")) for a in spec.path.split("|")] for spec in self.specs]
+        tree: dict[str, Any] = {}
+        for alternatives in self.paths:
+            for keys in alternatives:
+                node = tree
+                for key in keys:
+                    node = node.setdefault(key, {})
+        self.attributes = [[_attributes(tree, keys) for keys in alts] for alts in self.paths]
+        struct = _struct_for(tree, "_Paths")
+        self._decode_many = msgspec.json.Decoder(list[struct]).decode  # type: ignore[valid-type]
+        self._decode_one = msgspec.json.Decoder(struct).decode
+        self.values: list[list[Any]] = [[] for _ in self.specs]
+        self.skipped: Counter[str] = Counter()
+
+    def _take(self, items: list[Any], structs: bool) -> None:
+        found_in = _from_struct if structs else _lookup
+        routes = self.attributes if structs else self.paths
+        for values, alternatives, spec in zip(self.values, routes, self.specs, strict=True):
+            default = spec.default
+            if len(alternatives) == 1:
+                (route,) = alternatives
+                for item in items:
+                    found = found_in(item, route)
+                    values.append(default if found is _MISSING else found)
+                continue
+            for item in items:
+                found = _MISSING
+                for route in alternatives:
+                    found = found_in(item, route)
+                    if found is not _MISSING:
+                        break
+                values.append(default if found is _MISSING else found)
+
+    def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
+        try:
+            items = self._decode_many(b"[" + b",".join(raws) + b"]")
+        except (msgspec.DecodeError, RecursionError):
+            self._take(_decode_all(raws), structs=False)
+            return
+        self._take(items, structs=True)
+
+    def raw(self, raw: Any) -> None:
+        try:
+            item = self._decode_one(raw)
+        except (msgspec.DecodeError, RecursionError):
+            self._take([decode(raw)], structs=False)
+            return
+        self._take([item], structs=True)
+
+    def value(self, data: dict[str, Any]) -> None:
+        self._take([data], structs=False)
+
+    def keep(self, mask: list[bool]) -> None:
+        self.values = [[v for v, k in zip(vs, mask, strict=True) if k] for vs in self.values]
+
+    def columns(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for spec, values in zip(self.specs, self.values, strict=True):
+            kind = _inferred(values) if spec.doc == INFERRED else spec.type
+            out[spec.name], odd = column_of(
+                values, ColumnSpec(spec.name, spec.path, kind, spec.default)
+            )
+            if odd:
+                self.skipped[f"data.{spec.path}"] += odd
+        self.values = [[] for _ in self.specs]
+        return out
+
+
+def _from_struct(item: Any, attributes: tuple[str, ...]) -> Any:
+    node = item
+    for attribute in attributes:
+        if node is None:
+            return _MISSING
+        node = getattr(node, attribute)
+        if node is _MISSING:
+            return _MISSING
+    if type(node) in _AS_ORJSON:
+        return _as_orjson(node)
+    return node
+
+
+_ORJSON_INTS = range(-(1 << 63), 1 << 64)
+
+
+def _as_orjson(value: Any) -> Any:
+    """A value msgspec decoded as orjson does: integers past 64 bits as floats (like dict mode)."""
+    if type(value) is int:
+        if value in _ORJSON_INTS:
+            return value
+        try:
+            return float(value)
+        except OverflowError:  # past the doubles orjson refuses it: the standard library's int
+            return value
+    if type(value) is dict:
+        return {k: _as_orjson(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_as_orjson(v) for v in value]
+    return value
+
+
+_AS_ORJSON = {int, dict, list}
+
+
+def _lookup(item: Any, keys: tuple[str, ...]) -> Any:
+    node = item
+    for key in keys:
+        if not isinstance(node, dict):
+            return _MISSING
+        node = node.get(key, _MISSING)
+        if node is _MISSING:
+            return _MISSING
+    return node
+
+
+def _inferred(values: list[Any]) -> ColumnType:
+    """The narrowest type that holds every value found (None is no value)."""
+    kinds = {type(v) for v in values if v is not None}
+    if not kinds:
+        return "object"
+    kinds_in_order: tuple[ColumnType, ...] = ("bool", "int", "float", "str")
+    for kind in kinds_in_order:
+        if all(fits(v, kind) for v in values):
+            return kind
+    return "object"
+
+
+def keeper(mode: DataMode) -> Keeper:
+    """The keeper of a `data=` mode.
+
+    Raises:
+        BadRequestError: an unknown mode.
+    """
+    if mode == "dict":
+        return Dicts()
+    if mode == "raw":
+        return Texts()
+    if mode == "lazy":
+        return Lazies()
+    if mode == "none":
+        return Nothing()
+    raise BadRequestError(
+        f"data={mode!r} is not a way to keep data; use one of {', '.join(DATA_MODES)}."
+    )
