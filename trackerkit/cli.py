@@ -22,7 +22,13 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 def _registrars() -> list[Registrar]:
     from trackerkit.trace.cli import register as register_trace
 
-    return [register_trackers, register_prompt, register_simulate, register_trace]
+    return [
+        register_trackers,
+        register_prompt,
+        register_simulate,
+        register_trace,
+        register_import,
+    ]
 
 
 def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -301,6 +307,73 @@ def _changes(args: argparse.Namespace) -> int:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
     else:
         print(changes_lines(result))
+    return 0
+
+
+def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `import` command: another tool's tracker file to new tracker pieces."""
+    from trackerkit.formats.detect import FORMAT_NAMES, FORMATS
+
+    command = sub.add_parser(
+        "import",
+        help="import another tool's trackers (MVU, SillyTavern-Tracker, WTracker, ...)",
+        description=(
+            "Read a tracker file of another tool ("
+            + ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
+            + "), told by its content unless --from names it, and write each tracker as a new "
+            "piece in DIR/trackers (atomic; an id already there gets the next free one). Prints "
+            "the report: per source key what mapped exactly, what was guessed and from what, and "
+            "what could not map and why; then the pieces written and the scene links."
+        ),
+    )
+    command.add_argument("file", metavar="FILE", help="the file to import")
+    command.add_argument(
+        "--from",
+        dest="format",
+        choices=FORMATS,
+        metavar="FORMAT",
+        help=f"the file's format: {', '.join(FORMATS)} (default: told by the content)",
+    )
+    command.add_argument(
+        "--into",
+        metavar="DIR",
+        type=Path,
+        help=(
+            "the data folder to write into (its trackers/ folder); default: $TRACKERKIT_DATA, "
+            "else the per-user workspace"
+        ),
+    )
+    command.add_argument("--dry-run", action="store_true", help="print the report, write nothing")
+    command.set_defaults(func=_import)
+
+
+def _import(args: argparse.Namespace) -> int:
+    from trackerkit.formats.detect import FORMAT_NAMES
+    from trackerkit.formats.importers import import_file, save_imported
+    from trackerkit.library import Library
+    from trackerkit.workspace import workspace
+
+    imported = import_file(args.file, args.format)
+    report = imported.report
+    count = len(imported.trackers)
+    noun = "tracker" if count == 1 else "trackers"
+    print(f"{report.file}: {FORMAT_NAMES[report.format]}, {count} {noun} ({report.summary()})")
+    for line in report.lines:
+        print(f"  {line}")
+    if args.into is not None:
+        root: Path = args.into
+    else:
+        chosen = workspace()
+        root = chosen.root if args.dry_run else chosen.for_writing().root
+    library = Library(root / "trackers")
+    saved = save_imported(imported, library, dry_run=args.dry_run)
+    verb = "would write" if args.dry_run else "wrote"
+    for tracker in saved.trackers:
+        print(f"{verb} {library.path / (tracker.id + '.json')} ({tracker.name})")
+    if saved.scene_links:
+        print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
+    if args.dry_run:
+        print("dry run: nothing written")
     return 0
 
 

@@ -127,7 +127,8 @@ class TestBook:
             'exact: entries[1] "[InitVar] 角色变量": Li.place -> Li.place: text; start and meaning from a [value, meaning] pair',
             'exact: entries[2] "[InitVar] 时间": 时间.日期 -> 时间.ri_qi: text; start and meaning from a [value, meaning] pair',
             'guessed: entries[2] "[InitVar] 时间": 时间.小时 -> 时间.xiao_shi: number; min 0, max 23 guessed from "0到23"; start and meaning from a [value, meaning] pair',
-            "unmapped: entries[3] \"[InitVar] 坏掉的条目\": its content is not JSON, YAML or JSON5 (YAML: while parsing a flow sequence in \"<unicode string>\", line 1, column 7: {这不是: [合法的 ^ expected ',' or ']', but got '<stream end>' in \"<unicode string>\", line 1, c)",
+            "unmapped: entries[3] \"[InitVar] 坏掉的条目\": its content is not JSON, YAML or JSON5 "
+            "(YAML: expected ',' or ']', but got '<stream end>' at line 1, column 11)",
         ]
 
     def test_trackers(self) -> None:

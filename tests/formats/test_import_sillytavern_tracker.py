@@ -26,7 +26,7 @@ class TestFixture:
     def test_report_lines(self) -> None:
         """Every source key has its line: exact, guessed (from what) or unmapped (why)."""
         assert [str(line) for line in import_sillytavern_tracker(FIXTURE).report.lines] == [
-            "unmapped: presetName: a preset setting (prompt, template or option), not a field",
+            "exact: presetName -> Default-SingleStage (edited): the preset's name names the record of its root fields",
             "unmapped: generateContextTemplate: a preset setting (prompt, template or option), not a field",
             "unmapped: trackerFormat: a preset setting (prompt, template or option), not a field",
             "unmapped: mesTrackerTemplate: a preset setting (prompt, template or option), not a field",
@@ -106,8 +106,11 @@ class TestRefused:
         ("text", "reason"),
         [
             ('["a"]', "is not a SillyTavern-Tracker trackerDef or preset (an object)"),
-            ('{"trackerDef": []}', 'holds no trackerDef: a map of fields such as "field-0"'),
-            ("{}", 'holds no trackerDef: a map of fields such as "field-0"'),
+            (
+                '{"trackerDef": []}',
+                'holds no trackerDef: a map of fields such as "field-0" with a name and a type',
+            ),
+            ("{}", 'holds no trackerDef: a map of fields such as "field-0" with a name and a type'),
         ],
         ids=["list", "def-is-list", "empty"],
     )

@@ -125,6 +125,10 @@ def _yaml_or_json5(text: str, file: str) -> object:
         if isinstance(scalar, dict | list):
             return scalar
         read_as_yaml = True
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        reason = f"{error.problem or error.context or 'unreadable'}{where}"
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
         reason = " ".join(str(error).split())[:160]
     try:

@@ -57,10 +57,18 @@ def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
                 title = data[key]
                 break
         for key in data:
-            if key != "trackerDef":
+            if key in ("presetName", "name", "title") and data[key] == title:
+                builder.line(
+                    "exact", key, title, "the preset's name names the record of its root fields"
+                )
+            elif key != "trackerDef":
                 builder.unmapped(key, "a preset setting (prompt, template or option), not a field")
-    if not isinstance(definition, dict) or not definition:
-        raise ImportRefusedError(file, 'holds no trackerDef: a map of fields such as "field-0"')
+    if not isinstance(definition, dict) or not any(
+        isinstance(v, dict) and v.get("type") in _TYPES for v in definition.values()
+    ):
+        raise ImportRefusedError(
+            file, 'holds no trackerDef: a map of fields such as "field-0" with a name and a type'
+        )
     root: TrackerDraft | None = None
     for key, spec in definition.items():
         name = _name(key, spec)

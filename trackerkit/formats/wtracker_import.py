@@ -50,7 +50,7 @@ def wtracker_from_data(data: object, file: str) -> Imported:
                 builder.unmapped(key, "a WTracker setting (prompt, mode or option), not a schema")
     elif isinstance(data.get("value"), dict):
         presets.append(_preset(builder, "", Path(file).stem, data))
-    else:
+    elif data.get("type") == "object" and isinstance(data.get("properties"), dict):
         title = data.get("title")
         presets.append(("", title if isinstance(title, str) else Path(file).stem, data))
     readable = [

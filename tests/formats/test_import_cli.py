@@ -1,0 +1,144 @@
+"""`trackerkit import FILE [--from FORMAT] [--into DIR] [--dry-run]`: exact output, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from trackerkit.cli import main
+from trackerkit.library import Library
+
+LI = {
+    "Li": {
+        "affection": [0, "[-30,100]: Li's affection for the user"],
+        "place": ["church", "where Li is; changes when she moves"],
+    }
+}
+REPORT = (
+    "{file}: MagVarUpdate, 1 tracker (1 exact, 1 guessed, 0 unmapped)\n"
+    '  guessed: Li.affection -> Li.affection: number; min -30, max 100 guessed from "[-30,100]"; '
+    "start and meaning from a [value, meaning] pair\n"
+    "  exact: Li.place -> Li.place: text; start and meaning from a [value, meaning] pair\n"
+)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def card(tmp_path: Path) -> Path:
+    """An MVU [InitVar] content file holding one character."""
+    path = tmp_path / "li.json"
+    path.write_bytes(orjson.dumps(LI))
+    return path
+
+
+class TestImport:
+    """Writing pieces through the library."""
+
+    def test_writes_new_pieces(
+        self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
+    ) -> None:
+        """The report, then each piece written and the scene links; the piece decodes."""
+        data = tmp_path / "data"
+        assert _run(capsys, "import", str(card), "--into", str(data)) == (
+            0,
+            REPORT.format(file=card)
+            + f"wrote {data / 'trackers' / 'li.json'} (Li)\n"
+            + 'scene links: ["li"]\n',
+            "",
+        )
+        tracker = Library(data / "trackers").get("li")
+        assert (tracker.name, tracker.revision, [f.name for f in tracker.fields]) == (
+            "Li",
+            0,
+            ["affection", "place"],
+        )
+
+    def test_taken_id_gets_the_next(
+        self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
+    ) -> None:
+        """A second import never overwrites the first: the new piece is li-2."""
+        data = tmp_path / "data"
+        _run(capsys, "import", str(card), "--into", str(data))
+        first = (data / "trackers" / "li.json").read_bytes()
+        code, out, _ = _run(capsys, "import", str(card), "--into", str(data), "--from", "mvu")
+        assert (code, out.splitlines()[-2:]) == (
+            0,
+            [f"wrote {data / 'trackers' / 'li-2.json'} (Li)", 'scene links: ["li-2"]'],
+        )
+        assert (data / "trackers" / "li.json").read_bytes() == first
+
+    def test_dry_run_writes_nothing(
+        self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
+    ) -> None:
+        """--dry-run prints what would be written and creates no file or folder."""
+        data = tmp_path / "data"
+        assert _run(capsys, "import", str(card), "--into", str(data), "--dry-run") == (
+            0,
+            REPORT.format(file=card)
+            + f"would write {data / 'trackers' / 'li.json'} (Li)\n"
+            + 'scene links: ["li"]\n'
+            + "dry run: nothing written\n",
+            "",
+        )
+        assert not data.exists()
+
+
+class TestRefused:
+    """Every bad file is one line naming it, exit 1, nothing written."""
+
+    @pytest.mark.parametrize(
+        ("content", "reason"),
+        [
+            (b"", "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"),
+            (b"\xff\xfe{}", "is not UTF-8 text (byte 0 is not UTF-8)"),
+            (
+                b"{a: [1,",
+                "is not JSON, YAML or JSON5 (YAML: expected the node content, but found '<stream end>' at line 1, column 8)",
+            ),
+            (
+                b'{"hello": "world"}',
+                "is not a tracker format trackerkit can tell by content; it reads MagVarUpdate "
+                "(mvu), SillyTavern-Tracker (sillytavern-tracker), WTracker (wtracker), RPG "
+                "Companion (rpg-companion), Marinara Engine (marinara). If it is one of them, name "
+                "it with --from FORMAT",
+            ),
+        ],
+        ids=["empty", "not-utf8", "broken", "unknown"],
+    )
+    def test_bad_file(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, content: bytes, reason: str
+    ) -> None:
+        """The error names the file; the data folder is not made."""
+        path = tmp_path / "bad.json"
+        path.write_bytes(content)
+        data = tmp_path / "data"
+        assert _run(capsys, "import", str(path), "--into", str(data)) == (
+            1,
+            "",
+            f"trackerkit: {path}: {reason}\n",
+        )
+        assert not data.exists()
+
+    def test_wrong_format_named(self, capsys: pytest.CaptureFixture[str], card: Path) -> None:
+        """--from a format the file is not: that importer's refusal, naming the file."""
+        assert _run(capsys, "import", str(card), "--from", "marinara", "--dry-run") == (
+            1,
+            "",
+            f"trackerkit: {card}: is not a Marinara Engine game state: no scene fields, "
+            "playerStats, personaStats or presentCharacters\n",
+        )
+
+    def test_folder(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A folder is no file to import."""
+        assert _run(capsys, "import", str(tmp_path)) == (
+            1,
+            "",
+            f"trackerkit: {tmp_path}: is not a regular file\n",
+        )
