@@ -1,0 +1,155 @@
+"""`trackerkit export`: exact output, each export's costs beside the others, errors as one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trackerkit import Tracker, decode_tracker
+from trackerkit.cli import main
+from trackerkit.formats.card import card_from_data
+from trackerkit.formats.providers import anthropic_tool, gemini_tool, openai_tool
+from trackerkit.formats.wtracker_export import export_wtracker
+
+ROOT = Path(__file__).resolve().parents[2]
+TRACKERS = ROOT / "data" / "trackers"
+SCENE = ROOT / "data" / "scenes" / "typical.json"
+HEALTH = TRACKERS / "health.json"
+
+
+def _tracker(name: str) -> Tracker:
+    return decode_tracker(json.loads((TRACKERS / f"{name}.json").read_text()))
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["export", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class TestProviders:
+    """A provider's tool on stdout, the cost table on stderr."""
+
+    def test_anthropic_exact_output(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The tool as Anthropic takes it, and each export's cost in both OpenAI encodings."""
+        code, out, err = _run(capsys, "--to", "anthropic", str(HEALTH))
+        assert code == 0
+        assert json.loads(out) == anthropic_tool([_tracker("health")])
+        assert err == (
+            "token cost of each export (OpenAI encodings; for Anthropic and Gemini, estimates):\n"
+            "                                                              cl100k_base   o200k_base\n"
+            "  update_trackers, one line per tracker (OpenAI, not strict)          186          189\n"
+            "  anyOf variant: each tracker's fields in the schema (TR-36)          192          198\n"
+            "  OpenAI strict: every field listed, required, nullable               263          267\n"
+            "> Anthropic input_schema (estimate)                                   181          183\n"
+            "  Gemini functionDeclarations (estimate)                              247          248\n"
+        )
+
+    @pytest.mark.parametrize(
+        ("target", "make"),
+        [("openai", openai_tool), ("gemini", gemini_tool)],
+        ids=["openai", "gemini"],
+    )
+    def test_a_scene_exports_its_linked_trackers(
+        self, target: str, make: object, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A scene gives its linked trackers in link order; the chosen export is marked."""
+        code, out, err = _run(capsys, "--to", target, str(SCENE))
+        assert code == 0
+        linked = [_tracker(n) for n in ("health", "pack", "scene-mood")]
+        assert json.loads(out) == make(linked)  # type: ignore[operator]
+        marked = [line for line in err.splitlines() if line.startswith(">")]
+        assert len(marked) == 1
+        assert ("OpenAI strict" if target == "openai" else "Gemini") in marked[0]
+
+
+class TestOtherTools:
+    """WTracker presets and cards."""
+
+    def test_wtracker_says_what_it_left_behind(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """The presets on stdout; each thing left behind, one line each on stderr."""
+        code, out, err = _run(capsys, "--to", "wtracker", str(HEALTH))
+        assert code == 0
+        assert json.loads(out) == export_wtracker([_tracker("health")]).settings
+        assert err == (
+            "trackerkit: left behind: Health.hp: its top from hp_max (a JSON Schema has no limit "
+            "taken from another field); written into its description, and not enforced\n"
+            "trackerkit: left behind: Health: its icons (hp lucide:heart)\n"
+            "trackerkit: left behind: Health: its changes style chips\n"
+        )
+
+    def test_card_keeps_the_given_card(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """--card carries the trackers in that card, every other key kept, and reads back equal."""
+        card = {
+            "spec": "chara_card_v2",
+            "spec_version": "2.0",
+            "data": {"name": "Vera", "extensions": {"depth_prompt": {"depth": 4}}, "x-odd": [1]},
+            "unknown_top": True,
+        }
+        path = tmp_path / "vera.json"
+        path.write_text(json.dumps(card))
+        code, out, err = _run(capsys, "--to", "card", "--card", str(path), str(TRACKERS))
+        assert code == 0
+        written = json.loads(out)
+        assert written["unknown_top"] is True
+        assert written["data"]["x-odd"] == [1]
+        assert written["data"]["extensions"]["depth_prompt"] == {"depth": 4}
+        back = card_from_data(written, "out.json").trackers
+        assert list(back) == [
+            decode_tracker(json.loads(p.read_text())) for p in sorted(TRACKERS.glob("*.json"))
+        ]
+        assert err == "trackerkit: 9 trackers under data.extensions.trackerkit\n"
+
+
+class TestRefused:
+    """Every refusal is one line on stderr and exit 1, never a traceback."""
+
+    @pytest.mark.parametrize(
+        ("argv", "message"),
+        [
+            (["--to", "openai", "--card", "c.json", str(HEALTH)], "trackerkit: --card is only for --to card, not --to openai\n"),
+            (["--to", "openai", "missing.json"], "trackerkit: no scene or tracker file at missing.json\n"),
+            (["--to", "card", "--card", "missing.json", str(HEALTH)], "trackerkit: no card file at missing.json\n"),
+            (["--to", "openai", str(HEALTH), str(HEALTH)], "trackerkit: two trackers share the name Health; a tool names trackers by name, so export them apart or rename one\n"),
+        ],
+        ids=["card-for-provider", "missing-source", "missing-card", "same-name"],
+    )  # fmt: skip
+    def test_refusals(
+        self, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The message names what is wrong and where."""
+        assert _run(capsys, *argv) == (1, "", message)
+
+    def test_not_json_and_not_a_card(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A broken file and a V1 card are named by path."""
+        broken = tmp_path / "broken.json"
+        broken.write_text("[")
+        code, out, err = _run(capsys, "--to", "gemini", str(broken))
+        assert (code, out) == (1, "")
+        assert err.startswith(f"trackerkit: {broken}: not valid JSON (")
+        old = tmp_path / "old.json"
+        old.write_text('{"name": "Vera"}')
+        code, out, err = _run(capsys, "--to", "card", "--card", str(old), str(HEALTH))
+        assert (code, out) == (1, "")
+        assert err == (
+            f'trackerkit: {old}: is not a Character Card V2: spec must be "chara_card_v2" with a '
+            "data object (found spec None); a V1 card must be saved as V2 by a card editor first\n"
+        )
+
+    def test_a_refused_tracker_names_its_file(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A tracker the strict decoder refuses is named by file and path."""
+        doc = json.loads(HEALTH.read_text())
+        doc["body"]["fields"][0]["type"] = "colour"
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(doc))
+        code, out, err = _run(capsys, "--to", "anthropic", str(bad))
+        assert (code, out) == (1, "")
+        assert err.startswith(f"trackerkit: {bad}: tracker refused with 1 problem: body.fields[0]")

@@ -1,0 +1,155 @@
+"""One entry for every export (`trackerkit export`): what to export, to which target, and its costs.
+
+`load_export_source` reads the trackers from files (a scene, tracker files, a folder of them);
+`export_trackers` makes the document for a target and says what a person should know about it;
+`costs_table` shows each provider export's token cost beside the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import orjson
+
+from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
+from trackerkit.formats.card import CARD_KEY, export_card
+from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
+from trackerkit.formats.wtracker_export import export_wtracker
+from trackerkit.pieces import read_piece_file
+from trackerkit.tokens import ENCODINGS
+from trackerkit.tracker import Tracker, decode_tracker
+
+__all__ = [
+    "EXPORT_TARGETS",
+    "Export",
+    "ExportTarget",
+    "costs_table",
+    "export_trackers",
+    "load_export_source",
+]
+
+ExportTarget: TypeAlias = Literal["openai", "anthropic", "gemini", "wtracker", "card"]
+EXPORT_TARGETS: tuple[ExportTarget, ...] = ("openai", "anthropic", "gemini", "wtracker", "card")
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """An export's document, the notes a person should read (what was left behind), and for a provider each export's cost."""
+
+    target: ExportTarget
+    document: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    costs: tuple[ExportCost, ...] = field(default=())
+
+
+def _read_json(path: Path, what: str) -> object:
+    data, unread = read_piece_file(path)
+    if data is None:
+        if unread is None:
+            raise NotFoundError(f"no {what} at {path}")
+        raise TrackerkitError(f"{path}: the file {unread}")
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
+
+
+def load_export_source(
+    paths: Sequence[str | Path], trackers_dir: Path | None = None
+) -> tuple[list[Tracker], list[str]]:
+    """The trackers to export, from a scene file (its linked trackers), tracker files or folders of them.
+
+    Returns:
+        The trackers in order (a scene's link order, files as given, a folder's by file name),
+        and a sentence for each linked tracker a scene had to leave out.
+    Raises:
+        TrackerkitError: a file that is missing, unreadable, not JSON, or a tracker the strict
+            decoder refuses (naming the file); no tracker at all.
+    """
+    from trackerkit.scene import FolderSource, load_linked, load_scene
+
+    trackers: list[Tracker] = []
+    notes: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            files = sorted(path.glob("*.json"))
+            if not files:
+                raise TrackerkitError(f"{path}: no tracker files (*.json) in this folder")
+            for file in files:
+                trackers.append(decode_tracker(_read_json(file, "tracker file"), source=str(file)))
+            continue
+        data = _read_json(path, "scene or tracker file")
+        if isinstance(data, dict) and "body" in data:
+            trackers.append(decode_tracker(data, source=str(path)))
+            continue
+        scene = load_scene(path)
+        folder = trackers_dir or path.parent.parent / "trackers"
+        if not folder.is_dir():
+            raise TrackerkitError(f"{path}: no tracker folder at {folder}; pass --trackers DIR")
+        linked = load_linked(scene, FolderSource(folder))
+        notes += [f"left out {left.tracker_id}: {left.reason}" for left in linked.left_out]
+        trackers += linked.trackers
+    if not trackers:
+        raise TrackerkitError("nothing to export: no tracker was read")
+    names = [t.name for t in trackers]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise TrackerkitError(
+            f"two trackers share the name {', '.join(repeated)}; a tool names trackers by name, "
+            "so export them apart or rename one"
+        )
+    return trackers, notes
+
+
+def export_trackers(
+    target: ExportTarget,
+    trackers: Sequence[Tracker],
+    card: Path | None = None,
+    *,
+    name: str = "Trackers",
+) -> Export:
+    """The export of `trackers` for `target`.
+
+    Args:
+        target: `openai`, `anthropic`, `gemini` (the update tool), `wtracker` (presets) or
+            `card` (a Character Card V2).
+        trackers: what to export, in link order.
+        card: for `card`, a Character Card V2 JSON file to carry the trackers (every other key
+            of it is kept); without one, a new card named `name`.
+    Raises:
+        TrackerkitError: `card` given for another target, or a card file that cannot be read.
+        ImportRefusedError: the card file is not a Character Card V2.
+    """
+    if card is not None and target != "card":
+        raise TrackerkitError(f"--card is only for --to card, not --to {target}")
+    if target == "wtracker":
+        done = export_wtracker(trackers)
+        return Export(target, done.settings, tuple(f"left behind: {n}" for n in done.left_behind))
+    if target == "card":
+        base = None
+        if card is not None:
+            read = _read_json(card, "card file")
+            if not isinstance(read, dict):
+                raise ImportRefusedError(str(card), "is not a Character Card V2 (a JSON object)")
+            base = read
+        out = export_card(trackers, base, name=name, file=str(card or "card"))
+        count = len(trackers)
+        note = f"{count} {'tracker' if count == 1 else 'trackers'} under data.extensions.{CARD_KEY}"
+        return Export(target, out, (note,))
+    return Export(target, provider_tool(target, trackers), (), tuple(export_costs(trackers)))
+
+
+def costs_table(costs: Sequence[ExportCost], chosen: str) -> str:
+    """Each export's tokens in both OpenAI encodings, the chosen one marked with `>`."""
+    header = "token cost of each export (OpenAI encodings; for Anthropic and Gemini, estimates):"
+    width = max(len(c.label) for c in costs)
+    lines = [header, f"  {'':<{width}}  " + "  ".join(f"{e:>11}" for e in ENCODINGS)]
+    for cost in costs:
+        mark = ">" if cost.key == chosen else " "
+        counts = "  ".join(f"{cost.tokens[e]:>11}" for e in ENCODINGS)
+        lines.append(f"{mark} {cost.label:<{width}}  {counts}")
+    return "\n".join(lines)
