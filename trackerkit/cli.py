@@ -28,6 +28,7 @@ def _registrars() -> list[Registrar]:
         register_simulate,
         register_trace,
         register_import,
+        register_export,
     ]
 
 
@@ -374,6 +375,57 @@ def _import(args: argparse.Namespace) -> int:
         print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
     if args.dry_run:
         print("dry run: nothing written")
+    return 0
+
+
+def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `export` command: trackers out as a provider's tool, WTracker presets or a card."""
+    from trackerkit.formats.export import EXPORT_TARGETS
+
+    command = sub.add_parser(
+        "export",
+        help="export trackers as an OpenAI, Anthropic or Gemini tool, WTracker presets or a card",
+        description=(
+            "Export the trackers of a scene (its linked trackers), of tracker files or of "
+            "folders of them. --to openai|anthropic|gemini prints the update_trackers tool as "
+            "that provider's tools list takes it, and on stderr each export's token cost beside "
+            "the others in cl100k_base and o200k_base (OpenAI encodings: for Anthropic and "
+            "Gemini, estimates). --to wtracker prints WTracker presets and names on stderr what "
+            "they cannot hold; --to card prints a Character Card V2 with the trackers under "
+            "data.extensions.trackerkit (--card CARD.json keeps every other key of that card)."
+        ),
+    )
+    command.add_argument(
+        "paths",
+        nargs="+",
+        metavar="SCENE_OR_TRACKERS",
+        help="a scene file, tracker files, or folders of tracker files",
+    )
+    command.add_argument(
+        "--to", dest="target", required=True, choices=EXPORT_TARGETS, help="what to export to"
+    )
+    command.add_argument(
+        "--card", metavar="CARD.json", type=Path, help="the card to carry the trackers (--to card)"
+    )
+    command.add_argument(
+        "--trackers",
+        metavar="DIR",
+        type=Path,
+        help="a scene's tracker folder (default: trackers/ beside the scene's folder)",
+    )
+    command.set_defaults(func=_export)
+
+
+def _export(args: argparse.Namespace) -> int:
+    from trackerkit.formats.export import costs_table, export_trackers, load_export_source
+
+    trackers, left_out = load_export_source(args.paths, args.trackers)
+    done = export_trackers(args.target, trackers, args.card)
+    print(orjson.dumps(done.document, option=orjson.OPT_INDENT_2).decode())
+    for note in [*left_out, *done.notes]:
+        print(f"trackerkit: {note}", file=sys.stderr)
+    if done.costs:
+        print(costs_table(done.costs, args.target), file=sys.stderr)
     return 0
 
 
