@@ -123,7 +123,11 @@ def _(
     set_problem,
 ):
     get_refresh()
-    _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
+    try:
+        _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
+    except Exception as _error:
+        _pieces = {}
+        mo.output.append(mo.callout(design.readable(_error, "list the library"), kind="danger"))
     _shown = "" if get_new() else get_draft().id
     _label = next((label for label, i in _pieces.items() if i == _shown), "New blank tracker")
 

@@ -139,6 +139,14 @@ def test_fields_follow_the_selection_types_starts_and_tops(
     name.fill("")
     name.press_sequentially("hp_top", delay=60)
     expect(entries).to_have_text(["1. hp (number)", "2. hp_top (number)"])
+    _pick(page, "1. hp (number)")
+    _field_box(page, "To (another field)").select_option("hp_top")
+    _pick(page, "2. hp_top (number)")
+    name = _field_box(page, "Name")
+    name.fill("")
+    name.press_sequentially("hp_max", delay=60)
+    page.locator("code, pre").filter(has_text="hp (number up to hp_max").first.wait_for()
+    expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)"])
     assert json.loads((data_copy / "trackers" / "health.json").read_text())["revision"] == 0
 
 
@@ -206,6 +214,12 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Mana (mana-pool)")
     page.get_by_text("Id mana-pool · revision 0").first.wait_for()
     screenshot(page, "designer-saved")
+    # Reopened from the library, it is what was saved.
+    page.get_by_label("Open", exact=True).select_option("Health (health)")
+    expect(_entries(page)).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
+    page.get_by_label("Open", exact=True).select_option("Mana (mana-pool)")
+    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)"])
+    page.get_by_text("Id mana-pool · revision 0").first.wait_for()
 
     # Item 8: a save on a revision that moved keeps the draft and shows what the newer one holds.
     Library(trackers).patch("mana-pool", 0, {"name": "Mana (edited elsewhere)"})
