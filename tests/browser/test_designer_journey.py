@@ -192,6 +192,18 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     _pick(page, "1. mp (number)")
     _field_box(page, "To (another field)").select_option("mp_max")
     page.get_by_text("mp (number up to mp_max").first.wait_for()
+    # A save the verdict holds back is refused beside the button; nothing typed is lost.
+    page.get_by_role("button", name="Add field").click()
+    _pick(page, "3. field (number)")
+    _field_box(page, "Name").fill("state")
+    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)", "3. state (number)"])
+    _field_box(page, "Type").select_option("choice")
+    expect(_verdict(page)).to_contain_text('field "state": choices needs at least one choice')
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(_outcome(page)).to_contain_text('Not saved: the draft is held back: field "state": choices needs at least one choice')
+    assert not (trackers / "mana.json").exists()
+    _type_into(page, "Choices (comma-separated)", "calm, surging")
+    expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     id_box.fill("health")
     id_box.press("Enter")
     page.get_by_text('the library already holds a tracker "health"').first.wait_for()
@@ -209,7 +221,8 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     assert button["y"] < said["y"] + said["height"]
     assert save_button.evaluate("b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight + 1")
     stored = json.loads((trackers / "mana-pool.json").read_text())
-    assert [f["name"] for f in stored["body"]["fields"]] == ["mp", "mp_max"]
+    assert [f["name"] for f in stored["body"]["fields"]] == ["mp", "mp_max", "state"]
+    assert stored["body"]["fields"][2]["choices"] == ["calm", "surging"]
     assert stored["body"]["fields"][0]["maxField"] == "mp_max"
     expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Mana (mana-pool)")
     page.get_by_text("Id mana-pool · revision 0").first.wait_for()
@@ -218,7 +231,7 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     page.get_by_label("Open", exact=True).select_option("Health (health)")
     expect(_entries(page)).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
     page.get_by_label("Open", exact=True).select_option("Mana (mana-pool)")
-    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)"])
+    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)", "3. state (choice)"])
     page.get_by_text("Id mana-pool · revision 0").first.wait_for()
 
     # Item 8: a save on a revision that moved keeps the draft and shows what the newer one holds.
