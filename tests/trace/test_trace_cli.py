@@ -47,12 +47,14 @@ class TestTurns:
         assert code == 0
         assert lines[0].split() == [
             "name", "kind", "source", "start", "duration", "events", "steps", "tokens_in", "tokens_out",
-            "cost_usd", "tool_calls", "failures", "delivered", "fell_back", "status", "orphans",
+            "cost_usd", "steps_without_cost", "tool_calls", "failures", "delivered", "fell_back",
+            "status", "error_class", "orphans",
         ]  # fmt: skip
         assert lines[1].split() == [
             "wrun_C/turn_2", "chat", "telegram", "12:00:00.000", "2.2", "5", "0", "0", "0", "0.0",
-            "0", "0", "0", "0", "cancelled", "3",
+            "0", "0", "0", "0", "0", "cancelled", "3",
         ]  # fmt: skip
+        assert lines[-2] == "cost: $0.0000 over 0 of 0 steps; every step carries its cost."
         assert lines[-1] == "1 turns, 5 orphan rows, 0 broken lines on 2026-03-01."
 
     def test_sample_day_json(self, capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,16 +63,38 @@ class TestSample:
 
 
 class TestSteps:
-    def test_one_row_per_completed_step_with_usage(self, events: pd.DataFrame) -> None:
-        """steps: one row per eve.step.completed with in, out, cache and cost."""
+    def test_one_row_per_step_with_usage(self, events: pd.DataFrame) -> None:
+        """steps: one row per eve.step.completed and eve.step.failed, with in, out, cache and cost."""
         table = steps(events)
         assert list(table.columns) == [c.name for c in STEP_COLUMNS]
-        assert len(table) == (events["name"] == "eve.step.completed").sum()
-        assert (table["usage_in"] > 0).all()
+        completed = table[table["outcome"] == "completed"]
+        assert len(completed) == (events["name"] == "eve.step.completed").sum()
+        assert (table["outcome"] == "failed").sum() == (events["name"] == "eve.step.failed").sum()
+        assert (completed["usage_in"] > 0).all()
         assert table["cost_usd"].isna().any()
         assert table["cost_usd"].notna().any()
         assert set(table["subagent"].dropna()) == {"planner"}
         assert table.attrs["skipped"] == {}
+
+    def test_failed_steps_and_failed_tools_say_why(self, events: pd.DataFrame) -> None:
+        """Issue 14, item 3: a failed step gives its code and message; a completed step whose
+        tool failed gives the tool's class (TC-16) and message; others give none."""
+        table = steps(events)
+        failed = table[table["outcome"] == "failed"]
+        assert (failed["error_class"] == "E_MODEL").any()
+        model = failed[failed["error_class"] == "E_MODEL"]
+        assert set(model["error"]) == {"the model endpoint answered 529"}
+        tools = table[(table["outcome"] == "completed") & table["error_class"].notna()]
+        assert set(tools["error_class"]) <= {
+            "isError",
+            "status:failed",
+            "ok:false",
+            "error",
+            "timeout",
+        } | {c for c in tools["error_class"] if c.startswith("exit ")}
+        assert "hp above hp_max" in set(tools["error"])
+        calls = tool_calls(events)
+        assert len(tools) == calls[calls["failure"].notna()].groupby(["turn_name", "step"]).ngroups
 
     def test_odd_values_read_as_missing_and_are_counted(self, tmp_path: Path) -> None:
         """TC-19: usage values of the wrong kind or too large for a column read as missing."""

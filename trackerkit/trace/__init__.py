@@ -13,7 +13,8 @@ and is not imported here.
 from trackerkit.errors import TraceLineError
 from trackerkit.trace._columns import ColumnSpec
 from trackerkit.trace._lazy import LazyData
-from trackerkit.trace.failure import FAILURE_CLASSES, failure_class, failure_of
+from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
+from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
 from trackerkit.trace.frames import (
     DELIVERY_COLUMNS,
     GATE_COLUMNS,
@@ -26,7 +27,13 @@ from trackerkit.trace.frames import (
     steps,
     tool_calls,
 )
-from trackerkit.trace.plots import failures_by_class, tokens_over_day, turn_durations, turn_timeline
+from trackerkit.trace.plots import (
+    daily_costs,
+    failures_by_class,
+    tokens_over_day,
+    turn_durations,
+    turn_timeline,
+)
 from trackerkit.trace.read import EVENT_COLUMNS, FIELDS, day_files, day_of, read_trace, trace_days
 from trackerkit.trace.turns import (
     ORPHAN_COLUMNS,
@@ -46,6 +53,7 @@ from trackerkit.trace.write import (
 
 __all__ = [
     "CONTENT_FIELDS",
+    "COST_COLUMNS",
     "DELIVERY_COLUMNS",
     "EVENT_COLUMNS",
     "FAILURE_CLASSES",
@@ -63,10 +71,14 @@ __all__ = [
     "assemble_turns",
     "assign_turns",
     "capture_content_setting",
+    "cost_summary",
+    "costs_by_day",
+    "daily_costs",
     "day_files",
     "day_of",
     "deliveries",
     "encode_event",
+    "error_of",
     "failure_class",
     "failure_of",
     "failures_by_class",

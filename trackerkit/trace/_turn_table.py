@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from trackerkit.trace._columns import SKIPPED, ColumnSpec, empty_frame
-from trackerkit.trace.failure import failure_of
+from trackerkit.trace.failure import FAILURE_EVENTS, error_of, failure_of
 
 __all__ = ["COST_MAX", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of"]
 
@@ -39,6 +39,13 @@ TURN_COLUMNS: list[ColumnSpec] = [
         "source", "source", "str", doc="the first source that names a channel, else unknown"
     ),
     ColumnSpec("chat", "chat", "str", doc="the chat key of a chat turn's turn.bound"),
+    ColumnSpec(
+        "day",
+        "day",
+        "str",
+        "",
+        doc="the day file of the turn's first event (TC-2); empty for events not read from files",
+    ),
     ColumnSpec("start", "start", "datetime"),
     ColumnSpec("end", "end", "datetime"),
     ColumnSpec("duration", "duration", "timedelta"),
@@ -46,12 +53,47 @@ TURN_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("steps", "steps", "int", 0, doc="eve.step.completed rows"),
     ColumnSpec("tokens_in", "tokens_in", "int", 0),
     ColumnSpec("tokens_out", "tokens_out", "int", 0),
-    ColumnSpec("cost_usd", "cost_usd", "float", 0.0),
+    ColumnSpec(
+        "cost_usd",
+        "cost_usd",
+        "float",
+        0.0,
+        doc="the sum of the steps' known costs (usage.costUsd)",
+    ),
+    ColumnSpec(
+        "steps_without_cost",
+        "steps_without_cost",
+        "int",
+        0,
+        doc="steps with no cost (no price, or an odd value): cost_usd leaves them out",
+    ),
     ColumnSpec("tool_calls", "tool_calls", "int", 0, doc="actions requested"),
-    ColumnSpec("failures", "failures", "int", 0, doc="tool results with a failure class (TC-16)"),
+    ColumnSpec(
+        "failures",
+        "failures",
+        "int",
+        0,
+        doc="failed tool calls: results with a failure class (TC-16); a failed step or turn "
+        "is not one, so a completed turn may have failures (the model went on) and a "
+        "failed one none (the model endpoint failed)",
+    ),
     ColumnSpec("delivered", "delivered", "int", 0, doc="outbox.delivered rows"),
     ColumnSpec("fell_back", "fell_back", "int", 0, doc="deliveries with fellBack (TC-17)"),
-    ColumnSpec("status", "status", "str", doc="completed, failed, cancelled, stopped or open"),
+    ColumnSpec(
+        "status",
+        "status",
+        "str",
+        doc="how the turn ended: failed (eve.turn.failed), cancelled, stopped (stop.requested), "
+        "completed, or open (no end yet); the first of these in that order when several",
+    ),
+    ColumnSpec(
+        "error_class",
+        "error_class",
+        "str",
+        doc="the failure's class: the code of the first failed step or turn, else the class "
+        "of the first failed tool call (TC-16); None without a failure",
+    ),
+    ColumnSpec("error", "error", "str", doc="that failure's message as written"),
     ColumnSpec("subagents", "subagents", "str", "", doc="subagent suffixes seen, `#node` (TC-22)"),
     ColumnSpec("orphans", "orphans", "int", 0, doc="orphan rows during the turn, same chat"),
 ]
@@ -85,6 +127,7 @@ class _Usage:
         self.tokens_in: list[int] = []
         self.tokens_out: list[int] = []
         self.cost: list[float] = []
+        self.known: list[float] = []  # 1.0 when the step's cost is known
         for row in data:
             usage = row.get("usage") if isinstance(row, Mapping) else None
             if not isinstance(usage, Mapping):
@@ -93,6 +136,8 @@ class _Usage:
                 usage = {}
             self.tokens_in.append(self._take(usage, "in", _tokens, skipped))
             self.tokens_out.append(self._take(usage, "out", _tokens, skipped))
+            cost = usage.get("costUsd")
+            self.known.append(float(cost is not None and _cost(cost)))
             self.cost.append(float(self._take(usage, "costUsd", _cost, skipped)))
 
     @staticmethod
@@ -155,6 +200,7 @@ def build(
     out["tokens_in"] = steps.total(size, usage.tokens_in)
     out["tokens_out"] = steps.total(size, usage.tokens_out)
     out["cost_usd"] = steps.count(size, usage.cost)
+    out["steps_without_cost"] = out["steps"] - steps.count(size, usage.known).astype(np.int64)
     requested = _Rows(events, codes, {"eve.actions.requested"})
     out["tool_calls"] = requested.count(size, [_actions(d, skipped) for d in requested.data])
     results = _Rows(events, codes, {"eve.action.result"})
@@ -169,6 +215,8 @@ def build(
     names = events["name"].to_numpy(dtype=object)[ends.index]
     np.minimum.at(rank, ends.codes, np.asarray([_END[n] for n in names], dtype=np.int64))
     source = _first_sources(events, codes, ts, size)
+    days = _first_days(events, codes, ts, size)
+    errors = _first_errors(events, codes, ts, size)
     subagents = _subagents(events, codes, size)
     order = np.argsort(start, kind="stable")
     session = [labels[i].rsplit("/", 1)[0] for i in order]
@@ -180,16 +228,20 @@ def build(
             "turn": [labels[i].rsplit("/", 1)[1] for i in order],
             "source": [source[i] for i in order],
             "chat": [chats.get(labels[i]) for i in order],
+            "day": [days[i] for i in order],
             "start": pd.to_datetime(start[order], unit="us", utc=True),
             "end": pd.to_datetime(end[order], unit="us", utc=True),
         }
     )
     frame["duration"] = frame["end"] - frame["start"]
-    for spec in TURN_COLUMNS[9:18]:
-        frame[spec.name] = np.asarray(out[spec.name])[order]
+    for name, values in out.items():
+        frame[name] = np.asarray(values)[order]
     frame["status"] = [_STATUS[rank[i]] for i in order]
+    frame["error_class"] = [errors[i][0] for i in order]
+    frame["error"] = [errors[i][1] for i in order]
     frame["subagents"] = [subagents[i] for i in order]
     frame["orphans"] = _orphans_during(events, codes, ts, frame)
+    frame = frame[[spec.name for spec in TURN_COLUMNS]]
     frame = frame.astype({spec.name: spec.dtype for spec in TURN_COLUMNS})
     frame.attrs[SKIPPED] = dict(sorted(skipped.items()))
     return frame
@@ -218,6 +270,49 @@ def _first_sources(
     for code, row in zip(firsts.tolist(), rows[at].tolist(), strict=True):
         sources[code] = str(values[row])
     return sources
+
+
+def _first_days(
+    events: pd.DataFrame, codes: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], size: int
+) -> list[str]:
+    """The day file of each turn's first event (TC-2); empty when the events had no day."""
+    if "day" not in events.columns:
+        return [""] * size
+    rows = np.flatnonzero(codes >= 0)
+    rows = rows[np.argsort(ts[rows], kind="stable")]
+    firsts, at = np.unique(codes[rows], return_index=True)
+    found = [""] * size
+    values = events["day"].to_numpy(dtype=object)
+    for code, row in zip(firsts.tolist(), rows[at].tolist(), strict=True):
+        day = values[row]
+        found[code] = day if isinstance(day, str) else ""
+    return found
+
+
+def _first_errors(
+    events: pd.DataFrame, codes: np.ndarray[Any, Any], ts: np.ndarray[Any, Any], size: int
+) -> list[tuple[str | None, str | None]]:
+    """Each turn's failure: its class and message (`error_of`), else Nones.
+
+    The first failed step or turn (by ts) when there is one (it is what failed the turn), else
+    the first failed tool call.
+    """
+    rows = np.flatnonzero(events["name"].isin(FAILURE_EVENTS).to_numpy(dtype=bool) & (codes >= 0))
+    names = events["name"].to_numpy(dtype=object)
+    tools = (names[rows] == "eve.action.result").astype(np.int64)
+    rows = rows[np.lexsort((ts[rows], tools))]
+    data = events["data"].to_numpy(dtype=object)
+    found: list[tuple[str | None, str | None]] = [(None, None)] * size
+    seen: set[int] = set()
+    for row in rows.tolist():
+        code = int(codes[row])
+        if code in seen:
+            continue
+        error = error_of(str(names[row]), data[row])
+        if error is not None:
+            found[code] = error
+            seen.add(code)
+    return found
 
 
 def _subagents(events: pd.DataFrame, codes: np.ndarray[Any, Any], size: int) -> list[str]:

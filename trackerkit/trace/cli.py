@@ -22,6 +22,7 @@ import pandas as pd
 
 from trackerkit.trace._columns import SKIPPED
 from trackerkit.trace._lazy import jsonable
+from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
@@ -142,20 +143,21 @@ def _turns(args: argparse.Namespace) -> int:
             "tokens_in",
             "tokens_out",
             "cost_usd",
+            "steps_without_cost",
             "tool_calls",
             "failures",
             "delivered",
             "fell_back",
             "status",
+            "error_class",
             "orphans",
         ]
     ].copy()
     shown["start"] = shown["start"].map(_time)
     shown["duration"] = shown["duration"].dt.total_seconds().round(3)
     print(_table(shown))
-    print(
-        f"\n{len(turns)} turns, {len(lost)} orphan rows, {len(errors)} broken lines on {args.day}."
-    )
+    print(f"\ncost: {cost_summary(turns)}")
+    print(f"{len(turns)} turns, {len(lost)} orphan rows, {len(errors)} broken lines on {args.day}.")
     for error in errors:
         print(f"  {error}")
     skipped = turns.attrs.get(SKIPPED, {})

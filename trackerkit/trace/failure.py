@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["FAILURE_CLASSES", "failure_class", "failure_of"]
+__all__ = ["FAILURE_CLASSES", "FAILURE_EVENTS", "error_of", "failure_class", "failure_of"]
 
 FAILURE_CLASSES = ("isError", "status:failed", "ok:false", "error", "timeout", "exit <code>")
 """The classes `failure` may hold; `exit <code>` stands for `exit 1`, `exit 127`, …"""
@@ -89,3 +89,43 @@ def failure_of(data: Any) -> str | None:
         tool_name=data.get("toolName") if isinstance(data.get("toolName"), str) else None,
         exit_code=data.get("exitCode") if isinstance(data.get("exitCode"), int) else None,
     )
+
+
+FAILURE_EVENTS = ("eve.action.result", "eve.step.failed", "eve.turn.failed")
+"""The events that may record a failure: a tool's result, a step's, a turn's."""
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _tool_message(data: Mapping[str, Any]) -> str | None:
+    """A failed tool's message as written: `error`, else the answer's message or error."""
+    written = _text(data.get("error"))
+    if written is not None:
+        return written
+    answer = _answer(data.get("result"))
+    if isinstance(answer, Mapping):
+        error = answer.get("error")
+        if isinstance(error, Mapping):
+            error = error.get("message")
+        return _text(answer.get("message")) or _text(error) or _text(answer.get("stderr"))
+    return _text(answer)
+
+
+def error_of(name: str, data: Any) -> tuple[str, str | None] | None:
+    """The class and message of a failure an event records, or None when it records none.
+
+    A failed tool (`eve.action.result` with a failure class, TC-16): that class and the
+    message it gave. A failed step or turn (`eve.step.failed`, `eve.turn.failed`): its `code`
+    (the event's name when it has none) and its `message`.
+    """
+    if not isinstance(data, Mapping):
+        data = {}
+    if name == "eve.action.result":
+        failure = failure_of(data)
+        return None if failure is None else (failure, _tool_message(data))
+    if name in ("eve.step.failed", "eve.turn.failed"):
+        code = _text(data.get("code")) or name.removeprefix("eve.")
+        return code, _text(data.get("message"))
+    return None

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, extract
-from trackerkit.trace.failure import failure_of
+from trackerkit.trace.failure import error_of, failure_of
 from trackerkit.trace.turns import assign_turns
 
 __all__ = [
@@ -49,8 +49,16 @@ STEP_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("usage_cache_read", "data.usage.cacheRead", "int"),
     ColumnSpec("usage_cache_write", "data.usage.cacheWrite", "int"),
     ColumnSpec("cost_usd", "data.usage.costUsd", "float", doc="absent when the model has no price"),
+    ColumnSpec("outcome", "outcome", "str", doc="completed (eve.step.completed) or failed"),
+    ColumnSpec(
+        "error_class",
+        "error_class",
+        "str",
+        doc="a failed step's code, else the class of the step's first failed tool (TC-16)",
+    ),
+    ColumnSpec("error", "error", "str", doc="that failure's message as written"),
 ]
-"""One row per `eve.step.completed`."""
+"""One row per step: `eve.step.completed` and `eve.step.failed`."""
 
 TOOL_CALL_COLUMNS: list[ColumnSpec] = [
     *_WHERE,
@@ -149,9 +157,35 @@ def _records(
         yield record
 
 
+def _step_key(rec: Mapping[str, Any]) -> tuple[Any, ...]:
+    return (rec["turn_name"], rec["session"], rec["turn"], rec["data"].get("stepIndex"))
+
+
 def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
-    """One row per `eve.step.completed` with its usage (columns `STEP_COLUMNS`)."""
-    return extract(_records(events, names, {"eve.step.completed"}), STEP_COLUMNS)
+    """One row per step, completed or failed, with its usage (columns `STEP_COLUMNS`).
+
+    `error_class` and `error`: a failed step's code and message; for a completed step, the
+    first failed tool call of that step (same turn and `stepIndex`): its class (TC-16) and the
+    message it gave. Both are None for a step without a failure.
+    """
+    wanted = {"eve.step.completed", "eve.step.failed", "eve.action.result"}
+    records = list(_records(events, names, wanted))
+    tools: dict[tuple[Any, ...], tuple[str, str | None]] = {}
+    for rec in records:
+        if rec["name"] == "eve.action.result":
+            error = error_of(rec["name"], rec["data"])
+            if error is not None:
+                tools.setdefault(_step_key(rec), error)
+    rows = []
+    for rec in records:
+        if rec["name"] == "eve.action.result":
+            continue
+        failed = rec["name"] == "eve.step.failed"
+        error = error_of(rec["name"], rec["data"]) if failed else tools.get(_step_key(rec))
+        rec["outcome"] = "failed" if failed else "completed"
+        rec["error_class"], rec["error"] = error if error is not None else (None, None)
+        rows.append(rec)
+    return extract(rows, STEP_COLUMNS)
 
 
 def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:

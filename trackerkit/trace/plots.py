@@ -14,10 +14,17 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from trackerkit.trace.costs import costs_by_day
 from trackerkit.trace.frames import steps, tool_calls
 from trackerkit.trace.turns import turn_events
 
-__all__ = ["failures_by_class", "tokens_over_day", "turn_durations", "turn_timeline"]
+__all__ = [
+    "daily_costs",
+    "failures_by_class",
+    "tokens_over_day",
+    "turn_durations",
+    "turn_timeline",
+]
 
 Figure = Any  # plotly ships no type hints
 
@@ -172,4 +179,41 @@ def turn_durations(turns: pd.DataFrame) -> Figure:
         frame, x="seconds", color="kind", barmode="overlay", nbins=40, title="Turn durations"
     )
     figure.update_layout(xaxis_title="seconds", yaxis_title="turns")
+    return figure
+
+
+def daily_costs(turns: pd.DataFrame) -> Figure:
+    """Known cost per day file as bars, each labelled with the share of steps without a cost."""
+    table = costs_by_day(turns)
+    labels = [
+        "no steps"
+        if pd.isna(share)
+        else f"{int(unknown)} of {int(steps)} steps without cost ({share:.0%})"
+        for share, unknown, steps in zip(
+            table["unknown_share"], table["steps_without_cost"], table["steps"], strict=True
+        )
+    ]
+    figure = go.Figure(
+        go.Bar(
+            x=table["day"].replace("", "(no day)"),
+            y=table["cost_usd"].astype(float),
+            text=labels,
+            textposition="outside",
+            name="known cost (USD)",
+            marker={"color": "#4C78A8"},
+        )
+    )
+    unknown = int(table["steps_without_cost"].sum())
+    steps_total = int(table["steps"].sum())
+    note = (
+        f"{unknown} of {steps_total} steps carry no cost and are not in these totals"
+        if unknown
+        else "every step carries its cost"
+    )
+    figure.update_layout(
+        title=f"Known cost per day ({note})",
+        xaxis_title="day file",
+        yaxis_title="USD",
+        xaxis_type="category",
+    )
     return figure

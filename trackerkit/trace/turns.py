@@ -201,7 +201,20 @@ def _names_of(events: pd.DataFrame, names: pd.Series | None) -> pd.Series:
 
 
 def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
-    """One row per turn (columns `TURN_COLUMNS`), oldest first.
+    """One row per turn (columns `TURN_COLUMNS`, each documented there), oldest first.
+
+    * `day`: the day file of the turn's first event (TC-2), so per-day totals follow the files
+      (a turn started before UTC midnight belongs to its file's day); empty when the events
+      were not read from files.
+    * `status`: how the turn ended, from its end events: failed (`eve.turn.failed`),
+      cancelled, stopped (`stop.requested`), completed, or open (none yet).
+    * `failures`: failed tool calls (TC-16) only. A tool may fail and the model go on (a
+      completed turn with failures), and a turn may fail with no tool failing (the model
+      endpoint answered 529: failed with failures 0); `error_class` and `error` say why.
+    * `error_class`, `error`: the code and message of the first failed step or turn, else the
+      class (TC-16) and message of the first failed tool call; None without a failure.
+    * `cost_usd` sums the known step costs; `steps_without_cost` counts the steps that have
+      none (a model without a price), so a total is never silently short.
 
     Args:
         events: an events frame from `read_trace`.

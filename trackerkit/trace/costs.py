@@ -1,0 +1,76 @@
+"""Cost per day that tells known costs from unknown ones (issue 14, item 3).
+
+A step's cost is known when its `usage.costUsd` is a number (a model without a price writes
+none). `cost_usd` sums the known costs only, and `steps_without_cost` counts the rest, so a
+total is never silently short: `unknown_share` says how much of it is missing.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from trackerkit.trace._columns import ColumnSpec, empty_frame
+
+__all__ = ["COST_COLUMNS", "cost_summary", "costs_by_day"]
+
+COST_COLUMNS: list[ColumnSpec] = [
+    ColumnSpec("day", "day", "str", doc="the day file (TC-2); empty for turns not from files"),
+    ColumnSpec("turns", "turns", "int", 0),
+    ColumnSpec("failed_turns", "failed_turns", "int", 0, doc="turns whose status is failed"),
+    ColumnSpec("steps", "steps", "int", 0),
+    ColumnSpec("steps_without_cost", "steps_without_cost", "int", 0),
+    ColumnSpec("cost_usd", "cost_usd", "float", 0.0, doc="the sum of the known costs"),
+    ColumnSpec(
+        "unknown_share",
+        "unknown_share",
+        "float",
+        doc="steps_without_cost / steps: the share of steps the cost leaves out (NA: no steps)",
+    ),
+]
+"""The columns of `costs_by_day`, in order."""
+
+
+def costs_by_day(turns: pd.DataFrame) -> pd.DataFrame:
+    """One row per day of the turns frame (its `day`, the day file of each turn's first event).
+
+    Args:
+        turns: a frame from `assemble_turns`.
+    """
+    if turns.empty:
+        return empty_frame(COST_COLUMNS)
+    frame = pd.DataFrame(
+        {
+            "day": turns["day"].fillna("").astype(str),
+            "turns": 1,
+            "failed_turns": (turns["status"] == "failed").astype("int64"),
+            "steps": turns["steps"].astype("int64"),
+            "steps_without_cost": turns["steps_without_cost"].astype("int64"),
+            "cost_usd": turns["cost_usd"].astype("float64"),
+        }
+    )
+    table = frame.groupby("day", sort=True).sum().reset_index()
+    steps = table["steps"].astype("Float64")
+    table["unknown_share"] = (table["steps_without_cost"] / steps.where(steps > 0)).astype(
+        "Float64"
+    )
+    return table.astype({spec.name: spec.dtype for spec in COST_COLUMNS})
+
+
+def cost_summary(turns: pd.DataFrame) -> str:
+    """One sentence: the known total and how many steps it leaves out.
+
+    >>> import pandas as pd
+    >>> cost_summary(pd.DataFrame({"cost_usd": [0.5, 0.25], "steps": [3, 1],
+    ...                            "steps_without_cost": [1, 0]}))
+    '$0.7500 over 3 of 4 steps; 1 step (25%) carries no cost and is not in the total.'
+    """
+    steps = int(turns["steps"].sum()) if len(turns) else 0
+    unknown = int(turns["steps_without_cost"].sum()) if len(turns) else 0
+    total = float(turns["cost_usd"].sum()) if len(turns) else 0.0
+    text = f"${total:.4f} over {steps - unknown} of {steps} steps"
+    if not unknown:
+        return text + "; every step carries its cost."
+    share = unknown / steps
+    if unknown == 1:
+        return f"{text}; 1 step ({share:.0%}) carries no cost and is not in the total."
+    return f"{text}; {unknown} steps ({share:.0%}) carry no cost and are not in the total."
