@@ -52,6 +52,7 @@ EXPORTED_MODULES = {
     "trackerkit.formats.card": ["card_from_data", "export_card"],
     "trackerkit.formats.checkers": ["check_provider_tool"],
     "trackerkit.formats.wtracker_export": ["WTrackerExport", "export_wtracker"],
+    "trackerkit.formats.text_protocol": ["TextUpdates", "parse_text_updates", "text_instructions"],
 }
 
 

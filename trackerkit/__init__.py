@@ -26,6 +26,7 @@ from trackerkit.formats import (
     Imported,
     ImportReport,
     ReportLine,
+    TextUpdates,
     WTrackerExport,
     anthropic_tool,
     card_from_data,
@@ -42,7 +43,9 @@ from trackerkit.formats import (
     import_sillytavern_tracker,
     import_wtracker,
     openai_tool,
+    parse_text_updates,
     provider_tool,
+    text_instructions,
 )
 from trackerkit.frames import history_frame
 from trackerkit.library import (
@@ -125,6 +128,7 @@ __all__ = [
     "StaleRevisionError",
     "Take",
     "TextField",
+    "TextUpdates",
     "ToolDefinition",
     "TraceLineError",
     "Tracker",
@@ -175,6 +179,7 @@ __all__ = [
     "load_scenes",
     "openai_tool",
     "panel_html",
+    "parse_text_updates",
     "provider_tool",
     "rail",
     "read_piece",
@@ -183,6 +188,7 @@ __all__ = [
     "render_text",
     "render_trackers_block",
     "save_draft",
+    "text_instructions",
     "tool_token_costs",
     "tracker_changes_between",
     "tracker_value",

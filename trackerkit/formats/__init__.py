@@ -27,6 +27,13 @@ from trackerkit.formats.providers import (
 )
 from trackerkit.formats.rpg_companion import import_rpg_companion
 from trackerkit.formats.sillytavern_tracker import import_sillytavern_tracker
+from trackerkit.formats.text_protocol import (
+    TextUpdates,
+    parse_text_updates,
+    render_text_updates,
+    text_answer,
+    text_instructions,
+)
 from trackerkit.formats.wtracker_export import WTrackerExport, export_wtracker
 from trackerkit.formats.wtracker_import import import_wtracker
 
@@ -37,6 +44,7 @@ __all__ = [
     "ImportReport",
     "Imported",
     "ReportLine",
+    "TextUpdates",
     "WTrackerExport",
     "anthropic_tool",
     "card_from_data",
@@ -56,6 +64,10 @@ __all__ = [
     "import_sillytavern_tracker",
     "import_wtracker",
     "openai_tool",
+    "parse_text_updates",
     "provider_tool",
+    "render_text_updates",
     "strict_arguments",
+    "text_answer",
+    "text_instructions",
 ]

@@ -1,0 +1,165 @@
+"""The text protocol: one fenced update block at the end of a reply, read like a tool call (TR-35..TR-38)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from state_strategies import batches, linked, stored_states
+
+from trackerkit import Tracker, apply_tracker_updates, decode_tracker
+from trackerkit.formats.text_protocol import (
+    BLOCK_LABEL,
+    TextUpdates,
+    parse_text_updates,
+    render_text_updates,
+    text_answer,
+    text_instructions,
+)
+from trackerkit.tool import tracker_line
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLED = {
+    p.stem: decode_tracker(json.loads(p.read_text()))
+    for p in sorted((ROOT / "data" / "trackers").glob("*.json"))
+}
+CALL = {"updates": [{"tracker": "Health", "set": {"hp": 22}}]}
+BLOCK = '```update_trackers\n{"updates":[{"tracker":"Health","set":{"hp":22}}]}\n```'
+
+
+class TestParse:
+    """What a reply holds: the visible text, and the arguments or why they could not be read."""
+
+    @pytest.mark.parametrize(
+        ("reply", "expected"),
+        [
+            ("Fog rolls in.", TextUpdates("Fog rolls in.")),
+            (f"A cudgel hits you.\n\n{BLOCK}\n", TextUpdates("A cudgel hits you.", CALL)),
+            (f"A cudgel hits you.\n```json\n{json.dumps(CALL)}\n```", TextUpdates("A cudgel hits you.", CALL)),
+            ('Code:\n```json\n{"a": 1}\n```', TextUpdates('Code:\n```json\n{"a": 1}\n```')),
+            (f"Hit.\n````update_trackers\n{json.dumps(CALL)}\n````", TextUpdates("Hit.", CALL)),
+            (f"```python\nprint(1)\n```\nHit.\n{BLOCK}", TextUpdates("```python\nprint(1)\n```\nHit.", CALL)),
+            (BLOCK, TextUpdates("", CALL)),
+        ],
+        ids=["no-block", "block", "json-label", "other-json", "four-backticks", "code-kept", "block-only"],
+    )  # fmt: skip
+    def test_read(self, reply: str, expected: TextUpdates) -> None:
+        """The block leaves the visible text; anything else stays as written."""
+        assert parse_text_updates(reply) == expected
+
+    @pytest.mark.parametrize(
+        ("reply", "visible", "error"),
+        [
+            (f"Hit.\n{BLOCK}\nAnd then?", "Hit.\n\nAnd then?", "the update_trackers block must end the reply; text came after it"),
+            (f"{BLOCK}\nHit.\n{BLOCK}", "Hit.", "send one update_trackers block at the end of the reply; found 2"),
+            ('Hit.\n```update_trackers\n{"updates": [', "Hit.", "the update_trackers block is not closed with ```"),
+            ("Hit.\n```update_trackers\n[1]\n```", "Hit.", 'the update_trackers block must hold an object {"updates": [...]}; found list'),
+            ("Hit.\n```update_trackers\nnull\n```", "Hit.", 'the update_trackers block must hold an object {"updates": [...]}; found null'),
+        ],
+        ids=["text-after", "two-blocks", "not-closed", "a-list", "null"],
+    )  # fmt: skip
+    def test_unreadable_blocks_are_hidden_and_explained(
+        self, reply: str, visible: str, error: str
+    ) -> None:
+        """A block that cannot be read never shows, and the error says why in a sentence."""
+        assert parse_text_updates(reply) == TextUpdates(visible, None, error)
+
+    def test_bad_json_names_the_place(self) -> None:
+        """Invalid JSON is named with the parser's line and column."""
+        parsed = parse_text_updates('Hit.\n```update_trackers\n{"updates": [}\n```')
+        assert parsed.visible == "Hit."
+        assert parsed.error is not None
+        assert parsed.error.startswith("the update_trackers block is not valid JSON (")
+        assert "line 1 column 14" in parsed.error
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.data())
+    def test_text_path_applies_like_the_tool_path(self, data: st.DataObject) -> None:
+        """Any batch written as the block applies exactly as the same tool call does (TR-37)."""
+        trackers = data.draw(linked())
+        state = data.draw(stored_states(trackers))
+        arguments: dict[str, Any] = {"updates": data.draw(batches(trackers))}
+        prose = data.draw(st.text(st.characters(blacklist_characters="`"), max_size=40))
+        parsed = parse_text_updates(f"{prose}\n{render_text_updates(arguments)}\n")
+        assert parsed.visible == prose.strip()
+        assert parsed.arguments == arguments
+        assert apply_tracker_updates(trackers, state, parsed.arguments) == apply_tracker_updates(
+            trackers, state, arguments
+        )
+
+
+class TestScenarios:
+    """Every scripted call of the bundled scenes, sent as a block, reads back as the same call."""
+
+    @pytest.mark.parametrize(
+        "scene",
+        [
+            p
+            for p in sorted((ROOT / "data" / "scenes").glob("*.json"))
+            if '"calls"' in p.read_text()
+        ],
+        ids=lambda p: p.stem,
+    )
+    def test_every_call_reads_back(self, scene: Path) -> None:
+        """The arguments of each single-round step come back whole, and the visible reply is the reply."""
+        doc = json.loads(scene.read_text())
+        linked = [BUNDLED[i] for i in doc["prompting"]["trackers"] if i in BUNDLED]
+        seen = 0
+        for step in doc.get("turns", []):
+            for call in step.get("calls") or []:
+                reply = f"{step.get('reply', '')}\n\n{render_text_updates(call['arguments'])}"
+                parsed = parse_text_updates(reply)
+                assert parsed.visible == step.get("reply", "").strip()
+                assert parsed.arguments == call["arguments"]
+                assert apply_tracker_updates(linked, {}, parsed.arguments) == apply_tracker_updates(
+                    linked, {}, call["arguments"]
+                )
+                seen += 1
+        assert seen > 0
+
+
+class TestPromptAndAnswer:
+    """What the prompt asks for, and what the next turn says back."""
+
+    def test_instructions(self) -> None:
+        """The block's form with a valid example, the rules, then one line per tracker (TR-36)."""
+        trackers = [BUNDLED["health"], BUNDLED["inventory"]]
+        text = text_instructions(trackers)
+        example = text.split("\n")[1:4]
+        assert example == [
+            f"```{BLOCK_LABEL}",
+            '{"updates":[{"tracker":"Health","set":{"hp":0}}]}',
+            "```",
+        ]
+        assert text.endswith("\n" + "\n".join(tracker_line(t) for t in trackers))
+        assert text_instructions([]) == ""
+
+    @pytest.mark.parametrize("tracker", list(BUNDLED.values()), ids=list(BUNDLED))
+    def test_the_example_is_a_valid_call(self, tracker: Tracker) -> None:
+        """The example in the prompt reads and applies for every bundled tracker."""
+        example = "\n".join(text_instructions([tracker]).split("\n")[1:4])
+        parsed = parse_text_updates(example)
+        assert parsed.arguments is not None
+        assert apply_tracker_updates([tracker], {}, parsed.arguments).ok
+
+    def test_answers(self) -> None:
+        """No block, no answer; a refused or unreadable block says nothing was written."""
+        health = [BUNDLED["health"]]
+        assert text_answer(parse_text_updates("Fog."), None) is None
+        ok = parse_text_updates(f"Hit.\n{BLOCK}")
+        assert text_answer(ok, apply_tracker_updates(health, {}, ok.arguments)) == (
+            "[update_trackers] Health: hp 0 -> 22"
+        )
+        bad = parse_text_updates("Hit.\n```update_trackers\n[1]\n```")
+        assert text_answer(bad, None) == (
+            "[update_trackers] Nothing was written: the update_trackers block must hold an object "
+            '{"updates": [...]}; found list. Send the whole block again.'
+        )
+        refused = parse_text_updates('```update_trackers\n{"updates":[{"tracker":"Nobody"}]}\n```')
+        answer = text_answer(refused, apply_tracker_updates(health, {}, refused.arguments))
+        assert answer is not None
+        assert answer.startswith("[update_trackers] Nothing was written: 1 error.")
