@@ -120,7 +120,7 @@ def _(get_saved, get_steps, place, played, scene_file):
 
 
 @app.cell
-def _(played, scene_problem, scene_steps, session):
+def _(playback, played, scene_problem, scene_steps, session):
     if session is None:
         _status = mo.Html(scene_problem or "")
     else:
@@ -129,7 +129,10 @@ def _(played, scene_problem, scene_steps, session):
             f"{len(session.chat.messages)} live messages · take `{session.chat.current}` · "
             + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
         )
-    mo.hstack([played, _status], justify="start", gap=2)
+    # A scripted step the chat refuses (a cut of a message that is gone) is said here.
+    _refused = [o for o in playback.outcomes if o.scripted and o.refused] if playback is not None else []
+    _row = mo.hstack([played, _status], justify="start", gap=2) if session is not None else mo.vstack([played, _status])
+    mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused]])
     return
 
 
@@ -143,28 +146,31 @@ def _():
 
 @app.cell
 def _(playback, session):
-    try:
-        _take = session.chat.take
-        _changes = (
-            tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
-        )
-        _by_message = {entry["messageId"]: entry for entry in _changes}
-        _items = []
-        for _number, _m in enumerate(_take.messages, start=1):
-            _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
-            _entry = _by_message.get(_m.id)
-            _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
-            _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
-            _parts = [mo.md(f"{_number} · **{_m.role}**{_versions}: {_m.text}")]
-            _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
-            _items.append(mo.vstack(_parts, gap=0.25))
-        _chat_view = mo.hstack(
-            [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
-            widths=[2, 1],
-            align="start",
-        )
-    except Exception as _exc:
-        _chat_view = mo.Html(failure_html("The chat and the Trackers panel", _exc))
+    if session is None:
+        _chat_view = mo.md("No scene is playing; the message above says why.")
+    else:
+        try:
+            _take = session.chat.take
+            _changes = (
+                tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
+            )
+            _by_message = {entry["messageId"]: entry for entry in _changes}
+            _items = []
+            for _number, _m in enumerate(_take.messages, start=1):
+                _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
+                _entry = _by_message.get(_m.id)
+                _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
+                _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
+                _parts = [mo.md(f"{_number} · **{_m.role}**{_versions}: {_m.text}")]
+                _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
+                _items.append(mo.vstack(_parts, gap=0.25))
+            _chat_view = mo.hstack(
+                [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
+                widths=[2, 1],
+                align="start",
+            )
+        except Exception as _exc:
+            _chat_view = mo.Html(failure_html("The chat and the Trackers panel", _exc))
     _chat_view
     return
 
@@ -337,7 +343,9 @@ def _(edit_tracker, playback, session, set_steps):
 
 @app.cell
 def _(edit_button, edit_outcome, edit_row, edit_set, edit_tracker, playback):
-    if edit_tracker.value is None:
+    if playback is None:
+        _edit_view = mo.md("No scene is playing, so there is no value to edit.")
+    elif edit_tracker.value is None:
         _edit_view = mo.md("This scene links no tracker, so there is no value to edit.")
     else:
         _edit_view = mo.vstack(
@@ -407,7 +415,10 @@ def _():
 
 @app.cell
 def _(session):
-    frame = history_frame(session.chat) if session is not None else None
+    try:
+        frame, _problem = (history_frame(session.chat) if session is not None else None), ""
+    except Exception as _exc:
+        frame, _problem = None, failure_html("The history", _exc)
     _pairs = []
     if frame is not None and len(frame):
         _numbers = frame[frame["number"].notna()]
@@ -417,7 +428,7 @@ def _(session):
         value=next(iter(f"{t} · {f}" for t, f in _pairs), None),
         label="Number",
     )
-    series_pick
+    mo.Html(_problem) if _problem else series_pick
     return frame, series_pick
 
 

@@ -269,3 +269,34 @@ def test_simulator_links_trackers_into_the_scene(
     assert (ROOT / "data" / "scenes" / "shop.json").read_bytes() == bundled, (
         "the repository's scene is untouched"
     )
+
+
+def test_simulator_shows_failures_in_their_section(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Item 13: a scene that cannot be read and a scripted step the chat refuses are messages in their sections."""
+    (data_copy / "scenes" / "broken.json").write_text('{"id": "broken",')
+    scene = json.loads((data_copy / "scenes" / "fight.json").read_text())
+    scene["turns"].append({"action": "cut", "message": "m99"})
+    (data_copy / "scenes" / "cutgone.json").write_text(json.dumps(scene))
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+
+    _pick(page, "Scene", "broken")
+    failure = page.locator(".tk-failure").filter(has_text="The scene could not be shown")
+    failure.first.wait_for()
+    assert "broken.json: not valid JSON" in failure.first.inner_text()
+    page.locator(".tk-failure").filter(has_text="The links could not be shown").first.wait_for()
+    page.get_by_text("No scene is playing; the message above says why.").first.wait_for()
+    page.get_by_text("No scene is playing, so there is no value to edit.").first.wait_for()
+    screenshot(page, "simulator-broken-scene")
+
+    _pick(page, "Scene", "cutgone")
+    _status(page, "7 of 7 scripted steps")
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="Step 7 (cut) was refused, nothing was written: Take 't1' has no live message 'm99'."
+    ).first.wait_for()
+    _status(page, "12 live messages")

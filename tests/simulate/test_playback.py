@@ -185,3 +185,13 @@ class TestPlayPage:
             "Step 7 (turn) failed and kept nothing: The model does not take tools"
         )
         assert playback.last_turn() is outcome.report
+
+    def test_a_refusal_keeps_its_quotes(self) -> None:
+        """A refusal that ends on a quoted id keeps the closing quote."""
+        playback = play_page(FIGHT, [{"action": "cut", "message": "m99"}])
+        assert playback.page_outcomes[0].refused == "Take 't1' has no live message 'm99'."
+
+    def test_a_step_that_lacks_a_key_is_refused(self) -> None:
+        """A fork without its message is refused, naming the key."""
+        playback = play_page(FIGHT, [{"action": "fork"}])
+        assert playback.page_outcomes[0].refused == "The step has no 'message'."

@@ -372,8 +372,8 @@ def _read_page_forms(step: dict[str, Any]) -> str | None:
 
 
 def _sentence(exc: BaseException) -> str:
-    text = str(exc).strip().strip("'\"")
     if isinstance(exc, KeyError):
-        return f"the step lacks {text}"
+        return f"The step has no {str(exc)}."
+    text = str(exc).strip()
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
