@@ -98,7 +98,7 @@ class TestRefused:
         ("card", "reason"),
         [
             ([], "is not a Character Card V2: the file is not a JSON object"),
-            ({"name": "Vera", "description": ""}, "a V1 card must be saved as V2"),
+            ({"name": "Vera", "description": ""}, "or a V1 card with name, description, personality"),
             ({"spec": "chara_card_v2", "data": {"extensions": 3}}, "data.extensions must be an object"),
             ({"spec": "chara_card_v2", "data": {"name": "Vera"}}, "holds no trackers: the card has no data.extensions.trackerkit object"),
             ({"spec": "chara_card_v2", "data": {"extensions": {CARD_KEY: {"version": 2}}}}, "data.extensions.trackerkit.version must be 1; found 2"),
@@ -121,7 +121,33 @@ class TestRefused:
         with pytest.raises(ImportRefusedError, match="links must list ids of the card's trackers"):
             card_from_data(out, "c.json")
 
-    def test_export_into_a_v1_card_is_refused(self) -> None:
-        """Exporting into something that is not a V2 card names the file."""
+    def test_export_into_something_not_a_card_is_refused(self) -> None:
+        """Exporting into something that is neither a V2 nor a V1 card names the file."""
         with pytest.raises(ImportRefusedError, match=r"^old\.json: is not a Character Card V2"):
             export_card(BUNDLED[:1], {"name": "Vera"}, file="old.json")
+
+
+class TestV1:
+    """A V1 card is made V2 on export: its fields go into data, its top-level keys stay."""
+
+    V1 = {  # noqa: RUF012 - read-only test data
+        "name": "Vera",
+        "description": "A sellsword.",
+        "personality": "Terse.",
+        "scenario": "A drowned chapel.",
+        "first_mes": "You hear a bell.",
+        "mes_example": "",
+        "avatar": "none",
+    }
+
+    def test_upgraded_and_read_back(self) -> None:
+        """The V2 data holds the V1 fields; the trackers read back equal."""
+        out = export_card(BUNDLED[:2], self.V1)
+        assert out["spec"] == "chara_card_v2"
+        assert out["avatar"] == "none"
+        assert out["name"] == "Vera"
+        assert {k: out["data"][k] for k in self.V1 if k != "avatar"} == {
+            k: v for k, v in self.V1.items() if k != "avatar"
+        }
+        assert out["data"]["extensions"][CARD_KEY]["links"] == ["health", "inventory"]
+        assert list(card_from_data(out, "v.json").trackers) == BUNDLED[:2]

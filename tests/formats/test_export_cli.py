@@ -127,7 +127,7 @@ class TestRefused:
     def test_not_json_and_not_a_card(
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
-        """A broken file and a V1 card are named by path."""
+        """A broken file and a card that is neither V2 nor V1 are named by path."""
         broken = tmp_path / "broken.json"
         broken.write_text("[")
         code, out, err = _run(capsys, "--to", "gemini", str(broken))
@@ -139,7 +139,8 @@ class TestRefused:
         assert (code, out) == (1, "")
         assert err == (
             f'trackerkit: {old}: is not a Character Card V2: spec must be "chara_card_v2" with a '
-            "data object (found spec None); a V1 card must be saved as V2 by a card editor first\n"
+            "data object (found spec None), or a V1 card with name, description, personality, "
+            "scenario, first_mes and mes_example\n"
         )
 
     def test_a_refused_tracker_names_its_file(

@@ -50,6 +50,21 @@ def new_card(name: str) -> dict[str, Any]:
     }
 
 
+_V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+
+
+def _upgraded(card: dict[str, Any]) -> dict[str, Any]:
+    """A V1 card (its six text fields at the top) as V2; the top-level keys all stay, as V2 readers expect.
+
+    Any other card is returned as it is.
+    """
+    if "spec" in card or not all(isinstance(card.get(k), str) for k in _V1_FIELDS):
+        return card
+    v2 = new_card(card["name"])
+    v2["data"].update({k: card[k] for k in _V1_FIELDS})
+    return {**card, "spec": v2["spec"], "spec_version": v2["spec_version"], "data": v2["data"]}
+
+
 def _v2_data(card: object, file: str) -> dict[str, Any]:
     if not isinstance(card, dict):
         raise ImportRefusedError(file, "is not a Character Card V2: the file is not a JSON object")
@@ -58,7 +73,8 @@ def _v2_data(card: object, file: str) -> dict[str, Any]:
         raise ImportRefusedError(
             file,
             f'is not a Character Card V2: spec must be "chara_card_v2" with a data object '
-            f"(found spec {found!r}); a V1 card must be saved as V2 by a card editor first",
+            f"(found spec {found!r}), or a V1 card with name, description, personality, "
+            "scenario, first_mes and mes_example",
         )
     data: dict[str, Any] = card["data"]
     extensions = data.get("extensions", {})
@@ -81,13 +97,14 @@ def export_card(
     Args:
         trackers: the trackers, in the order a scene links them.
         card: a Character Card V2 to carry them; it is not changed, and every key of it other
-            than `data.extensions.trackerkit` (whose own unknown keys are kept too) is kept.
+            than `data.extensions.trackerkit` (whose own unknown keys are kept too) is kept. A V1
+            card is made V2 first (its fields copied into `data`, its top-level keys kept).
         name: the new card's name when no card is given.
         file: the card's file name, for messages.
     Raises:
-        ImportRefusedError: `card` is not a Character Card V2.
+        ImportRefusedError: `card` is neither a Character Card V2 nor a V1 card.
     """
-    out = copy.deepcopy(dict(card)) if card is not None else new_card(name)
+    out = _upgraded(copy.deepcopy(dict(card))) if card is not None else new_card(name)
     data = _v2_data(out, file)
     extensions = data.setdefault("extensions", {})
     mine = extensions.get(CARD_KEY)
