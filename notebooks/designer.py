@@ -123,11 +123,12 @@ def _(
     set_problem,
 ):
     get_refresh()
+    _unlisted = None
     try:
         _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
     except Exception as _error:
         _pieces = {}
-        mo.output.append(mo.callout(design.readable(_error, "list the library"), kind="danger"))
+        _unlisted = mo.callout(design.readable(_error, "list the library"), kind="danger")
     _shown = "" if get_new() else get_draft().id
     _label = next((label for label, i in _pieces.items() if i == _shown), "New blank tracker")
 
@@ -146,7 +147,7 @@ def _(
         label="Open",
         on_change=lambda v: design.attempt(lambda: open_piece(v), set_problem, "open the tracker"),
     )
-    picker
+    mo.vstack([_unlisted, picker]) if _unlisted else picker
     return
 
 

@@ -352,3 +352,14 @@ def test_settings_prompt_line_and_field_settings(
     page.get_by_text('"x9" is not a number').first.wait_for()
     template.scroll_into_view_if_needed()
     screenshot(page, "designer-settings")
+
+
+def test_a_data_folder_that_is_not_one_is_a_message(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
+) -> None:
+    """Item 13: `--data` naming a file stops the app with a readable message, not a blank page."""
+    not_a_folder = tmp_path / "data.txt"
+    not_a_folder.write_text("")
+    page = open_page(serve("designer.py", "--data", str(not_a_folder)), "Tracker designer")
+    page.get_by_text(f"Could not read the data folder: --data: {not_a_folder} is not a folder").first.wait_for()
+    expect(page.get_by_role("button", name="Save", exact=True)).to_have_count(0)
