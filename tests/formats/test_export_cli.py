@@ -154,3 +154,31 @@ class TestRefused:
         code, out, err = _run(capsys, "--to", "anthropic", str(bad))
         assert (code, out) == (1, "")
         assert err.startswith(f"trackerkit: {bad}: tracker refused with 1 problem: body.fields[0]")
+
+
+class TestScenes:
+    """A scene's linked trackers, from the folder beside it or --trackers."""
+
+    def test_a_missing_linked_tracker_is_left_out_and_said(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The export carries the trackers that load, and stderr names the one left out."""
+        folder = tmp_path / "mine"
+        folder.mkdir()
+        (folder / "health.json").write_text(HEALTH.read_text())
+        scene = json.loads(SCENE.read_text())
+        scene["prompting"]["trackers"] = ["health", "ghost"]
+        path = tmp_path / "scene.json"
+        path.write_text(json.dumps(scene))
+        code, out, err = _run(capsys, "--to", "anthropic", "--trackers", str(folder), str(path))
+        assert code == 0
+        assert json.loads(out) == anthropic_tool([_tracker("health")])
+        assert err.splitlines()[0].startswith("trackerkit: left out ghost: ")
+
+    def test_no_tracker_folder(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A scene with no tracker folder beside it asks for --trackers."""
+        path = tmp_path / "scene.json"
+        path.write_text(SCENE.read_text())
+        code, out, err = _run(capsys, "--to", "openai", str(path))
+        assert (code, out) == (1, "")
+        assert err.endswith("; pass --trackers DIR\n")
