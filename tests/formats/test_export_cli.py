@@ -182,3 +182,14 @@ class TestScenes:
         code, out, err = _run(capsys, "--to", "openai", str(path))
         assert (code, out) == (1, "")
         assert err.endswith("; pass --trackers DIR\n")
+
+    def test_every_linked_tracker_left_out(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """When no linked tracker loads, the one-line error says why each was left out."""
+        code, out, err = _run(capsys, "--to", "openai", "--trackers", str(tmp_path), str(SCENE))
+        assert (code, out) == (1, "")
+        assert err.startswith(
+            "trackerkit: nothing to export: no tracker was read (left out health: "
+        )
+        assert "left out scene-mood: " in err

@@ -94,7 +94,8 @@ def load_export_source(
         notes += [f"left out {left.tracker_id}: {left.reason}" for left in linked.left_out]
         trackers += linked.trackers
     if not trackers:
-        raise TrackerkitError("nothing to export: no tracker was read")
+        why = f" ({'; '.join(notes)})" if notes else ""
+        raise TrackerkitError(f"nothing to export: no tracker was read{why}")
     names = [t.name for t in trackers]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
