@@ -150,6 +150,6 @@ def test_every_trace_command_is_documented() -> None:
     sub = next(a for a in parser._actions if a.dest == "command")
     trace = sub.choices["trace"]  # type: ignore[attr-defined]
     commands = next(a for a in trace._actions if a.dest == "trace_command")
-    assert set(commands.choices) == {"days", "turns", "show"}
+    assert set(commands.choices) == {"days", "turns", "show", "export"}
     for action in commands._choices_actions:
         assert action.help

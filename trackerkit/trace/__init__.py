@@ -14,6 +14,7 @@ from trackerkit.errors import TraceLineError
 from trackerkit.trace._columns import ColumnSpec
 from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
+from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
 from trackerkit.trace.frames import (
     DELIVERY_COLUMNS,
@@ -56,6 +57,7 @@ __all__ = [
     "COST_COLUMNS",
     "DELIVERY_COLUMNS",
     "EVENT_COLUMNS",
+    "EXPORT_FIELDS",
     "FAILURE_CLASSES",
     "FIELDS",
     "GATE_COLUMNS",
@@ -79,6 +81,8 @@ __all__ = [
     "deliveries",
     "encode_event",
     "error_of",
+    "events_to_arrow",
+    "export_parquet",
     "failure_class",
     "failure_of",
     "failures_by_class",

@@ -1,9 +1,12 @@
-"""The `trackerkit trace` commands: days, turns, show; `--json` on each.
+"""The `trackerkit trace` commands: days, turns, show (`--json` on each), export.
 
     trackerkit trace days [DIR]          the day files with line counts and broken lines
     trackerkit trace turns DAY           the turns of one day (and its orphan rows)
     trackerkit trace show NAME           one turn's events in order; NAME is
                                          <session>/<turn_N> or turn_N (the newest, TC-13)
+    trackerkit trace export PATH --parquet OUT
+                                         one Parquet file per day (data as JSON text);
+                                         --column NAME=PATH adds a typed column of data
 
 Each handler is one library call and a printer; library errors reach `trackerkit.cli.main`,
 which prints them as one line.
@@ -15,14 +18,17 @@ import argparse
 import datetime as dt
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pandas as pd
 
-from trackerkit.trace._columns import SKIPPED
+from trackerkit.errors import BadRequestError
+from trackerkit.trace._columns import SKIPPED, ColumnSpec, ColumnType
+from trackerkit.trace._data import INFERRED
 from trackerkit.trace._lazy import jsonable
 from trackerkit.trace.costs import cost_summary
+from trackerkit.trace.export import export_parquet
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
@@ -188,6 +194,45 @@ def _show(args: argparse.Namespace) -> int:
     return 0
 
 
+_COLUMN_TYPES = ("int", "float", "str", "bool")
+
+
+def _column(value: str) -> str | ColumnSpec:
+    """`--column`: `PATH`, `NAME=PATH` or `NAME=PATH:TYPE` (int, float, str, bool)."""
+    name, sep, path = value.partition("=")
+    if not sep:
+        return value
+    path, colon, kind = path.partition(":")
+    if not name or not path or (colon and kind not in _COLUMN_TYPES):
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a column; write PATH, NAME=PATH or NAME=PATH:TYPE with TYPE one "
+            f"of {', '.join(_COLUMN_TYPES)} (for example cost_usd=usage.costUsd:float)"
+        )
+    if not colon:
+        return ColumnSpec(name, path, "object", doc=INFERRED)  # typed by its values
+    return ColumnSpec(name, path, cast(ColumnType, kind))
+
+
+def _export(args: argparse.Namespace) -> int:
+    if args.parquet is None:
+        raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
+    written, errors = export_parquet(args.path, args.parquet, columns=args.column or None)
+    if args.json:
+        _json(
+            {
+                "files": [{"file": str(path), "rows": rows} for path, rows in written],
+                "broken": [{"file": e.file, "line": e.line, "reason": e.reason} for e in errors],
+            }
+        )
+        return 0
+    for path, rows in written:
+        print(f"{path}  {rows} events")
+    print(f"{len(written)} day file(s) written, {len(errors)} broken line(s) left out.")
+    for error in errors:
+        print(f"  {error}")
+    return 0
+
+
 def _day(value: str) -> str:
     try:
         return dt.date.fromisoformat(value).isoformat()
@@ -228,3 +273,20 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("--day", type=_day, help="read only this day (default: every day)")
     common(show)
     show.set_defaults(func=_show)
+
+    export = commands.add_parser(
+        "export", help="write trace days as Parquet, one file per day (data as JSON text)"
+    )
+    export.add_argument("path", metavar="PATH", help="a day file or a folder of day files")
+    export.add_argument(
+        "--parquet", metavar="OUT", help="the folder to write day.parquet files into"
+    )
+    export.add_argument(
+        "--column",
+        action="append",
+        type=_column,
+        metavar="[NAME=]PATH[:TYPE]",
+        help="a path into data to add as a column (repeat it), e.g. cost_usd=usage.costUsd:float",
+    )
+    export.add_argument("--json", action="store_true", help="print JSON instead of lines")
+    export.set_defaults(func=_export)

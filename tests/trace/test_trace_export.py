@@ -1,0 +1,164 @@
+"""Trace days out to Arrow and Parquet, and the README's DuckDB example over the export."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import orjson
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+import pytest
+
+from trackerkit.cli import main
+from trackerkit.errors import BadRequestError, NotFoundError
+from trackerkit.trace import ColumnSpec, assemble_turns, read_trace, steps
+from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
+
+ROOT = Path(__file__).parents[2]
+SAMPLE = ROOT / "data" / "trace"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+class TestArrow:
+    @pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+    def test_every_data_mode_gives_the_same_table(self, mode: str) -> None:
+        """data becomes JSON text whatever the frame held; the fields keep their order."""
+        events, _ = read_trace(SAMPLE, data=mode)  # type: ignore[call-overload]
+        table = events_to_arrow(events)
+        assert table.column_names == list(EXPORT_FIELDS)
+        assert table.schema.field("ts").type == pa.timestamp("us", tz="UTC")
+        dicts, _ = read_trace(SAMPLE)
+        assert [orjson.loads(t) for t in table.column("data").to_pylist()] == dicts["data"].tolist()
+        assert table.column("day").to_pylist() == dicts["day"].astype(str).tolist()
+
+    def test_extracted_columns_keep_their_types(self, tmp_path: Path) -> None:
+        """The to_parquet idiom through the export: columns= paths come back typed."""
+        events, _ = read_trace(
+            SAMPLE, data="raw", columns=[ColumnSpec("cost", "usage.costUsd", "float"), "stepIndex"]
+        )
+        pq.write_table(events_to_arrow(events), tmp_path / "all.parquet")
+        back = pd.read_parquet(tmp_path / "all.parquet")
+        assert list(back.columns) == [*EXPORT_FIELDS, "cost", "stepIndex"]
+        assert back["cost"].sum() == pytest.approx(events["cost"].sum())
+        assert back["stepIndex"].dropna().tolist() == events["stepIndex"].dropna().tolist()
+
+    def test_a_frame_without_the_fields_is_refused(self) -> None:
+        events, _ = read_trace(SAMPLE, data="none")
+        with pytest.raises(BadRequestError, match="has no data"):
+            events_to_arrow(events)
+
+
+class TestParquet:
+    def test_one_file_per_day_with_the_readers_rows(self, tmp_path: Path) -> None:
+        written, errors = export_parquet(SAMPLE, tmp_path / "out", columns=["usage.in"])
+        events, read_errors = read_trace(SAMPLE)
+        assert errors == read_errors
+        assert [p.name for p, _ in written] == [
+            f"{p.stem}.parquet" for p in sorted(SAMPLE.glob("*.jsonl"))
+        ]
+        assert sum(rows for _, rows in written) == len(events)
+        for path, rows in written:
+            table = pq.read_table(path)
+            assert table.num_rows == rows
+            assert set(table.column("day").to_pylist()) == {path.stem}
+
+    def test_bad_targets_are_refused_before_writing(self, tmp_path: Path) -> None:
+        (tmp_path / "file").write_text("")
+        with pytest.raises(BadRequestError, match="is a file"):
+            export_parquet(SAMPLE, tmp_path / "file")
+        with pytest.raises(BadRequestError, match="names no field"):
+            export_parquet(SAMPLE, tmp_path / "out", columns=["a..b"])
+        with pytest.raises(NotFoundError, match="does not exist"):
+            export_parquet(tmp_path / "nope", tmp_path / "out")
+        assert not (tmp_path / "out").exists()
+
+
+class TestCommand:
+    def test_export_prints_each_file(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        code = main(["trace", "export", str(SAMPLE), "--parquet", str(tmp_path), "--json"])
+        report = orjson.loads(capsys.readouterr().out)
+        assert code == 0
+        assert len(report["files"]) == 4
+        assert len(report["broken"]) == 6
+
+    @pytest.mark.parametrize(
+        ("argv", "words"),
+        [
+            (["trace", "export", "nope-folder", "--parquet", "x"], "does not exist"),
+            (["trace", "export", str(SAMPLE)], "needs --parquet OUT"),
+            (
+                ["trace", "export", str(SAMPLE), "--parquet", "x", "--column", "a=b:zz"],
+                "not a column",
+            ),
+        ],
+    )
+    def test_mistakes_are_one_line(
+        self,
+        argv: list[str],
+        words: str,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        monkeypatch.chdir(tmp_path)
+        try:
+            code = main(argv)
+        except SystemExit as exit_:  # argparse's own usage error
+            code = int(str(exit_.code))
+        err = capsys.readouterr().err
+        assert code != 0
+        assert words in err
+        assert "Traceback" not in err
+
+
+def _readme_sql() -> list[str]:
+    """The statements of the README's SQL block (cost per day, failed turns per session)."""
+    block = re.search(r"```sql\n(.*?)```", README, re.S)
+    assert block is not None
+    return [s.strip() for s in block.group(1).split(";") if s.strip()]
+
+
+def _readme_export() -> list[str]:
+    line = next(ln for ln in README.splitlines() if ln.startswith("$ trackerkit trace export"))
+    return shlex.split(line.removeprefix("$ trackerkit "))
+
+
+def test_the_readme_sql_answers_cost_per_day_and_failed_turns_per_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's export command and its exact SQL, checked against the pandas frames."""
+    duckdb = pytest.importorskip("duckdb")
+    shutil.copytree(SAMPLE, tmp_path / "data" / "trace")
+    monkeypatch.chdir(tmp_path)
+    assert main(_readme_export()) == 0
+    capsys.readouterr()
+    per_day, per_session = (duckdb.sql(q).df() for q in _readme_sql())
+    events, _ = read_trace(SAMPLE)
+    done = events[events["name"] == "eve.step.completed"]
+    cost = done["data"].map(lambda d: (d.get("usage") or {}).get("costUsd"))
+    grouped = cost.groupby(done["day"].astype(str))
+    assert per_day["day"].tolist() == sorted(grouped.groups)
+    assert per_day["cost_usd"].tolist() == pytest.approx(
+        grouped.sum().astype(float).round(4).tolist()
+    )
+    assert (
+        per_day["steps_without_cost"].tolist()
+        == grouped.apply(lambda s: int(s.isna().sum())).tolist()
+    )
+    assert (
+        per_day["steps_without_cost"].sum()
+        == len(steps(events).query("cost_usd.isna()"))
+        - (steps(events)["outcome"] == "failed").sum()
+    )
+    turns = assemble_turns(events)
+    failed = turns[turns["status"] == "failed"].groupby("session").size()
+    assert (
+        dict(zip(per_session["session"], per_session["failed_turns"], strict=True))
+        == failed.to_dict()
+    )
