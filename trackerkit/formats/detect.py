@@ -51,9 +51,8 @@ FORMAT_NAMES: dict[str, str] = {
 MAX_BYTES = 32 * 1024 * 1024
 _MAX_DEPTH = 100
 _MAX_NODES = 1_000_000
-_ST_TYPES = frozenset(
-    {"STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT"}
-)
+#: A tuple, not a set: a type written as a list or an object must not make membership raise.
+_ST_TYPES = ("STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT")
 _EXTENSIBLE_MARK = "$__META_EXTENSIBLE__$"
 
 

@@ -22,9 +22,8 @@ from trackerkit.problems import MAX_TEXT
 
 __all__ = ["import_sillytavern_tracker", "sillytavern_tracker_from_data"]
 
-_TYPES = frozenset(
-    {"STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT"}
-)
+#: A tuple, not a set: a type written as a list or an object must not make membership raise.
+_TYPES = ("STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT")
 _PRESENCE = {
     "STATIC": "; presence STATIC: the source never updates it, trackerkit lets the model update it",
     "EPHEMERAL": "; presence EPHEMERAL: the source keeps it for one message, trackerkit keeps it",
