@@ -358,7 +358,8 @@ def _import(args: argparse.Namespace) -> int:
     report = imported.report
     count = len(imported.trackers)
     noun = "tracker" if count == 1 else "trackers"
-    print(f"{report.file}: {FORMAT_NAMES[report.format]}, {count} {noun} ({report.summary()})")
+    shown = FORMAT_NAMES.get(report.format, report.format)
+    print(f"{report.file}: {shown}, {count} {noun} ({report.summary()})")
     for line in report.lines:
         print(f"  {line}")
     if args.into is not None:

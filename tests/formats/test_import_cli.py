@@ -142,3 +142,22 @@ class TestRefused:
             "",
             f"trackerkit: {tmp_path}: is not a regular file\n",
         )
+
+
+class TestWhere:
+    """Without --into, pieces go to the data folder TRACKERKIT_DATA names."""
+
+    def test_environment(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        card: Path,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """TRACKERKIT_DATA is used in place."""
+        data = tmp_path / "env-data"
+        monkeypatch.setenv("TRACKERKIT_DATA", str(data))
+        code, out, err = _run(capsys, "import", str(card))
+        assert (code, err) == (0, "")
+        assert f"wrote {data / 'trackers' / 'li.json'} (Li)\n" in out
+        assert Library(data / "trackers").ids() == ["li"]
