@@ -4,9 +4,18 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · tracker library")
 
 with app.setup:
+    from html import escape
+
     import marimo as mo
 
     from trackerkit import Library, initial_value, linked_in, load_scenes, workspace
+
+
+@app.function
+def trouble(title, error):
+    """A failure as the page shows it: what could not be done, then the error in words."""
+    _words = escape(f"{type(error).__name__}: {error}")
+    return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
 
 
 @app.cell(hide_code=True)
@@ -27,7 +36,7 @@ def _():
     try:
         place = workspace(mo.cli_args())
     except Exception as _error:
-        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title="Could not choose the data folder"))
+        mo.stop(True, trouble("Could not choose the data folder", _error))
     mo.md(place.describe())
     return (place,)
 
@@ -38,7 +47,7 @@ def _(place):
         verdicts = Library(place.trackers).verdicts()
         scenes = load_scenes(place.scenes)
     except Exception as _error:
-        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title=f"Could not read the library in {place.root}"))
+        mo.stop(True, trouble(f"Could not read the library in {place.root}", _error))
     return scenes, verdicts
 
 
@@ -60,7 +69,7 @@ def _(place, scenes, verdicts):
             for v in verdicts
         ]
     except Exception as _error:
-        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title="Could not list the verdicts"))
+        mo.stop(True, trouble("Could not list the verdicts", _error))
     verdict_table = mo.ui.table(_rows, selection=None, page_size=10, label="Decoder verdicts")
     mo.vstack(
         [
@@ -115,7 +124,7 @@ def _(decoded, picked):
             for f in tracker.fields
         ]
     except Exception as _error:
-        mo.stop(True, mo.callout(mo.plain_text(f"{type(_error).__name__}: {_error}"), kind="danger", title=f"Could not show {tracker.name}"))
+        mo.stop(True, trouble(f"Could not show {tracker.name}", _error))
     field_table = mo.ui.table(_rows, selection=None, label="Fields")
     mo.vstack(
         [

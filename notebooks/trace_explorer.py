@@ -3,9 +3,8 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · trace explorer")
 
-
-@app.cell
-def _():
+with app.setup:
+    from html import escape
     from pathlib import Path
 
     import marimo as mo
@@ -26,28 +25,17 @@ def _():
     )
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
-    simulated_dir = data_dir() / "trace"
-    return (
-        Path,
-        assemble_turns,
-        assign_turns,
-        default_dir,
-        failures_by_class,
-        mo,
-        read_trace,
-        simulated_dir,
-        steps,
-        tokens_over_day,
-        tool_calls,
-        trace_days,
-        turn_durations,
-        turn_events,
-        turn_timeline,
-    )
+
+
+@app.function
+def trouble(title, error):
+    """A failure as the page shows it: what could not be done, then the error in words."""
+    _words = escape(f"{type(error).__name__}: {error}")
+    return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     # Trace explorer
 
@@ -60,7 +48,12 @@ def _(mo):
 
 
 @app.cell
-def _(default_dir, mo, simulated_dir):
+def _():
+    # Any failure below is shown in its own section as a message, never as a blank page.
+    try:
+        simulated_dir = data_dir() / "trace"
+    except Exception as _error:
+        mo.stop(True, trouble("Could not find your simulated sessions", _error))
     place = mo.ui.dropdown(
         options={
             "Bundled sample days": str(default_dir),
@@ -74,40 +67,45 @@ def _(default_dir, mo, simulated_dir):
 
 
 @app.cell
-def _(mo, place):
+def _(place):
     folder = mo.ui.text(value=place.value, label="Trace folder", full_width=True)
     folder
     return (folder,)
 
 
 @app.cell
-def _(Path, folder, mo, trace_days):
+def _(folder):
+    try:
+        _there = Path(folder.value).is_dir()
+        days_table = trace_days(Path(folder.value)) if _there else None
+    except Exception as _error:
+        mo.stop(True, trouble("Could not read the trace folder", _error))
     mo.stop(
-        not Path(folder.value).is_dir(),
+        days_table is None,
         mo.md(f"No trace days in `{folder.value}` yet: `trackerkit simulate SCENE` writes them there."),
     )
-    days_table = trace_days(Path(folder.value))
+    mo.stop(len(days_table) == 0, mo.md(f"`{folder.value}` holds no day file (`YYYY-MM-DD.jsonl`)."))
     day_pick = mo.ui.multiselect(
         options=list(days_table["day"]), value=list(days_table["day"]), label="Days"
     )
-    mo.vstack(
-        [
-            day_pick,
-            mo.accordion({"Day files": mo.ui.table(days_table.drop(columns="file"), selection=None)}),
-        ]
-    )
-    return day_pick, days_table
+    day_table = mo.ui.table(days_table.drop(columns="file"), selection=None, label="Day files")
+    mo.vstack([day_pick, mo.accordion({"Day files": day_table})])
+    return (day_pick,)
 
 
 @app.cell
-def _(Path, assign_turns, day_pick, folder, read_trace):
-    events, errors = read_trace(Path(folder.value), days=day_pick.value or None)
-    names = assign_turns(events)
+def _(day_pick, folder):
+    mo.stop(not day_pick.value, mo.md("Pick at least one day."))
+    try:
+        events, errors = read_trace(Path(folder.value), days=day_pick.value)
+        names = assign_turns(events)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not read the picked days", _error))
     return errors, events, names
 
 
 @app.cell
-def _(errors, events, mo):
+def _(errors, events):
     mo.md(
         f"**{len(events):,} events** loaded; "
         + (
@@ -120,7 +118,7 @@ def _(errors, events, mo):
 
 
 @app.cell
-def _(events, mo):
+def _(events):
     source_pick = mo.ui.multiselect(options=sorted(map(str, events["source"].unique())), label="Source")
     kind_pick = mo.ui.multiselect(options=sorted(map(str, events["kind"].unique())), label="Kind")
     name_filter = mo.ui.text(value="", label="Name contains")
@@ -129,25 +127,25 @@ def _(events, mo):
 
 
 @app.cell
-def _(events, kind_pick, mo, name_filter, source_pick):
-    shown = events
-    if source_pick.value:
-        shown = shown[shown["source"].astype(str).isin(source_pick.value)]
-    if kind_pick.value:
-        shown = shown[shown["kind"].astype(str).isin(kind_pick.value)]
-    if name_filter.value:
-        shown = shown[shown["name"].astype(str).str.contains(name_filter.value, regex=False)]
-    mo.ui.table(
-        shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]].astype({"ts": str}),
-        selection=None,
-        page_size=10,
-        label=f"Events ({len(shown):,})",
-    )
+def _(events, kind_pick, name_filter, source_pick):
+    try:
+        shown = events
+        if source_pick.value:
+            shown = shown[shown["source"].astype(str).isin(source_pick.value)]
+        if kind_pick.value:
+            shown = shown[shown["kind"].astype(str).isin(kind_pick.value)]
+        if name_filter.value:
+            shown = shown[shown["name"].astype(str).str.contains(name_filter.value, regex=False)]
+        _rows = shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]].astype({"ts": str})
+    except Exception as _error:
+        mo.stop(True, trouble("Could not filter the events", _error))
+    event_table = mo.ui.table(_rows, selection=None, page_size=10, label=f"Events ({len(shown):,})")
+    event_table
     return (shown,)
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Turns
     """)
@@ -155,45 +153,36 @@ def _(mo):
 
 
 @app.cell
-def _(assemble_turns, events, mo, names):
-    turns = assemble_turns(events, names)
-    _columns = ["name", "kind", "source", "start", "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "tool_calls", "failures", "status"]
-    turns_view = mo.ui.table(
-        turns[_columns].astype({"start": str, "duration": str}),
-        selection="single",
-        page_size=8,
-        label=f"{len(turns)} turns",
-    )
+def _(events, names):
+    try:
+        turns = assemble_turns(events, names)
+        _columns = ["name", "kind", "source", "start", "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "tool_calls", "failures", "status"]
+        _rows = turns[_columns].astype({"start": str, "duration": str})
+    except Exception as _error:
+        mo.stop(True, trouble("Could not put the turns together", _error))
+    turns_view = mo.ui.table(_rows, selection="single", page_size=8, label=f"{len(turns)} turns")
     turns_view
     return turns, turns_view
 
 
 @app.cell
-def _(events, mo, names, turn_events, turn_timeline, turns, turns_view):
+def _(events, names, turns, turns_view):
     _picked = turns_view.value
     picked_turn = str(_picked["name"].iloc[0]) if len(_picked) else (str(turns["name"].iloc[0]) if len(turns) else None)
-    if picked_turn is None:
-        _view = mo.md("No turn in these days.")
-    else:
+    mo.stop(picked_turn is None, mo.md("No turn in these days."))
+    try:
         _events = turn_events(events, picked_turn, names)
-        _view = mo.vstack(
-            [
-                mo.md(f"### `{picked_turn}`"),
-                mo.ui.plotly(turn_timeline(events, picked_turn, names)),
-                mo.ui.table(
-                    _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str}),
-                    selection=None,
-                    page_size=12,
-                    label="Its events in ts order",
-                ),
-            ]
-        )
-    _view
+        _timeline = turn_timeline(events, picked_turn, names)
+        _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str})
+    except Exception as _error:
+        mo.stop(True, trouble(f"Could not open the turn {picked_turn}", _error))
+    turn_table = mo.ui.table(_rows, selection=None, page_size=12, label="Its events in ts order")
+    mo.vstack([mo.md(f"### `{picked_turn}`"), _timeline, turn_table])
     return (picked_turn,)
 
 
 @app.cell(hide_code=True)
-def _(mo):
+def _():
     mo.md("""
     ## Over the day: usage, cost, failures
     """)
@@ -201,9 +190,13 @@ def _(mo):
 
 
 @app.cell
-def _(events, failures_by_class, mo, names, steps, tokens_over_day, tool_calls, turn_durations, turns):
-    step_table = steps(events, names)
-    call_table = tool_calls(events, names)
+def _(events, names, turns):
+    try:
+        step_table = steps(events, names)
+        call_table = tool_calls(events, names)
+        _figures = [tokens_over_day(events, names), failures_by_class(events, names), turn_durations(turns)]
+    except Exception as _error:
+        mo.stop(True, trouble("Could not sum up the day", _error))
     mo.vstack(
         [
             mo.md(
@@ -211,8 +204,8 @@ def _(events, failures_by_class, mo, names, steps, tokens_over_day, tool_calls, 
                 f"{int(step_table['usage_out'].sum()):,} out · ${step_table['cost_usd'].sum():.4f} · "
                 f"{len(call_table)} tool calls, {int(call_table['failure'].notna().sum())} failed"
             ),
-            mo.ui.plotly(tokens_over_day(events, names)),
-            mo.hstack([mo.ui.plotly(failures_by_class(events, names)), mo.ui.plotly(turn_durations(turns))]),
+            _figures[0],
+            mo.hstack(_figures[1:]),
         ]
     )
     return call_table, step_table

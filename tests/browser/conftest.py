@@ -235,8 +235,9 @@ def serve(launch: Callable[..., str]) -> Callable[..., str]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     """One headless Debian Chromium for the whole run."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=60_000)  # `expect(...)` waits as long as every other step
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield launched
