@@ -406,7 +406,16 @@ def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--to", dest="target", required=True, choices=EXPORT_TARGETS, help="what to export to"
     )
     command.add_argument(
-        "--card", metavar="CARD.json", type=Path, help="the card to carry the trackers (--to card)"
+        "--card",
+        metavar="CARD.json",
+        type=Path,
+        help="the card to carry the trackers (--to card): V2 or V1 JSON, or a PNG card",
+    )
+    command.add_argument(
+        "--out",
+        metavar="FILE",
+        type=Path,
+        help="write the document to FILE (atomic) instead of stdout; needed for a PNG card",
     )
     command.add_argument(
         "--trackers",
@@ -418,11 +427,20 @@ def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _export(args: argparse.Namespace) -> int:
-    from trackerkit.formats.export import costs_table, export_trackers, load_export_source
+    from trackerkit.formats.export import (
+        costs_table,
+        export_trackers,
+        load_export_source,
+        write_export,
+    )
 
     trackers, left_out = load_export_source(args.paths, args.trackers)
     done = export_trackers(args.target, trackers, args.card)
-    print(orjson.dumps(done.document, option=orjson.OPT_INDENT_2).decode())
+    text = write_export(done, args.out)
+    if text is not None:
+        print(text)
+    else:
+        print(f"trackerkit: wrote {args.out}", file=sys.stderr)
     for note in [*left_out, *done.notes]:
         print(f"trackerkit: {note}", file=sys.stderr)
     if done.costs:

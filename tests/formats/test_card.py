@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import copy
 import json
+import re
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +18,14 @@ from strategies import json_values, trackers
 
 from trackerkit import Tracker, decode_tracker, encode_tracker
 from trackerkit.errors import ImportRefusedError
-from trackerkit.formats.card import CARD_KEY, card_from_data, export_card, new_card
+from trackerkit.formats.card import (
+    CARD_KEY,
+    card_from_data,
+    card_from_png,
+    card_into_png,
+    export_card,
+    new_card,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "trackers"
 BUNDLED = [decode_tracker(json.loads(p.read_text())) for p in sorted(DATA.glob("*.json"))]
@@ -151,3 +162,65 @@ class TestV1:
         }
         assert out["data"]["extensions"][CARD_KEY]["links"] == ["health", "inventory"]
         assert list(card_from_data(out, "v.json").trackers) == BUNDLED[:2]
+
+
+def _png(*extra: tuple[bytes, bytes]) -> bytes:
+    """A 1x1 grey PNG with `extra` chunks before IEND."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+    body = [chunk(b"IHDR", header), chunk(b"IDAT", zlib.compress(b"\x00\x80"))]
+    body += [chunk(kind, data) for kind, data in extra]
+    return b"\x89PNG\r\n\x1a\n" + b"".join(body) + chunk(b"IEND", b"")
+
+
+def _chara(card: dict[str, Any]) -> tuple[bytes, bytes]:
+    return b"tEXt", b"chara\0" + base64.b64encode(json.dumps(card).encode())
+
+
+class TestPng:
+    """A PNG card carries the card as base64 JSON in its chara text chunk."""
+
+    CARD = export_card([], name="Vera")
+
+    def test_png_round_trip(self) -> None:
+        """Trackers written into a PNG card read back equal; the image and other chunks stay."""
+        png = _png(_chara(self.CARD), (b"tEXt", b"ccv3\0e30="))
+        card = card_from_png(png, "vera.png")
+        assert card == self.CARD
+        assert isinstance(card, dict)
+        written = card_into_png(png, export_card(BUNDLED[:2], card), "vera.png")
+        back = card_from_png(written, "vera.png")
+        assert list(card_from_data(back, "vera.png").trackers) == BUNDLED[:2]
+        assert written.count(b"chara\0") == 1
+        assert b"ccv3\0e30=" in written
+        assert written[: written.index(b"tEXt") - 4] == png[: png.index(b"tEXt") - 4]
+
+    @pytest.mark.parametrize(
+        ("png", "reason"),
+        [
+            (b"GIF89a", "is not a PNG image"),
+            (_png()[:-6], "is a broken PNG: a chunk is cut short"),
+            (_png(), "is a PNG with no character card in it (no chara text chunk)"),
+            (
+                _png((b"tEXt", b"chara\0not base64!")),
+                "holds a chara chunk that is not base64 of JSON",
+            ),
+        ],
+        ids=["not-png", "cut-short", "no-card", "not-base64"],
+    )
+    def test_refused(self, png: bytes, reason: str) -> None:
+        """Each names the file."""
+        with pytest.raises(ImportRefusedError, match=rf"^vera\.png: {re.escape(reason)}"):
+            card_from_png(png, "vera.png")
+
+    def test_a_bad_crc_is_refused(self) -> None:
+        """A chunk whose CRC does not match is named."""
+        png = bytearray(_png(_chara(self.CARD)))
+        png[-20] ^= 0xFF
+        with pytest.raises(ImportRefusedError, match="fails its CRC"):
+            card_from_png(bytes(png), "vera.png")

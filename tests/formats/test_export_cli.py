@@ -9,7 +9,7 @@ import pytest
 
 from trackerkit import Tracker, decode_tracker
 from trackerkit.cli import main
-from trackerkit.formats.card import card_from_data
+from trackerkit.formats.card import card_from_data, card_from_png
 from trackerkit.formats.providers import anthropic_tool, gemini_tool, openai_tool
 from trackerkit.formats.wtracker_export import export_wtracker
 
@@ -193,3 +193,38 @@ class TestScenes:
             "trackerkit: nothing to export: no tracker was read (left out health: "
         )
         assert "left out scene-mood: " in err
+
+
+class TestOut:
+    """--out writes the document atomically; a PNG card needs it."""
+
+    def test_json_to_a_file(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """The file holds what stdout would have; stdout stays empty."""
+        out = tmp_path / "tool.json"
+        code, printed, err = _run(capsys, "--to", "anthropic", "--out", str(out), str(HEALTH))
+        assert (code, printed) == (0, "")
+        assert json.loads(out.read_text()) == anthropic_tool([_tracker("health")])
+        assert err.startswith(f"trackerkit: wrote {out}\ntoken cost of each export")
+
+    def test_a_png_card(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """A PNG card comes back as a PNG with the trackers inside; without --out it is refused."""
+        from test_card import _chara, _png
+
+        card = tmp_path / "vera.png"
+        card.write_bytes(_png(_chara({"spec": "chara_card_v2", "data": {"name": "Vera"}})))
+        code, printed, err = _run(capsys, "--to", "card", "--card", str(card), str(HEALTH))
+        assert (code, printed) == (1, "")
+        assert err == (
+            "trackerkit: the card is a PNG image, which is not printed; pass --out FILE.png to "
+            "write it\n"
+        )
+        out = tmp_path / "tracked.png"
+        code, printed, err = _run(
+            capsys, "--to", "card", "--card", str(card), "--out", str(out), str(HEALTH)
+        )
+        assert (code, printed) == (0, "")
+        back = card_from_data(card_from_png(out.read_bytes(), "tracked.png"), "tracked.png")
+        assert list(back.trackers) == [_tracker("health")]
+        assert err == (
+            f"trackerkit: wrote {out}\ntrackerkit: 1 tracker under data.extensions.trackerkit\n"
+        )

@@ -9,7 +9,12 @@ through the strict decoder), and the order a scene links them in.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import copy
+import json
+import struct
+import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -17,7 +22,15 @@ from trackerkit.errors import ImportRefusedError, TrackerDecodeError
 from trackerkit.formats.imported import Imported, ImportReport, ReportLine
 from trackerkit.tracker import Tracker, decode_tracker, encode_tracker
 
-__all__ = ["CARD_KEY", "CARD_VERSION", "card_from_data", "export_card", "new_card"]
+__all__ = [
+    "CARD_KEY",
+    "CARD_VERSION",
+    "card_from_data",
+    "card_from_png",
+    "card_into_png",
+    "export_card",
+    "new_card",
+]
 
 #: The namespaced key under `data.extensions`.
 CARD_KEY = "trackerkit"
@@ -166,3 +179,83 @@ def card_from_data(card: object, file: str) -> Imported:
         for i, t in enumerate(trackers)
     )
     return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines))
+
+
+# --- cards inside PNG images -----------------------------------------------------------------
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: The tEXt keyword card editors store the V2 card under (base64 of its JSON).
+_PNG_KEYWORD = b"chara"
+
+
+def _chunks(png: bytes, file: str) -> list[tuple[bytes, bytes]]:
+    """The PNG's chunks as `(type, data)`, checked for bounds and CRCs."""
+    if not png.startswith(_PNG_SIGNATURE):
+        raise ImportRefusedError(file, "is not a PNG image (its first bytes are not PNG's)")
+    chunks: list[tuple[bytes, bytes]] = []
+    at = len(_PNG_SIGNATURE)
+    while at < len(png):
+        if at + 12 > len(png):
+            raise ImportRefusedError(file, f"is a broken PNG: a chunk is cut short at byte {at:,}")
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind = png[at + 4 : at + 8]
+        end = at + 8 + length
+        if end + 4 > len(png):
+            raise ImportRefusedError(
+                file, f"is a broken PNG: chunk {kind!r} at byte {at:,} runs past the end"
+            )
+        data = png[at + 8 : end]
+        (crc,) = struct.unpack(">I", png[end : end + 4])
+        if zlib.crc32(kind + data) != crc:
+            raise ImportRefusedError(
+                file, f"is a broken PNG: chunk {kind!r} at byte {at:,} fails its CRC"
+            )
+        chunks.append((kind, data))
+        at = end + 4
+        if kind == b"IEND":
+            break
+    if not chunks or chunks[-1][0] != b"IEND":
+        raise ImportRefusedError(file, "is a broken PNG: it has no IEND chunk")
+    return chunks
+
+
+def card_from_png(png: bytes, file: str) -> object:
+    """The card JSON a PNG card carries in its `chara` tEXt chunk (base64 of the JSON), parsed.
+
+    Raises:
+        ImportRefusedError: not a PNG, a broken one, no `chara` chunk, or one that is not base64
+            of JSON.
+    """
+    texts = [data for kind, data in _chunks(png, file) if kind == b"tEXt"]
+    found = [data.split(b"\0", 1)[1] for data in texts if data.split(b"\0", 1)[0] == _PNG_KEYWORD]
+    if not found:
+        raise ImportRefusedError(
+            file, "is a PNG with no character card in it (no chara text chunk)"
+        )
+    try:
+        return json.loads(base64.b64decode(found[-1], validate=True).decode("utf-8"))
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise ImportRefusedError(
+            file, f"holds a chara chunk that is not base64 of JSON ({exc})"
+        ) from None
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def card_into_png(png: bytes, card: Mapping[str, Any], file: str) -> bytes:
+    """The PNG with its `chara` chunk replaced by `card`; every other chunk (the image, a ccv3 card) kept.
+
+    Raises:
+        ImportRefusedError: not a PNG, or a broken one.
+    """
+    text = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
+    out = [_PNG_SIGNATURE]
+    for kind, data in _chunks(png, file):
+        if kind == b"tEXt" and data.split(b"\0", 1)[0] == _PNG_KEYWORD:
+            continue
+        if kind == b"IEND":
+            out.append(_chunk(b"tEXt", _PNG_KEYWORD + b"\0" + text))
+        out.append(_chunk(kind, data))
+    return b"".join(out)

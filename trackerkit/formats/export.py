@@ -15,10 +15,10 @@ from typing import Any, Literal, TypeAlias
 import orjson
 
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
-from trackerkit.formats.card import CARD_KEY, export_card
+from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
-from trackerkit.pieces import read_piece_file
+from trackerkit.pieces import read_piece_file, write_atomically
 from trackerkit.tokens import ENCODINGS
 from trackerkit.tracker import Tracker, decode_tracker
 
@@ -29,6 +29,7 @@ __all__ = [
     "costs_table",
     "export_trackers",
     "load_export_source",
+    "write_export",
 ]
 
 ExportTarget: TypeAlias = Literal["openai", "anthropic", "gemini", "wtracker", "card"]
@@ -37,20 +38,29 @@ EXPORT_TARGETS: tuple[ExportTarget, ...] = ("openai", "anthropic", "gemini", "wt
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """An export's document, the notes a person should read (what was left behind), and for a provider each export's cost."""
+    """An export's document, the notes a person should read (what was left behind), and for a provider each export's cost.
+
+    `image` is the PNG card with the document in it, when the card given was a PNG.
+    """
 
     target: ExportTarget
     document: dict[str, Any]
     notes: tuple[str, ...] = ()
     costs: tuple[ExportCost, ...] = field(default=())
+    image: bytes | None = None
 
 
-def _read_json(path: Path, what: str) -> object:
+def _read_bytes(path: Path, what: str) -> bytes:
     data, unread = read_piece_file(path)
     if data is None:
         if unread is None:
             raise NotFoundError(f"no {what} at {path}")
         raise TrackerkitError(f"{path}: the file {unread}")
+    return data
+
+
+def _read_json(path: Path, what: str) -> object:
+    data = _read_bytes(path, what)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -119,8 +129,8 @@ def export_trackers(
         target: `openai`, `anthropic`, `gemini` (the update tool), `wtracker` (presets) or
             `card` (a Character Card V2).
         trackers: what to export, in link order.
-        card: for `card`, a Character Card V2 JSON file to carry the trackers (every other key
-            of it is kept); without one, a new card named `name`.
+        card: for `card`, a Character Card V2 (or V1) JSON file, or a PNG card, to carry the
+            trackers (every other key of it is kept); without one, a new card named `name`.
     Raises:
         TrackerkitError: `card` given for another target, or a card file that cannot be read.
         ImportRefusedError: the card file is not a Character Card V2.
@@ -132,16 +142,42 @@ def export_trackers(
         return Export(target, done.settings, tuple(f"left behind: {n}" for n in done.left_behind))
     if target == "card":
         base = None
+        png = None
         if card is not None:
-            read = _read_json(card, "card file")
+            raw = _read_bytes(card, "card file")
+            if raw.startswith(b"\x89PNG"):
+                png = raw
+                read = card_from_png(raw, str(card))
+            else:
+                read = _read_json(card, "card file")
             if not isinstance(read, dict):
                 raise ImportRefusedError(str(card), "is not a Character Card V2 (a JSON object)")
             base = read
         out = export_card(trackers, base, name=name, file=str(card or "card"))
         count = len(trackers)
         note = f"{count} {'tracker' if count == 1 else 'trackers'} under data.extensions.{CARD_KEY}"
-        return Export(target, out, (note,))
+        image = card_into_png(png, out, str(card)) if png is not None else None
+        return Export(target, out, (note,), image=image)
     return Export(target, provider_tool(target, trackers), (), tuple(export_costs(trackers)))
+
+
+def write_export(done: Export, out: Path | None) -> str | None:
+    """Write the export to `out` atomically, or return its JSON text for stdout when `out` is None.
+
+    A PNG card is written as the image; it needs `out`.
+
+    Raises:
+        TrackerkitError: a PNG card with no `out`.
+    """
+    text = orjson.dumps(done.document, option=orjson.OPT_INDENT_2).decode()
+    if out is None:
+        if done.image is not None:
+            raise TrackerkitError(
+                "the card is a PNG image, which is not printed; pass --out FILE.png to write it"
+            )
+        return text
+    write_atomically(out, done.image if done.image is not None else (text + "\n").encode())
+    return None
 
 
 def costs_table(costs: Sequence[ExportCost], chosen: str) -> str:
