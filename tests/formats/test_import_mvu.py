@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
@@ -127,7 +128,7 @@ class TestBook:
             'exact: entries[1] "[InitVar] 角色变量": Li.place -> Li.place: text; start and meaning from a [value, meaning] pair',
             'exact: entries[2] "[InitVar] 时间": 时间.日期 -> 时间.ri_qi: text; start and meaning from a [value, meaning] pair',
             'guessed: entries[2] "[InitVar] 时间": 时间.小时 -> 时间.xiao_shi: number; min 0, max 23 guessed from "0到23"; start and meaning from a [value, meaning] pair',
-            "unmapped: entries[3] \"[InitVar] 坏掉的条目\": its content is not JSON, YAML or JSON5 "
+            'unmapped: entries[3] "[InitVar] 坏掉的条目": its content is not JSON, YAML or JSON5 '
             "(YAML: expected ',' or ']', but got '<stream end>' at line 1, column 11)",
         ]
 
@@ -136,6 +137,29 @@ class TestBook:
         imported = import_mvu(BOOK)
         assert [t.name for t in imported.trackers] == ["Li", "时间"]
         assert imported.scene_links == ("li", "shi-jian")
+
+    def test_card_book(self) -> None:
+        """A character card's own book (`data.character_book.entries`, named by `name`) is read."""
+        card = {
+            "spec": "chara_card_v2",
+            "data": {
+                "name": "李",
+                "character_book": {
+                    "entries": [
+                        {
+                            "name": "[InitVar] 状态",
+                            "content": "李:\n  体力: [80, '0到100']\n",
+                            "keys": [],
+                        },
+                    ]
+                },
+            },
+        }
+        imported = import_mvu("li-card.json", orjson.dumps(card).decode())
+        assert [str(line) for line in imported.report.lines] == [
+            'guessed: entries[0] "[InitVar] 状态": 李.体力 -> 李.ti_li: number; min 0, max 100 '
+            'guessed from "0到100"; start and meaning from a [value, meaning] pair',
+        ]
 
 
 class TestRefused:
