@@ -24,6 +24,8 @@ __all__ = [
     "MAX_BYTES",
     "Format",
     "detect_format",
+    "entry_name",
+    "init_var_entries",
     "parse_document",
     "read_document",
     "sniff",
