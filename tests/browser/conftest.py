@@ -92,10 +92,10 @@ WATCH_ERRORS = """
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test under tests/browser/ as a browser test."""
+    """Mark every test under tests/browser/ that drives the browser as a browser test."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents:
+        if here in Path(str(item.fspath)).parents and "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
 
 
