@@ -17,6 +17,9 @@ from playwright.sync_api import expect
 
 from trackerkit import Library
 
+# `expect(...)` waits as long as every other step (two shared cores; the harness may set it too).
+expect.set_options(timeout=60_000)
+
 #: The field list's entries (radio labels such as `2. hp_max (number)`), nothing else on the page.
 ENTRY = re.compile(r"^\d+\. .+ \((number|text|choice|boolean)\)$")
 
