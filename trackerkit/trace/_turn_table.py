@@ -129,26 +129,27 @@ class _Usage:
         self.cost: list[float] = []
         self.known: list[float] = []  # 1.0 when the step's cost is known
         for row in data:
-            usage = row.get("usage") if isinstance(row, Mapping) else None
-            if not isinstance(usage, Mapping):
+            # `type(x) is dict` first: an isinstance test against an ABC costs far more.
+            usage = row.get("usage") if type(row) is dict or isinstance(row, Mapping) else None
+            if type(usage) is not dict and not isinstance(usage, Mapping):
                 if usage is not None:
                     skipped["data.usage"] += 1
                 usage = {}
             self.tokens_in.append(self._take(usage, "in", _tokens, skipped))
             self.tokens_out.append(self._take(usage, "out", _tokens, skipped))
-            cost = usage.get("costUsd")
-            self.known.append(float(cost is not None and _cost(cost)))
-            self.cost.append(float(self._take(usage, "costUsd", _cost, skipped)))
+            cost = self._take(usage, "costUsd", _cost, skipped)
+            self.known.append(float(cost is not None))
+            self.cost.append(0.0 if cost is None else float(cost))
 
     @staticmethod
     def _take(usage: Mapping[str, Any], key: str, fits: Any, skipped: Counter[str]) -> Any:
         value = usage.get(key)
         if value is None:
-            return 0
+            return 0 if fits is _tokens else None
         if fits(value):
             return int(value) if fits is _tokens else value
         skipped[f"data.usage.{key}"] += 1
-        return 0
+        return 0 if fits is _tokens else None
 
 
 class _Rows:

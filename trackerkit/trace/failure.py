@@ -74,7 +74,7 @@ def failure_class(
 
 def failure_of(data: Any) -> str | None:
     """The failure class of an `eve.action.result` row's data, derived for pre-rule rows."""
-    if not isinstance(data, Mapping):
+    if type(data) is not dict and not isinstance(data, Mapping):  # dict first: ABC tests cost
         return None
     failure = data.get("failure")
     if isinstance(failure, str) and failure:
