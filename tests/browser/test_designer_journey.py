@@ -7,6 +7,7 @@ in the server's log or marimo error on the page.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable
@@ -366,3 +367,38 @@ def test_a_data_folder_that_is_not_one_is_a_message(
     page = open_page(serve("designer.py", "--data", str(not_a_folder)), "Tracker designer")
     page.get_by_text(f"Could not read the data folder: --data: {not_a_folder} is not a folder").first.wait_for()
     expect(page.get_by_role("button", name="Save", exact=True)).to_have_count(0)
+
+
+#: Controls known by kind (their label is computed, or their options are what is clicked), and
+#: what a step above uses for one of them.
+DYNAMIC = {
+    "radio:Fields": "3. mood (choice)",
+    "button:m": "{{tracker::Health::hp}}",
+    "text_area:f'{raw_pick.value}.json'": "broken.json",
+}
+
+
+def _controls(notebook: Path) -> list[str]:
+    """Every `mo.ui.KIND(label=...)` the notebook makes, as `kind:label` (`kind:expr` when computed)."""
+    found = []
+    for node in ast.walk(ast.parse(notebook.read_text(encoding="utf-8"))):
+        func = node.func if isinstance(node, ast.Call) else None
+        if not (isinstance(func, ast.Attribute) and ast.unparse(func.value) == "mo.ui"):
+            continue
+        assert isinstance(node, ast.Call)
+        label = next((k.value for k in node.keywords if k.arg == "label"), None)
+        if isinstance(label, ast.Constant):
+            found.append(f"{func.attr}:{label.value}")
+        else:
+            found.append(f"{func.attr}:{ast.unparse(label) if label else '(no label)'}")
+    return found
+
+
+def test_every_designer_control_is_touched_by_a_journey() -> None:
+    """Each control the designer makes is named by a step above; a new control fails this until one is."""
+    here = Path(__file__)
+    source = here.read_text(encoding="utf-8").split("#: Controls known by kind")[0]
+    controls = _controls(here.parents[2] / "notebooks" / "designer.py")
+    assert len(controls) >= 30
+    untouched = [c for c in controls if f'"{DYNAMIC.get(c, c.split(":", 1)[1])}"' not in source]
+    assert untouched == []
