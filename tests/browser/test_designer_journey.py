@@ -283,6 +283,7 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     raw.fill(json.dumps(broken, indent=2))
     raw.press("Tab")
     page.get_by_text("The text decodes.").first.wait_for()
+    screenshot(page, "designer-raw-json")
     page.get_by_role("button", name="Save the fixed file").click()
     page.get_by_text("Every file in the library decodes.").first.wait_for()
     assert Library(trackers).get("broken").revision == 1
