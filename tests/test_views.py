@@ -92,7 +92,7 @@ class TestBarsOverHistory:
         fig = bars_over_history(history_frame(chat), "Health", "hp")
         top, value = fig.data
         assert (top.name, value.name) == ("hp top", "hp")
-        assert list(top.x) == list(value.x) == [0, 1, 2]
+        assert list(top.x) == list(value.x) == [1, 2, 3], "messages are numbered from 1, as the panel does"
         assert list(top.y) == [30, 10, 10]
         assert list(value.y) == [20, 8, 8]
         assert list(value.customdata) == [m.id for m in chat.messages]
@@ -102,17 +102,17 @@ class TestBarsOverHistory:
     def test_a_number_without_top_has_one_trace(self, chat: Chat) -> None:
         """A number with no top draws the value bars alone; the tracker may be named by id."""
         fig = bars_over_history(history_frame(chat), "bag", "qty")
-        assert [(t.name, list(t.x), list(t.y)) for t in fig.data] == [("rope", [2], [2.0])]
+        assert [(t.name, list(t.x), list(t.y)) for t in fig.data] == [("rope", [3], [2.0])]
 
     def test_list_rows_are_series_and_min_is_the_floor(self, chat: Chat) -> None:
         """Each list row is its own series, grouped, with its own top; a negative min is the axis floor."""
         fig = bars_over_history(history_frame(chat), "Trust", "level")
         series = [(t.name, t.offsetgroup, list(t.x), list(t.y)) for t in fig.data]
         assert series == [
-            ("Ana top", "Ana", [0, 1, 2], [100, 100, 100]),
-            ("Ana", "Ana", [0, 1, 2], [-40, -40, 10]),
-            ("Bo top", "Bo", [1, 2], [100, 100]),
-            ("Bo", "Bo", [1, 2], [60, 60]),
+            ("Ana top", "Ana", [1, 2, 3], [100, 100, 100]),
+            ("Ana", "Ana", [1, 2, 3], [-40, -40, 10]),
+            ("Bo top", "Bo", [2, 3], [100, 100]),
+            ("Bo", "Bo", [2, 3], [60, 60]),
         ]
         assert fig.layout.barmode == "group"
         assert fig.layout.yaxis.range[0] == -100

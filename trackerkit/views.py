@@ -326,7 +326,8 @@ def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
 def bars_over_history(frame: pd.DataFrame, tracker: str, field: str) -> go.Figure:
     """A number over a session as bars, its top drawn behind each bar at full length.
 
-    One bar per message (x is the message index); a grey bar at the top the number had at that
+    One bar per message (x is the message's number, from 1, as the panel and the simulator number
+    messages); a grey bar at the top the number had at that
     message sits behind the value's bar (hp out of hp_max). The y axis starts at the field's
     min (or the lowest value, if lower). A list draws one series per row.
 
@@ -355,7 +356,7 @@ def bars_over_history(frame: pd.DataFrame, tracker: str, field: str) -> go.Figur
     for row in series:
         part = data[data["row"] == row] if listed else data
         label = str(row) if listed else field
-        x = part["message_index"].tolist()
+        x = [index + 1 for index in part["message_index"].tolist()]
         ids = part["message_id"].tolist()
         if part["top"].notna().any():
             fig.add_trace(
@@ -390,7 +391,7 @@ def bars_over_history(frame: pd.DataFrame, tracker: str, field: str) -> go.Figur
     fig.update_layout(
         barmode="group" if listed else "overlay",
         title={"text": _plotly_text(f"{name} · {field}")},
-        xaxis={"title": {"text": "message"}},
+        xaxis={"title": {"text": "message (from 1)"}},
         yaxis={
             "title": {"text": _plotly_text(field)},
             "range": [floor, ceiling + (ceiling - floor) * 0.05],

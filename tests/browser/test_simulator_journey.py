@@ -300,3 +300,45 @@ def test_simulator_shows_failures_in_their_section(
         has_text="Step 7 (cut) was refused, nothing was written: Take 't1' has no live message 'm99'."
     ).first.wait_for()
     _status(page, "12 live messages")
+
+
+def test_simulator_every_other_control(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """The slider, Regenerate, Continue, Cut, Undo and the number picker each do what they say."""
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(3):
+        slider.press("ArrowLeft")
+    _status(page, "3 of 6 scripted steps")
+    _status(page, "6 live messages")
+    slider.press("End")
+    _status(page, "6 of 6 scripted steps")
+    _status(page, "12 live messages")
+
+    _fill(page, "Reply", "The tide rises.")
+    page.get_by_role("button", name="Regenerate").click()
+    page.get_by_text("12 · assistant · version 2 of 2: The tide rises.").first.wait_for()
+    _fill(page, "Reply", "Gulls cry.")
+    page.get_by_role("button", name="Continue").click()
+    page.get_by_text("version 2 of 2: The tide rises. Gulls cry.").first.wait_for()
+
+    _settled(page, 8)
+    _pick(page, "Message", "message 11 ·")
+    page.get_by_role("button", name="Cut here").click()
+    _status(page, "10 live messages")
+    page.get_by_role("button", name="Undo last").click()
+    _status(page, "12 live messages")
+
+    plot = page.locator(".js-plotly-plot")
+    plot.locator(".xtitle", has_text="message (from 1)").first.wait_for()
+    _pick(page, "Number", "Stamina · stamina")
+    plot.locator(".gtitle", has_text="Stamina · stamina").first.wait_for()
+    plot.first.scroll_into_view_if_needed()
+    screenshot(page, "simulator-bars")
