@@ -6,6 +6,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
 from trackerkit.formats import Imported, import_mvu
@@ -208,3 +210,39 @@ class TestGuessRange:
     def test_guess(self, text: str, found: tuple[float, float, str] | None) -> None:
         """The first range written is the one taken, with its text."""
         assert guess_range(text) == found
+
+
+KEYS = st.text(alphabet="abcXYZ_当前位置好感度 1", min_size=1, max_size=6).filter(
+    lambda k: (
+        k not in ("strictTemplate", "concatTemplateArray", "strictSet", "value", "description")
+    )
+)
+LEAF = (
+    st.booleans()
+    | st.integers(min_value=-1000, max_value=1000)
+    | st.text(max_size=10)
+    | st.tuples(st.integers(-50, 50), st.sampled_from(["[-30,100]", "0到40", "meaning"])).map(list)
+)
+VARIABLES = st.recursive(
+    LEAF, lambda inner: st.dictionaries(KEYS, inner, max_size=4), max_leaves=25
+).filter(lambda v: isinstance(v, dict) and bool(v))
+
+
+def _leaf_paths(node: object, path: tuple[str, ...]) -> list[str]:
+    if isinstance(node, dict) and node:
+        return [p for key, value in node.items() for p in _leaf_paths(value, (*path, key))]
+    return [".".join(path)]
+
+
+@given(VARIABLES)
+def test_law_nothing_dropped_silently(variables: dict[str, object]) -> None:
+    """Every leaf (or empty object) at any depth has exactly one line; each mapped one is a field."""
+    imported = import_mvu("v.json", orjson.dumps(variables).decode())
+    sources = [line.source for line in imported.report.lines]
+    leaves = _leaf_paths(variables, ())
+    assert sorted(s for s in sources if s in leaves) == sorted(leaves)
+    # The only other lines are trackers left with no field, each named once.
+    others = [line for line in imported.report.lines if line.source not in leaves]
+    assert all(line.detail.startswith("no field of it") for line in others)
+    fields = sum(len(t.fields) for t in imported.trackers)
+    assert fields == sum(line.kind != "unmapped" for line in imported.report.lines)

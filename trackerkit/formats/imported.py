@@ -111,6 +111,7 @@ class TrackerDraft:
     name: str
     layout: Layout
     description: str
+    source: str = ""
     notes: list[str] = field(default_factory=list)
     fields: list[dict[str, Any]] = field(default_factory=list)
     names: FieldNames = field(init=False)
@@ -148,15 +149,17 @@ class Builder:
         self.drafts: list[TrackerDraft] = []
         self.lines: list[ReportLine] = []
 
-    def tracker(self, name: str, layout: Layout, description: str = "") -> TrackerDraft:
-        """Start a tracker; trackers are kept in the order they are started."""
+    def tracker(
+        self, name: str, layout: Layout, description: str = "", source: str = ""
+    ) -> TrackerDraft:
+        """Start a tracker (`source`: where in the file, when not its name); kept in order."""
         base = " ".join(name.split()) or "Tracker"
         unique = base
         n = 1
         while any(d.name == unique for d in self.drafts):  # a scene drops a repeated name (TR-25)
             n += 1
             unique = f"{base} ({n})"
-        draft = TrackerDraft(self, unique, layout, description)
+        draft = TrackerDraft(self, unique, layout, description, source)
         self.drafts.append(draft)
         return draft
 
@@ -181,7 +184,8 @@ class Builder:
         for draft in self.drafts:
             if not draft.fields:
                 self.unmapped(
-                    draft.name, "no field of it could be imported, so no tracker was made"
+                    draft.source or draft.name,
+                    "no field of it could be imported, so no tracker was made",
                 )
                 continue
             name = draft.name

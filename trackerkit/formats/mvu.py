@@ -136,7 +136,7 @@ def _variables(builder: Builder, root: dict[str, Any], title: str, prefix: str) 
         elif _extensible(value):
             _keyed_list(builder, key, where, value)
         elif isinstance(value, dict) and not _is_value_form(value):
-            draft = builder.tracker(key, "record", f"MVU variables {quoted(key)}")
+            draft = builder.tracker(key, "record", f"MVU variables {quoted(key)}", where)
             _record(builder, draft, value, [], where)
         elif isinstance(value, list) and not _is_leaf(value):
             _rows_of_objects(builder, key, where, value)
@@ -181,6 +181,8 @@ def _record(
             _meta(builder, here, value, f"{quoted(draft.name)}")
         elif _extensible(value):
             _keyed_list(builder, f"{draft.name} {'.'.join([*path, key])}", here, value)
+        elif isinstance(value, dict) and not value:
+            builder.unmapped(here, "an empty object: no variable in it to make a field of")
         elif isinstance(value, dict) and not _is_value_form(value):
             _record(builder, draft, value, [*path, key], here)
         elif isinstance(value, list) and not _is_leaf(value):
@@ -201,7 +203,7 @@ def _rows_of_objects(builder: Builder, name: str, where: str, items: list[Any]) 
             "rows by; mark it extensible or give each item a name",
         )
         return
-    draft = builder.tracker(name, "list", f"MVU list {quoted(name)}")
+    draft = builder.tracker(name, "list", f"MVU list {quoted(name)}", where)
     _columns(builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None)
     _starting_rows(builder, where, [str(r.get(key)) for r in rows])
 
@@ -214,7 +216,7 @@ def _name_key(rows: list[dict[str, Any]]) -> str | None:
 
 
 def _keyed_list(builder: Builder, name: str, where: str, container: object) -> None:
-    draft = builder.tracker(name, "list", f"MVU extensible {quoted(name)}")
+    draft = builder.tracker(name, "list", f"MVU extensible {quoted(name)}", where)
     if isinstance(container, dict):
         meta = container.get("$meta")
         template = meta.get("template") if isinstance(meta, dict) else None
