@@ -268,3 +268,21 @@ def _ints(value: Any) -> Iterator[int]:
 
 def _same(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+@pytest.mark.parametrize("mode", ["dict", "raw", "lazy", "none"])
+def test_bytes_that_are_not_utf8_in_a_block_break_only_their_line(
+    tmp_path: Path, mode: str
+) -> None:
+    """TC-19: a block of non-ASCII lines with one line's data not UTF-8: that line alone is
+    refused, in every mode (dicts check it while decoding, the others before)."""
+    line = (
+        b'{"ts":"2026-03-01T10:00:00.%03dZ","turn":"turn_1","session":"wrun_A",'
+        b'"source":"web","kind":"eve","name":"x","data":{"text":"%s"}}'
+    )
+    lines = [line % (i, "журнал".encode()) for i in range(300)]
+    lines[150] = line % (150, b"bad \xff byte")
+    (tmp_path / "2026-03-01.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
+    assert [(e.line, "invalid UTF-8" in e.reason) for e in errors] == [(151, True)]
+    assert len(events) == 299

@@ -42,6 +42,7 @@ __all__ = [
     "Lazies",
     "Nothing",
     "Paths",
+    "Refused",
     "Texts",
     "as_text",
     "column_specs",
@@ -78,6 +79,10 @@ def as_text(value: Any) -> bytes:
         ).encode()
 
 
+class Refused(Exception):  # noqa: N818 (a signal inside the reader, never raised to users)
+    """A block's data a keeper cannot take (not UTF-8): the block is read line by line."""
+
+
 def _decode_all(raws: Sequence[Any]) -> list[dict[str, Any]]:
     """Each raw object decoded, all in one call when orjson can (one array of them)."""
     try:
@@ -88,7 +93,13 @@ def _decode_all(raws: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 class Keeper:
-    """The base of the keepers: receives every row's data in row order."""
+    """The base of the keepers: receives every row's data in row order.
+
+    `checks_utf8`: the keeper decodes every byte of a block's data and raises `Refused` from
+    `block` (before keeping anything) when they are not UTF-8, so the reader need not check.
+    """
+
+    checks_utf8 = False
 
     def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
         """A block's rows: each `data` as raw bytes (a buffer), with their lengths."""
@@ -130,8 +141,13 @@ class _Listed(Keeper):
 class Dicts(_Listed):
     """`data` as plain dicts (the default)."""
 
+    checks_utf8 = True
+
     def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
-        self.items += _decode_all(raws)
+        try:
+            self.items += _decode_all(raws)
+        except ValueError as exc:  # UnicodeDecodeError: bytes that are not UTF-8
+            raise Refused(str(exc)) from None
 
     def raw(self, raw: Any) -> None:
         self.items.append(decode(raw))

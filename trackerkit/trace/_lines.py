@@ -37,7 +37,7 @@ import numpy as np
 import orjson
 
 from trackerkit.errors import NotFoundError, TraceLineError
-from trackerkit.trace._data import Dicts, Keeper
+from trackerkit.trace._data import Dicts, Keeper, Refused
 from trackerkit.trace._keys import STEPS, KeyTable
 from trackerkit.trace._stamps import Stamps
 
@@ -231,7 +231,9 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     no row was added, though keys may have been learned).
     """
     view = memoryview(block)[start:stop]
-    if not block.isascii() and not _utf8(view):
+    first = parsed.keepers[0]
+    # UTF-8: msgspec checks the six strings; `data` is checked here or by a keeper decoding it.
+    if not first.checks_utf8 and not block.isascii() and not _utf8(view):
         return None
     try:
         events = _decode_events(view)
@@ -265,6 +267,12 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         and (octets[ends - 1] == _NEWLINE).all()
     ):
         return None
+    try:
+        first.block(raws, sizes)  # first: it may refuse the block, before anything is kept
+    except Refused:
+        return None
+    for keeper in parsed.keepers[1:]:
+        keeper.block(raws, sizes)
     ts_at = starts + 7
     parsed.stamps.add_words(
         np.stack([words[ts_at], words[ts_at + 8], words[ts_at + 16]], axis=1),
@@ -272,8 +280,6 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         events,
     )
     parsed.add_codes(codes)
-    for keeper in parsed.keepers:
-        keeper.block(raws, sizes)
     return lines
 
 
