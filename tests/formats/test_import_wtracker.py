@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
@@ -87,6 +88,27 @@ class TestFixture:
         imported = import_wtracker("vitals.json", text)
         assert [(t.name, [f.name for f in t.fields]) for t in imported.trackers] == [
             ("Vitals", ["ok"])
+        ]
+
+    def test_empty_object_and_name_only_rows_are_reported(self) -> None:
+        """An object with no properties, and rows with nothing but a name, each get a line."""
+        schema = {
+            "type": "object",
+            "properties": {
+                "pose": {"type": "object", "properties": {}},
+                "npcs": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"name": {"type": "string"}}},
+                },
+                "ok": {"type": "boolean"},
+            },
+        }
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert [str(line) for line in imported.report.lines] == [
+            "unmapped: properties.pose: an object with no properties",
+            'exact: properties.npcs.items.properties.name -> s npcs: keyed list: rows keyed by "name"',
+            "exact: properties.ok -> s.ok: boolean",
+            "unmapped: properties.npcs: no field of it could be imported, so no tracker was made",
         ]
 
 

@@ -128,7 +128,7 @@ def _field(
     meaning = text if isinstance(text, str) else ""
     if kind == "object":
         inner = prop.get("properties")
-        if not isinstance(inner, dict):
+        if not isinstance(inner, dict) or not inner:
             builder.unmapped(where, "an object with no properties")
             return
         for sub, sub_prop in inner.items():
@@ -239,7 +239,7 @@ def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -
         )
         return
     about = prop.get("description")
-    draft = builder.tracker(name, "list", about if isinstance(about, str) else "")
+    draft = builder.tracker(name, "list", about if isinstance(about, str) else "", where)
     builder.line(
         "exact",
         f"{where}.items.properties.{key}",
