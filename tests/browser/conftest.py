@@ -3,22 +3,30 @@
 Fixtures every journey in `tests/browser/` uses:
 
 - `browser`: one headless Chromium for the session (Debian's `chromium` through Playwright's
-  Python API with its executable path; a browser build is never downloaded).
+  Python API with its executable path; a browser build is never downloaded). `expect(...)`
+  waits up to 60 s, like every other step.
 - `serve(notebook, *args, env=None, mode="run")`: starts `marimo run notebooks/NOTEBOOK
   --headless` on a free loopback port and returns its URL. `args` reach the app after `--`
   (`serve("designer.py", "--data", str(data_copy))` gives the app `mo.cli_args()` of
-  `{"data": ...}`); `env` adds variables to the server's environment. The server's stdout and
-  stderr go to `tests/artifacts/<test>-<notebook>.log`.
+  `{"data": ...}`); `env` adds variables to the server's environment; `mode="edit"` serves
+  `marimo edit` instead. The server's stdout and stderr go to
+  `tests/artifacts/<test>-<notebook>.log`.
+- `launch(command, port, name, env=None)`: the same for any server command (`make run`'s).
 - `open_page(url, heading)`: a new 1400×1000 page, waited on until an `h1` holding `heading` shows.
 - `screenshot(page, name)`: a full-page PNG in `tests/artifacts/` (and in `docs/` for the README
   when `TRACKERKIT_DOCS_SCREENSHOTS=1`).
 - `data_copy`: a temporary copy of the bundled `data/` (trackers, scenes, trace) for an app to
   write into, so a journey leaves the repository's files alone.
+- `free_port()`, `count_above(locator, more_than)`: small helpers.
 
-Every test that serves an app is also checked after its body: it FAILS when a served app's log
+Every test that serves an app is checked once its body has run: it FAILS when a server's log
 holds a traceback or a marimo error line (`[E ...]`), or when a page it opened showed a marimo
 error: the "An internal error occurred" toast (how `marimo run` reports a cell's exception; the
 cell itself is hidden) or a cell's error output (`marimo edit`'s red heading in the output area).
+`test_harness.py` proves both are caught.
+
+Each journey module declares the app controls it touches in `TOUCHES`; `test_controls.py` holds
+every app's controls against those declarations.
 
 CI installs Chromium and sets `TRACKERKIT_REQUIRE_BROWSER=1`, which turns a missing browser into
 a failure; on a machine without Chromium the browser tests are skipped with the reason.

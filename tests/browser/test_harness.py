@@ -1,0 +1,85 @@
+"""The harness catches what a person would see go wrong: it is tried on an app that breaks.
+
+A tiny app whose cell raises is served both ways (`marimo run`, `marimo edit` with its cells run
+on opening); the harness must find the traceback in the server's log and the marimo error on
+the page. The test reads and clears those findings itself, so it passes only when both were seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import MARIMO, Watch
+
+BROKEN = '''
+import marimo
+
+app = marimo.App()
+
+
+@app.cell
+def _():
+    import marimo as mo
+
+    mo.md("# Broken on purpose")
+    return
+
+
+@app.cell
+def _():
+    1 / 0
+    return
+
+
+if __name__ == "__main__":
+    app.run()
+'''
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    """The broken app, beside a pyproject.toml that runs its cells when `marimo edit` opens it."""
+    (tmp_path / "pyproject.toml").write_text("[tool.marimo.runtime]\nauto_instantiate = true\n")
+    path = tmp_path / "broken.py"
+    path.write_text(BROKEN)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("mode", "on_page", "in_log"),
+    [
+        ("run", "toast: An internal error occurred", True),  # `marimo run` logs it and hides the cell
+        ("edit", "cell error output", False),  # `marimo edit` shows it in the cell, not in the log
+    ],
+)
+def test_a_cell_that_raises_is_caught_in_the_log_and_on_the_page(
+    mode: str,
+    on_page: str,
+    in_log: bool,
+    broken: Path,
+    launch: Callable[..., str],
+    free_port: Callable[[], int],
+    open_page: Callable[[str, str], Any],
+    watch: Watch,
+) -> None:
+    """The page's marimo error is reported, and under `marimo run` the server's traceback too."""
+    port = free_port()
+    command = [str(MARIMO), mode, str(broken), "--host", "127.0.0.1", "--port", str(port), "--headless"]
+    url = launch([*command, "--no-token"] if mode == "edit" else command, port, f"broken-{mode}")
+    page = open_page(url, "Broken on purpose")
+    page.get_by_text("ZeroDivisionError" if mode == "edit" else "An internal error occurred").first.wait_for()
+
+    found: list[str] = []
+    for _ in range(240):  # the log and the page report on their own time; keep what arrives
+        found += watch.problems()
+        logged = any("server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found)
+        if logged == in_log and any(on_page in f for f in found):
+            break
+        page.wait_for_timeout(250)
+    assert any(on_page in f for f in found), found
+    if in_log:
+        assert any("server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found), found
