@@ -31,6 +31,8 @@ def _():
     fields, and watch what the model will get: the `### Trackers` block at the starting values,
     the plain line it falls back to, its cost in tokens, and its line in the update tool.
     Renames follow the field, not its name; a draft the decoder refuses is not saved.
+    The line under this one says which data folder is read and where a save goes
+    (`marimo run notebooks/designer.py -- --data DIR` works on DIR's `trackers/` and `scenes/`).
     """)
     return
 
