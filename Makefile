@@ -46,9 +46,14 @@ floors: $(STAMP)
 	@echo "The floors venv:"; $(BIN)/uv pip freeze --python $(FLOORS)/bin/python 2>/dev/null | paste -sd " "
 	$(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser"
 
+# The notebooks open computed: pyproject.toml's [tool.marimo.runtime] auto_instantiate runs their
+# cells on opening. The designer, the simulator and the library read and save the data folder
+# trackerkit.workspace chooses: `make run DATA=DIR` points them at DIR (used in place); without it
+# they read the bundled data/ and the first save copies it into the per-user workspace.
+DATA ?=
 run: $(STAMP)
 	@echo "Opening the notebooks on http://$(HOST):$(PORT) (Ctrl-C stops)"
-	$(BIN)/marimo edit notebooks/ --host $(HOST) --port $(PORT) --headless --no-token
+	$(BIN)/marimo edit notebooks/ --host $(HOST) --port $(PORT) --headless --no-token $(if $(DATA),-- --data "$(DATA)")
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -17,10 +17,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _make_run_command(port: int) -> list[str]:
+def _make_run_command(port: int, *variables: str) -> list[str]:
     """The `marimo edit` line `make run` would run on this port (a dry run: nothing is installed)."""
     done = subprocess.run(
-        ["make", "-n", "run", "HOST=127.0.0.1", f"PORT={port}"],
+        ["make", "-n", "run", "HOST=127.0.0.1", f"PORT={port}", *variables],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -55,3 +55,21 @@ def test_make_run_opens_computed_notebooks(
     # A control only exists once its cell has run; the code editor alone shows none.
     designer.locator(".output-area marimo-ui-element").first.wait_for(state="attached", timeout=60_000)
     screenshot(designer, "make_run_designer")
+
+
+def test_make_run_with_data_points_the_apps_at_that_folder(
+    launch: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    free_port: Callable[[], int],
+    data_copy: Path,
+) -> None:
+    """`make run DATA=DIR` hands `--data DIR` to the notebooks: the library reads DIR in place."""
+    (data_copy / "trackers" / "health.json").unlink()
+    port = free_port()
+    command = _make_run_command(port, f"DATA={data_copy}")
+    assert command[-2:] == ["--data", str(data_copy)], command
+    url = launch(command, port, "make-run-data")
+    library = open_page(f"{url}/?file=library.py", "The tracker library")
+    library.get_by_text("(the --data option): read and saved in place").first.wait_for()
+    count = len(list((data_copy / "trackers").glob("*.json")))
+    library.get_by_text(f"{count} trackers").first.wait_for()
