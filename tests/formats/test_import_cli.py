@@ -6,8 +6,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from conftest import DATA_TRACKERS
 
 from trackerkit.cli import main
+from trackerkit.formats.card import export_card
 from trackerkit.library import Library
 
 LI = {
@@ -106,8 +108,8 @@ class TestRefused:
                 b'{"hello": "world"}',
                 "is not a tracker format trackerkit can tell by content; it reads MagVarUpdate "
                 "(mvu), SillyTavern-Tracker (sillytavern-tracker), WTracker (wtracker), RPG "
-                "Companion (rpg-companion), Marinara Engine (marinara). If it is one of them, name "
-                "it with --from FORMAT",
+                "Companion (rpg-companion), Marinara Engine (marinara), Character Card V2 with "
+                "trackerkit trackers (card). If it is one of them, name it with --from FORMAT",
             ),
         ],
         ids=["empty", "not-utf8", "broken", "unknown"],
@@ -142,6 +144,27 @@ class TestRefused:
             "",
             f"trackerkit: {tmp_path}: is not a regular file\n",
         )
+
+
+class TestCard:
+    """A card trackerkit exported is imported back by content."""
+
+    def test_card(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """The card's trackers are written under their own ids."""
+        health = Library(DATA_TRACKERS).get("health")
+        path = tmp_path / "vera.json"
+        path.write_bytes(orjson.dumps(export_card([health], name="Vera")))
+        data = tmp_path / "data"
+        assert _run(capsys, "import", str(path), "--into", str(data)) == (
+            0,
+            f"{path}: Character Card V2 with trackerkit trackers, 1 tracker (1 exact, 0 guessed, "
+            "0 unmapped)\n"
+            "  exact: data.extensions.trackerkit.trackers[0] -> Health: record, 3 fields\n"
+            f"wrote {data / 'trackers' / 'health.json'} (Health)\n"
+            'scene links: ["health"]\n',
+            "",
+        )
+        assert Library(data / "trackers").get("health") == health
 
 
 class TestWhere:

@@ -73,7 +73,7 @@ class TestDetect:
             import_file("x.json", "tavern", '{"a": 1}')
         assert str(caught.value) == (
             "x.json: cannot be read as 'tavern': the formats are mvu, sillytavern-tracker, "
-            "wtracker, rpg-companion, marinara"
+            "wtracker, rpg-companion, marinara, card"
         )
 
 

@@ -32,7 +32,9 @@ __all__ = [
     "unknown_format",
 ]
 
-Format: TypeAlias = Literal["mvu", "sillytavern-tracker", "wtracker", "rpg-companion", "marinara"]
+Format: TypeAlias = Literal[
+    "mvu", "sillytavern-tracker", "wtracker", "rpg-companion", "marinara", "card"
+]
 #: The formats `import_file` and `trackerkit import --from` know, by their short names.
 FORMATS: tuple[Format, ...] = (
     "mvu",
@@ -40,6 +42,7 @@ FORMATS: tuple[Format, ...] = (
     "wtracker",
     "rpg-companion",
     "marinara",
+    "card",
 )
 #: Each format's name as its users know it.
 FORMAT_NAMES: dict[str, str] = {
@@ -48,6 +51,7 @@ FORMAT_NAMES: dict[str, str] = {
     "wtracker": "WTracker",
     "rpg-companion": "RPG Companion",
     "marinara": "Marinara Engine",
+    "card": "Character Card V2 with trackerkit trackers",
 }
 #: A file past this size is refused unread: the largest real preset is well under a megabyte.
 MAX_BYTES = 32 * 1024 * 1024
@@ -207,6 +211,8 @@ def sniff(data: object) -> Format | None:
     """The format of parsed data, or None."""
     if not isinstance(data, dict):
         return "mvu" if _has_mvu_marks(data, 0) else None
+    if _has_card_trackers(data):  # before MVU: a card may also carry a book of [InitVar] entries
+        return "card"
     config = data.get("trackerConfig")
     if isinstance(config, dict) or (
         isinstance(data.get("userStats"), dict)
@@ -228,6 +234,17 @@ def sniff(data: object) -> Format | None:
     if _has_init_var_entries(data) or _has_mvu_marks(data, 0):
         return "mvu"
     return None
+
+
+def _has_card_trackers(data: dict[str, Any]) -> bool:
+    """A Character Card V2 whose `data.extensions.trackerkit` is an object (trackerkit's export)."""
+    inner = data.get("data")
+    extensions = inner.get("extensions") if isinstance(inner, dict) else None
+    return (
+        data.get("spec") == "chara_card_v2"
+        and isinstance(extensions, dict)
+        and isinstance(extensions.get("trackerkit"), dict)
+    )
 
 
 def _is_tracker_def(data: dict[str, Any]) -> bool:

@@ -6,6 +6,7 @@ import os
 from collections.abc import Callable
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.card import card_from_data
 from trackerkit.formats.detect import FORMATS, read_document, sniff, unknown_format
 from trackerkit.formats.imported import Imported
 from trackerkit.formats.marinara import marinara_from_data
@@ -25,6 +26,7 @@ IMPORTERS: dict[str, Callable[[object, str], Imported]] = {
     "wtracker": wtracker_from_data,
     "rpg-companion": rpg_companion_from_data,
     "marinara": marinara_from_data,
+    "card": card_from_data,
 }
 
 
