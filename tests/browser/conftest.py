@@ -20,7 +20,8 @@ Fixtures every journey in `tests/browser/` uses:
 - `free_port()`, `count_above(locator, more_than)`: small helpers.
 
 Every test that serves an app is checked once its body has run: it FAILS when a server's log
-holds a traceback or a marimo error line (`[E ...]`), or when a page it opened showed a marimo
+holds a traceback or a marimo error line (`[E ...]`), when the repository's `data/trackers` or
+`data/scenes` changed while it ran (journeys work on `data_copy`), or when a page it opened showed a marimo
 error: the "An internal error occurred" toast (how `marimo run` reports a cell's exception; the
 cell itself is hidden) or a cell's error output (`marimo edit`'s red heading in the output area).
 `test_harness.py` proves both are caught.
@@ -143,17 +144,35 @@ class Served:
         return [f"{self.notebook} server log ({self.log.relative_to(ROOT)}):\n{f}" for f in found]
 
 
+def _bundled_files() -> dict[str, bytes]:
+    """The repository's data/trackers and data/scenes files, by path, with their bytes."""
+    return {
+        str(path.relative_to(ROOT)): path.read_bytes()
+        for folder in ("trackers", "scenes")
+        for path in sorted((ROOT / "data" / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
 @dataclass
 class Watch:
-    """What the harness checks after a test: the servers it started and the pages' errors."""
+    """What the harness checks after a test: the servers it started, the pages' errors, data/."""
 
     servers: list[Served] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
+    bundled: dict[str, bytes] | None = None
 
     def problems(self) -> list[str]:
+        """Everything gone wrong since the last look (each reported once)."""
         found = [e for s in self.servers for e in s.problems()]
         found += [f"the page showed a marimo error: {e}" for e in self.page_errors]
         self.page_errors.clear()
+        if self.bundled is not None:
+            now = _bundled_files()
+            changed = sorted(k for k in now.keys() | self.bundled.keys() if now.get(k) != self.bundled.get(k))
+            if changed:
+                found.append(f"an app changed the repository's bundled data: {', '.join(changed)}")
+            self.bundled = now
         return found
 
 
@@ -187,6 +206,8 @@ def launch(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..
     """
 
     def start(command: list[str], port: int, name: str, env: dict[str, str] | None = None) -> str:
+        if watch.bundled is None:
+            watch.bundled = _bundled_files()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         log = ARTIFACTS / f"{_slug(request.node.nodeid)}-{name}.log"
         handle = log.open("w", encoding="utf-8")

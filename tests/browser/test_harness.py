@@ -83,3 +83,24 @@ def test_a_cell_that_raises_is_caught_in_the_log_and_on_the_page(
     assert any(on_page in f for f in found), found
     if in_log:
         assert any("server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found), found
+
+
+def test_a_change_to_the_bundled_data_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracker or scene file written, changed or removed while a test ran is reported, once."""
+    from . import conftest as harness
+
+    for folder in ("trackers", "scenes"):
+        (tmp_path / "data" / folder).mkdir(parents=True)
+    tracker = tmp_path / "data" / "trackers" / "a.json"
+    tracker.write_text("{}")
+    monkeypatch.setattr(harness, "ROOT", tmp_path)
+    watch = harness.Watch(bundled=harness._bundled_files())
+    assert watch.problems() == []
+    tracker.write_text('{"changed": true}')
+    (tmp_path / "data" / "scenes" / "new.json").write_text("{}")
+    assert watch.problems() == [
+        "an app changed the repository's bundled data: data/scenes/new.json, data/trackers/a.json"
+    ]
+    assert watch.problems() == []
+    tracker.unlink()
+    assert watch.problems() == ["an app changed the repository's bundled data: data/trackers/a.json"]
