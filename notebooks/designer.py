@@ -340,11 +340,16 @@ def _(edit_field, get_draft, get_key, say, set_draft):
 
 
 @app.cell
-def _(field_controls, field_page, field_pick, get_note, type_box):
+def _(field_controls, field_page, field_pick, get_draft, get_key, get_note, type_box, verdict):
+    # What the verdict says about the field on show, beside it (TR-49), then the last edit's note.
+    _said = verdict.by_field.get(design.selected_key(get_draft(), get_key()), ()) if verdict else ()
+    _beside = [mo.callout(mo.md("**This field:** " + "; ".join(_said)), kind="danger")] if _said else []
+    if get_note():
+        _beside.append(mo.callout(mo.md(get_note()), kind="warn"))
     mo.hstack(
         [
             mo.vstack([field_pick, field_controls]),
-            mo.vstack([type_box, field_page] + ([mo.callout(mo.md(get_note()), kind="warn")] if get_note() else [])),
+            mo.vstack([type_box, field_page, *_beside]),
         ],
         widths=[1, 2],
         align="start",
