@@ -225,6 +225,29 @@ def test_simulator_edits_the_scenes_own_trackers(
     assert set_box.input_value() == '{"qty": ', "a refused edit keeps what was typed"
     screenshot(page, "simulator-edit")
 
+    # A row of a list, then a value the rules clamp: the outcome says what was asked and written.
+    _fill(page, "Row (lists)", "Lantern")
+    _fill(page, "Set (JSON)", '{"qty": 3}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 9 (edit) done.").first.wait_for()
+    inventory = page.locator(".tk-panel [data-tracker='inventory']")
+    inventory.get_by_text("qty 3").first.wait_for()
+    _fill(page, "Row (lists)", "Lantern")
+    _fill(page, "Set (JSON)", '{"qty": -5}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(
+        has_text="Step 10 (edit) done; clamped: Inventory · Lantern · qty: asked -5, written 0."
+    ).first.wait_for()
+
+    # Another tracker of the scene: the form starts from its own first field.
+    _, quest_set = edit_prefill(
+        play_page(data_copy / "scenes" / "shop.json", []).session.chat, "Quest"
+    )
+    _settled(page, 10)
+    page.get_by_label("Edit tracker", exact=True).select_option(label="Quest")
+    expect(set_box).to_have_value(quest_set, timeout=60_000)
+    expect(page.get_by_label("Row (lists)", exact=True)).to_have_value("", timeout=60_000)
+
 
 def test_simulator_links_trackers_into_the_scene(
     serve: Callable[..., str],
