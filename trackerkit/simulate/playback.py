@@ -373,7 +373,7 @@ def _read_page_forms(step: dict[str, Any]) -> str | None:
 
 def _sentence(exc: BaseException) -> str:
     if isinstance(exc, KeyError):
-        return f"The step has no {str(exc)}."
+        return f"The step has no {exc!s}."
     text = str(exc).strip()
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
