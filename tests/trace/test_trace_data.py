@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace import ColumnSpec, read_trace
-from trackerkit.trace._columns import lookup
+from trackerkit.trace._columns import _absent, _column, column_of, fits, lookup
 from trackerkit.trace._data import as_text
 from trackerkit.trace.synthetic import synthetic_day
 
@@ -286,3 +286,31 @@ def test_bytes_that_are_not_utf8_in_a_block_break_only_their_line(
     events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
     assert [(e.line, "invalid UTF-8" in e.reason) for e in errors] == [(151, True)]
     assert len(events) == 299
+
+
+_VALUES = st.lists(
+    st.none() | st.booleans() | st.integers(-(2**65), 2**65) | st.text(max_size=3)
+    | st.floats() | st.just(float("inf")),
+    max_size=20,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    _VALUES,
+    st.sampled_from(["int", "float", "str", "bool", "category", "object"]),
+    st.sampled_from([None, 0]),
+)
+def test_typed_columns_at_once_equal_value_by_value(
+    values: list[Any], kind: str, default: Any
+) -> None:
+    """Law: the at-once column (every value of the kind) equals the value-by-value one."""
+    spec = ColumnSpec("c", "c", kind, default if kind in ("int", "float") else None)  # type: ignore[arg-type]
+    got, odd = column_of(values, spec)
+    kept = [v if fits(v, spec.type) else spec.default for v in values]
+    wanted = _column(kept, spec)
+    assert odd == sum(not fits(v, spec.type) and not _absent(v) for v in values)
+    assert pd.Series(got, dtype=object).tolist() == pd.Series(wanted, dtype=object).tolist() or (
+        pd.Series(got).astype(object).fillna("NA").tolist()
+        == pd.Series(wanted).astype(object).fillna("NA").tolist()
+    )

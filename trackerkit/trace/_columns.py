@@ -144,6 +144,9 @@ def column_of(values: list[Any], spec: ColumnSpec) -> tuple[Any, int]:
     """
     odd = 0
     cleaned = values
+    fast = _plain(values, spec)
+    if fast is not None:
+        return fast, 0
     if not all(fits(v, spec.type) for v in values):
         cleaned = []
         for value in values:
@@ -153,6 +156,35 @@ def column_of(values: list[Any], spec: ColumnSpec) -> tuple[Any, int]:
                 odd += not _absent(value)
                 cleaned.append(spec.default)
     return _column(cleaned, spec), odd
+
+
+_PLAIN_KINDS: dict[str, set[type]] = {
+    "int": {int, type(None)},
+    "float": {float, type(None)},
+    "str": {str, type(None)},
+    "category": {str, type(None)},
+    "bool": {bool, type(None)},
+}
+
+
+def _plain(values: list[Any], spec: ColumnSpec) -> Any:
+    """The column at once when every value is of the spec's kind (no check per value), else None."""
+    if spec.type == "object":
+        return _column(values, spec)  # every value fits
+    kinds = _PLAIN_KINDS.get(spec.type)
+    if kinds is None or not set(map(type, values)) <= kinds:
+        return None
+    if spec.type == "float" and spec.default is not None:
+        return None  # a NaN must become the default, not NA
+    try:
+        column = _column(values, spec)
+    except (OverflowError, TypeError, ValueError):  # an integer past 64 bits
+        return None
+    if spec.type == "float" and not bool(
+        np.isfinite(np.asarray(column, dtype=float)[~pd.isna(column)]).all()
+    ):
+        return None  # NaN or inf: odd values, counted by the slow path
+    return column
 
 
 def _column(cleaned: list[Any], spec: ColumnSpec) -> Any:
