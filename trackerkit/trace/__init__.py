@@ -6,6 +6,11 @@ The contract is `shared/spec/trace-rules.md` (TC-1..TC-22). Reading:
     >>> events, errors = read_trace("data/trace")                # doctest: +SKIP
     >>> turns = assemble_turns(events)                           # doctest: +SKIP
 
+`data` holds plain dicts; `read_trace(..., data="raw")` keeps the JSON text (an Arrow-backed
+column), `data="lazy"` a `LazyData` mapping (not a dict), and `columns=[...]` extracts paths
+of `data` into typed columns. `costs_by_day(turns)` gives cost per day file with the share of
+steps without a cost; `export_parquet` and `events_to_arrow` write days out for other tools.
+
 `trackerkit.trace.dask.read_trace_dask` reads past one machine; it needs the `dask` extra
 and is not imported here.
 """
