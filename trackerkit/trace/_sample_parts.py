@@ -175,9 +175,12 @@ def step(
     )
 
 
-def chat_turn(ins: Install, number: int, variant: int) -> None:
+def chat_turn(ins: Install, number: int, variant: int, session: str | None = None) -> None:
+    """One chat turn; `variant` picks its tools, a subagent, a stop or a failure (E_MODEL when
+    `variant % 9 == 4`); a new session unless `session` is given."""
     ins.update += 1
-    key, session, turn = f"tg:42:{ins.update}", ins.session(), f"turn_{number}"
+    key, turn = f"tg:42:{ins.update}", f"turn_{number}"
+    session = session if session is not None else ins.session()
     bridge(ins, key, ins.update, "message", "admitted")
     if variant % 5 == 1:
         bridge(ins, key, ins.update, "message", "queued", count=2, parts=2)

@@ -5,6 +5,11 @@ turns cross midnight in a zone that is not UTC) covering the whole catalogue (TC
 failure class (TC-16), subagents, callbacks and stops, trimmed and truncated events, a gate
 verdict without an outbox, a fallen-back delivery and a few broken lines (TC-19).
 `scripts/gen_trace.py` runs it; `synthetic.synthetic_day` writes large days for benchmarks.
+
+`write_days(data_dir, days=4, seed=5)` writes days an analyst can ask questions of (issue 14,
+item 7): sessions with several turns each, one session whose turns fail again and again, and
+failures and costs that differ from day to day, so "which session had the most failed turns?"
+has one answer.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from pathlib import Path
 
 import orjson
 
+from trackerkit.errors import BadRequestError
 from trackerkit.trace._sample_parts import MSK, SAMPLE_TIMEZONE, Install, bridge, chat_turn, step
 from trackerkit.trace.synthetic import BROKEN_LINES
 
-__all__ = ["CATALOGUE", "SAMPLE_DAYS", "SAMPLE_TIMEZONE", "write_sample"]
+__all__ = ["CATALOGUE", "SAMPLE_DAYS", "SAMPLE_TIMEZONE", "write_days", "write_sample"]
 
 CATALOGUE = (
     "bridge.admitted",
@@ -272,3 +278,44 @@ def write_sample(data_dir: str | os.PathLike[str], seed: int = 3) -> list[Path]:
     for path in files[1:3]:
         _break(path, rng, 3)
     return files
+
+
+_FAILING = (4, 13, 22)
+"""Variants of `chat_turn` that end in a failed turn (E_MODEL)."""
+_PLAIN = (0, 1, 2, 5, 6, 8, 9, 10)
+"""Variants that complete (some with failed tools on the way)."""
+
+
+def write_days(data_dir: str | os.PathLike[str], *, days: int = 4, seed: int = 5) -> list[Path]:
+    """Write `days` days of chat turns to `<data_dir>/trace/` (replacing those days); returns them.
+
+    Five to seven sessions a day, each with several turns (`turn_0`, `turn_1`, ... per session);
+    the first session, `flaky`, runs every day and fails about half its turns; the others fail
+    at a rate that changes from day to day (from 0 up to one in four), and the number of turns a
+    day changes too, so failures and costs differ by day.
+    """
+    if days < 1:
+        raise BadRequestError(f"days={days} writes nothing; ask for at least one day.")
+    rng = random.Random(seed)
+    ins = Install(Path(data_dir), rng)
+    folder = Path(data_dir, "trace")
+    start = ins.now
+    for day in range(days):
+        folder.joinpath(f"{(start + dt.timedelta(days=day)).date().isoformat()}.jsonl").unlink(
+            missing_ok=True
+        )
+    flaky = ins.session()
+    numbers: dict[str, int] = {flaky: 0}
+    for day in range(days):
+        ins.now = max(ins.now, start + dt.timedelta(days=day))
+        sessions = [flaky, *(ins.session() for _ in range(rng.randrange(4, 7)))]
+        rate = [0.0, 0.1, 0.25, 0.05][day % 4]
+        for _ in range(rng.randrange(14, 22)):
+            ins.now += dt.timedelta(minutes=rng.uniform(15, 55))
+            session = rng.choice(sessions)
+            number = numbers.get(session, 0)
+            numbers[session] = number + 1
+            failing = rng.random() < (0.5 if session == flaky else rate)
+            chat_turn(ins, number, rng.choice(_FAILING if failing else _PLAIN), session)
+    ins.writer.close()
+    return sorted(folder.glob("*.jsonl"))
