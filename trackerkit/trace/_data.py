@@ -442,6 +442,10 @@ def _inferred(values: list[Any]) -> ColumnType:
         return "bool"
     if kinds == {str}:
         return "str"
+    if kinds == {int}:
+        numbers = [v for v in values if v is not None]
+        if -(1 << 63) <= min(numbers) and max(numbers) < 1 << 63:
+            return "int"
     kinds_in_order: tuple[ColumnType, ...] = ("bool", "int", "float", "str")
     for kind in kinds_in_order:
         if all(fits(v, kind) for v in values):
