@@ -444,7 +444,7 @@ def _inferred(values: list[Any]) -> ColumnType:
         return "str"
     if kinds == {int}:
         numbers = [v for v in values if v is not None]
-        if -(1 << 63) <= min(numbers) and max(numbers) < 1 << 63:
+        if min(numbers) >= -(1 << 63) and max(numbers) < 1 << 63:
             return "int"
     kinds_in_order: tuple[ColumnType, ...] = ("bool", "int", "float", "str")
     for kind in kinds_in_order:
