@@ -365,3 +365,39 @@ def test_simulator_every_other_control(
     plot.locator(".gtitle", has_text="Stamina · stamina").first.wait_for()
     plot.first.scroll_into_view_if_needed()
     screenshot(page, "simulator-bars")
+
+
+def test_simulator_links_on_the_bundled_data_go_to_the_workspace(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
+) -> None:
+    """With no --data the bundled scenes are read in place; the first link copies them to the workspace."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    bundled = (ROOT / "data" / "scenes" / "shop.json").read_bytes()
+    home = tmp_path / "xdg"
+    env = {"XDG_DATA_HOME": str(home), "TRACKERKIT_DATA": ""}
+    page = open_page(serve("simulator.py", env=env), HEADING)
+    _status(page, "12 live messages")
+    page.get_by_text("read in place; the first save copies it to your workspace").first.wait_for()
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    page.get_by_role("checkbox", name="Weather (weather)").check()
+    page.get_by_role("button", name="Save links").click()
+    workspace_scene = home / "trackerkit" / "workspace" / "scenes" / "shop.json"
+    page.locator(".tk-link-note").filter(
+        has_text=f"Saved: shop links inventory, quest, weather ({workspace_scene})."
+    ).wait_for()
+    page.get_by_text(
+        f"Your workspace {home / 'trackerkit' / 'workspace'}: read and saved in place."
+    ).first.wait_for()
+    _status(page, "Haggling at Old Marrow's")  # the scene picked stays picked
+    page.locator(".tk-panel [data-tracker='weather']").first.wait_for()
+    expect(page.get_by_role("checkbox", name="Weather (weather)")).to_be_checked()
+    assert json.loads(workspace_scene.read_text())["prompting"]["trackers"] == [
+        "inventory",
+        "quest",
+        "weather",
+    ]
+    assert (ROOT / "data" / "scenes" / "shop.json").read_bytes() == bundled, (
+        "the repository's scene is untouched"
+    )
