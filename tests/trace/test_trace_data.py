@@ -314,3 +314,19 @@ def test_typed_columns_at_once_equal_value_by_value(
         pd.Series(got).astype(object).fillna("NA").tolist()
         == pd.Series(wanted).astype(object).fillna("NA").tolist()
     )
+
+
+@pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+def test_rows_refused_after_parsing_leave_every_column(tmp_path: Path, mode: str) -> None:
+    """A line whose turn is a number is refused after parsing; data and paths lose its row too."""
+    lines = [
+        b'{"ts":"2026-03-01T10:00:0%dZ","turn":%s,"session":"s","source":"web","kind":"eve",'
+        b'"name":"x","data":{"n":%d}}' % (i, turn, i)
+        for i, turn in enumerate([b'"t"', b"5", b'"t"', b"[1]"])
+    ]
+    (tmp_path / "2026-03-01.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    events, errors = read_trace(tmp_path, data=mode, columns=["n"])  # type: ignore[call-overload]
+    assert [e.line for e in errors] == [2, 4]
+    assert events["n"].tolist() == [0, 2]
+    values = events["data"].tolist()
+    assert [orjson.loads(v)["n"] if mode == "raw" else v["n"] for v in values] == [0, 2]
