@@ -330,3 +330,12 @@ def test_rows_refused_after_parsing_leave_every_column(tmp_path: Path, mode: str
     assert events["n"].tolist() == [0, 2]
     values = events["data"].tolist()
     assert [orjson.loads(v)["n"] if mode == "raw" else v["n"] for v in values] == [0, 2]
+
+
+def test_raw_frames_go_to_parquet_as_they_are(tmp_path: Path) -> None:
+    """data="raw" is Parquet-ready: `events.to_parquet` keeps every row and text."""
+    events, _ = read_trace(SAMPLE, data="raw")
+    events.to_parquet(tmp_path / "events.parquet")
+    back = pd.read_parquet(tmp_path / "events.parquet")
+    assert back["data"].tolist() == events["data"].tolist()
+    assert back["name"].astype(str).tolist() == events["name"].astype(str).tolist()
