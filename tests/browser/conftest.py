@@ -12,6 +12,8 @@ Fixtures every journey in `tests/browser/` uses:
   `marimo edit` instead. The server's stdout and stderr go to
   `tests/artifacts/<test>-<notebook>.log`.
 - `launch(command, port, name, env=None)`: the same for any server command (`make run`'s).
+  Every server gets an empty per-user data directory (`XDG_DATA_HOME`) and no
+  `TRACKERKIT_DATA` / `ASSISTANT_DATA_DIR`, unless `env` sets them.
 - `open_page(url, heading)`: a new 1400×1000 page, waited on until an `h1` holding `heading` shows.
 - `screenshot(page, name)`: a full-page PNG in `tests/artifacts/` (and in `docs/` for the README
   when `TRACKERKIT_DOCS_SCREENSHOTS=1`).
@@ -198,12 +200,23 @@ def _slug(nodeid: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid.split("::")[-1])[:80]
 
 
+#: Variables that would point an app at the person's own data; a served app never sees them.
+PERSONAL = ("TRACKERKIT_DATA", "ASSISTANT_DATA_DIR")
+
+
 @pytest.fixture
-def launch(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..., str]]:
+def launch(
+    watch: Watch, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[..., str]]:
     """Run a server command (its port given) from the repository root, logged; stop it after.
 
     `launch(command, port, name, env=None)` returns `http://127.0.0.1:PORT` once it answers.
+    The server gets an empty per-user data directory of its own (`XDG_DATA_HOME`) and none of
+    the person's data variables, so a journey neither reads nor writes the person's workspace
+    or simulated sessions; `env` sets any of them on purpose.
     """
+    isolated = {k: v for k, v in os.environ.items() if k not in PERSONAL}
+    isolated["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("user-data"))
 
     def start(command: list[str], port: int, name: str, env: dict[str, str] | None = None) -> str:
         if watch.bundled is None:
@@ -212,7 +225,7 @@ def launch(watch: Watch, request: pytest.FixtureRequest) -> Iterator[Callable[..
         log = ARTIFACTS / f"{_slug(request.node.nodeid)}-{name}.log"
         handle = log.open("w", encoding="utf-8")
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+            command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**isolated, **(env or {})}
         )
         watch.servers.append(Served(name, process, log, handle))
         url = f"http://127.0.0.1:{port}"

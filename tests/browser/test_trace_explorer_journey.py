@@ -174,7 +174,7 @@ def test_the_simulated_sessions_are_listed(
     events, _ = read_trace(simulated)
     bundled, _ = read_trace(BUNDLED)
 
-    page = open_page(serve("trace_explorer.py"), "Trace explorer")
+    page = open_page(serve("trace_explorer.py", env={"XDG_DATA_HOME": str(tmp_path / "xdg")}), "Trace explorer")
     page.get_by_text(f"{len(bundled):,} events").first.wait_for()
     page.get_by_role("combobox").first.select_option(label=f"Your simulated sessions ({simulated})")
     page.get_by_text(f"{len(events):,} events").first.wait_for()
