@@ -132,7 +132,9 @@ def _(playback, played, scene_problem, scene_steps, session):
     # A scripted step the chat refuses (a cut of a message that is gone) is said here.
     _refused = [o for o in playback.outcomes if o.scripted and o.refused] if playback is not None else []
     _row = mo.hstack([played, _status], justify="start", gap=2) if session is not None else mo.vstack([played, _status])
-    mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused]])
+    _unmet = "".join(f"<li>{escape(m)}</li>" for m in (session.mismatches if session is not None else []))
+    _unmet_view = [mo.Html(f'<ul class="tk-unmet">{_unmet}</ul>')] if _unmet else []
+    mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
     return
 
 

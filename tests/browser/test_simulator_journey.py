@@ -289,6 +289,11 @@ def test_simulator_links_trackers_into_the_scene(
     page.get_by_role("button", name="Save links").click()
     page.locator(".tk-link-note").filter(has_text="Saved: shop links quest, weather").wait_for()
     expect(page.locator(".tk-panel [data-tracker='inventory']")).to_have_count(0)
+    # The scene's scripted expectations about Inventory now fail, and the page lists them.
+    _status(page, "expectations not met")
+    page.locator(".tk-unmet li").filter(
+        has_text="Inventory is not a loaded tracker"
+    ).first.wait_for()
     assert (ROOT / "data" / "scenes" / "shop.json").read_bytes() == bundled, (
         "the repository's scene is untouched"
     )
@@ -307,6 +312,14 @@ def test_simulator_shows_failures_in_their_section(
     (data_copy / "scenes" / "cutgone.json").write_text(json.dumps(scene))
     page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
     _status(page, "12 live messages")
+    # A --data that is a file, not a folder, is a message where the data folder is named.
+    not_a_folder = data_copy / "scenes" / "fight.json"
+    other = open_page(serve("simulator.py", "--data", str(not_a_folder)), HEADING)
+    other.locator(".tk-failure").filter(
+        has_text=f"The data folder could not be shown: BadRequestError: --data: {not_a_folder} is not a folder"
+    ).first.wait_for()
+    other.get_by_text("No scene is playing; the message above says why.").first.wait_for()
+    other.close()
 
     _pick(page, "Scene", "broken")
     failure = page.locator(".tk-failure").filter(has_text="The scene could not be shown")
