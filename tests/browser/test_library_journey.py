@@ -14,6 +14,8 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+ROOT = Path(__file__).resolve().parents[2]
+
 #: The app's controls (its `mo.ui` elements by the name each is assigned to) this journey touches;
 #: tests/browser/test_controls.py checks it against the notebook.
 TOUCHES = {"library": {"verdict_table", "picked", "field_table"}}
@@ -98,3 +100,24 @@ def test_a_folder_name_too_long_is_a_message_on_the_page(
     """A pasted path the system cannot even look up (too long a name) is said in words."""
     page = open_page(serve("library.py", "--data", str(tmp_path / ("x" * 300))), "The tracker library")
     page.get_by_text("File name too long").first.wait_for()
+
+
+def test_the_library_reads_the_bundled_data_then_the_workspace(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path, data_copy: Path
+) -> None:
+    """With no --data: the bundled data read in place, and once a workspace exists, the workspace."""
+    bundled = len(list((ROOT / "data" / "trackers").glob("*.json")))
+    page = open_page(serve("library.py"), "The tracker library")
+    page.get_by_text("read in place; the first save copies it to your workspace").first.wait_for()
+    page.get_by_text(f"{bundled} trackers").first.wait_for()
+    expect(page.get_by_text(str(ROOT / "data" / "trackers"), exact=True)).to_have_count(1)
+
+    # A workspace made by an earlier save (here: the bundled library less one tracker) is read.
+    home = tmp_path / "user-data"
+    (home / "trackerkit").mkdir(parents=True)
+    data_copy.rename(home / "trackerkit" / "workspace")
+    (home / "trackerkit" / "workspace" / "trackers" / "weather.json").unlink()
+    page = open_page(serve("library.py", env={"XDG_DATA_HOME": str(home)}), "The tracker library")
+    page.get_by_text("Your workspace").first.wait_for()
+    page.get_by_text(f"{bundled - 1} trackers").first.wait_for()
+    expect(page.get_by_text(str(home / "trackerkit" / "workspace" / "trackers"), exact=True)).to_have_count(1)
