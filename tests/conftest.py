@@ -67,6 +67,14 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_TRACKERS = REPO / "data" / "trackers"
 
 
+@pytest.fixture(autouse=True)
+def _no_real_user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test, nor a notebook or server it starts, reads or writes the person's own data folders."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+    for name in ("TRACKERKIT_DATA", "ASSISTANT_DATA_DIR", "ASSISTANT_TIMEZONE"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def health() -> dict[str, Any]:
     """A fresh copy of the `health` document, free to mutate."""
