@@ -21,6 +21,17 @@ from trackerkit import Library
 # `expect(...)` waits as long as every other step (two shared cores; the harness may set it too).
 expect.set_options(timeout=60_000)
 
+#: The designer's controls these journeys drive (tests/browser/test_controls.py reads this); the
+#: label check at the end of this file proves a step quotes each one.
+TOUCHES = {
+    "designer": {
+        "changes_box", "description_box", "field_pick", "icon_box", "id_box", "layout_box",
+        "mo.ui.button", "mo.ui.dropdown", "mo.ui.text", "name_box", "note_box", "picker",
+        "raw_box", "raw_pick", "raw_save", "reload_button", "save_as_box", "save_as_button",
+        "save_button", "template_box", "type_box",
+    }
+}
+
 #: The field list's entries (radio labels such as `2. hp_max (number)`), nothing else on the page.
 ENTRY = re.compile(r"^\d+\. .+ \((number|text|choice|boolean)\)$")
 
