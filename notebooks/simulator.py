@@ -13,6 +13,7 @@ with app.setup:
     from trackerkit.scene import load_scene
     from trackerkit.simulate.links import link_choices, link_trackers
     from trackerkit.simulate.page import (
+        calls_example,
         edit_prefill,
         failure_html,
         outcome_html,
@@ -231,11 +232,16 @@ def _():
 
 
 @app.cell
-def _(set_steps):
+def _(place, scene_file, set_steps):
+    # The example call is made from the scene's own trackers, as the scene's steps leave them.
+    try:
+        _example = calls_example(play_page(scene_file, [], trackers=place.trackers).session.chat)
+    except Exception:  # the scene's own message says why it cannot be played
+        _example = "[]"
     user_text = mo.ui.text(value="I check my wounds.", label="User message", full_width=True)
     reply_text = mo.ui.text(value="You bind the cut on your arm.", label="Reply", full_width=True)
     calls_json = mo.ui.text_area(
-        value='[{"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 20}}]}}]',
+        value=_example,
         label="The model's tool calls (JSON list)",
         full_width=True,
         rows=3,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from trackerkit.simulate.page import edit_prefill
+from trackerkit.simulate.page import calls_example, edit_prefill
 from trackerkit.simulate.playback import play_page
 
 HEADING = "Session simulator"
@@ -205,6 +205,11 @@ def test_simulator_edits_the_scenes_own_trackers(
     expect(set_box).to_have_value(expected_set, timeout=60_000)
     assert "hp" not in expected_set
     expect(page.get_by_label("Row (lists)", exact=True)).to_have_value(expected_row, timeout=60_000)
+    # The example tool call is the scene's own too, not Health's.
+    example = calls_example(play_page(data_copy / "scenes" / "shop.json", []).session.chat)
+    assert '"tracker": "Inventory"' in example
+    calls_box = page.get_by_label("The model's tool calls (JSON list)", exact=True)
+    expect(calls_box).to_have_value(example, timeout=60_000)
 
     page.get_by_role("button", name="Edit value").click()
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 6 (edit) done.").first.wait_for()

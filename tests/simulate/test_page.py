@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from trackerkit.simulate.page import (
+    calls_example,
     edit_prefill,
     failure_html,
     outcome_html,
@@ -101,3 +102,33 @@ class TestEditPrefill:
         chat = play_page(SHOP, []).session.chat
         assert edit_prefill(chat, "Health") == ("", "{}")
         assert edit_prefill(chat, None) == ("", "{}")
+
+
+class TestCallsExample:
+    def _call(self, updates: str) -> str:
+        return '[{"name": "update_trackers", "arguments": {"updates": [' + updates + "]}}]"
+
+    def test_a_record_number_is_halved(self) -> None:
+        """The fight's example sets Health hp to half of its 40."""
+        assert calls_example(play_page(FIGHT, []).session.chat) == self._call(
+            '{"tracker": "Health", "set": {"hp": 20}}'
+        )
+
+    def test_a_list_uses_its_first_row(self) -> None:
+        """The shop's example halves the first row's qty; with no row yet, a new row."""
+        assert calls_example(play_page(SHOP, []).session.chat) == self._call(
+            '{"tracker": "Inventory", "row": "Torch", "set": {"qty": 0}}'
+        )
+        assert calls_example(play_page(SHOP, [], scripted=0).session.chat) == self._call(
+            '{"tracker": "Inventory", "row": "New row", "set": {"qty": 0}}'
+        )
+
+    def test_a_scene_with_no_tracker_makes_no_call(self, tmp_path: Path) -> None:
+        """A scene that links nothing gets an empty list of calls."""
+        scene = tmp_path / "scenes" / "empty.json"
+        scene.parent.mkdir()
+        scene.write_text('{"id": "empty", "title": "Empty"}')
+        assert (
+            calls_example(play_page(scene, [], trackers=ROOT / "data" / "trackers").session.chat)
+            == "[]"
+        )

@@ -11,10 +11,18 @@ from collections.abc import Mapping
 from html import escape
 
 from trackerkit.chat import Chat
+from trackerkit.fields import NumberField, is_number
 from trackerkit.simulate.playback import Outcome
 from trackerkit.values import initial_value
 
-__all__ = ["edit_prefill", "failure_html", "outcome_html", "played_marker", "reply_notes_html"]
+__all__ = [
+    "calls_example",
+    "edit_prefill",
+    "failure_html",
+    "outcome_html",
+    "played_marker",
+    "reply_notes_html",
+]
 
 _STYLE = """<style>
 .tk-note{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:4px 0;padding:4px 10px;border-radius:6px;white-space:pre-wrap}
@@ -90,3 +98,34 @@ def edit_prefill(chat: Chat, tracker: str | None) -> tuple[str, str]:
     if current is None:
         current = initial_value(field)
     return str(row_name), json.dumps({field.name: current}, ensure_ascii=False)
+
+
+def calls_example(chat: Chat) -> str:
+    """An `update_trackers` call for the turn form, made from the scene's own trackers.
+
+    The first linked tracker with a number field sets it to half its value at the tip (a wound,
+    a spent coin), on its first row for a list; a scene whose trackers hold no number sets the
+    first field as it stands; a scene that links none makes no call (`[]`).
+    """
+    entries = chat.panel()
+    pick = next(
+        (e for e in entries if any(isinstance(f, NumberField) for f in e.tracker.fields)),
+        entries[0] if entries else None,
+    )
+    if pick is None or not pick.tracker.fields:
+        return "[]"
+    field = next(
+        (f for f in pick.tracker.fields if isinstance(f, NumberField)), pick.tracker.fields[0]
+    )
+    item: dict[str, object] = {"tracker": pick.tracker.name}
+    values: Mapping[str, object] = pick.value
+    if pick.tracker.layout == "list":
+        row_name, row = next(iter(pick.value.items()), ("New row", {}))
+        item["row"] = str(row_name)
+        values = row if isinstance(row, Mapping) else {}
+    value = values.get(field.name, initial_value(field))
+    if isinstance(field, NumberField) and is_number(value) and isinstance(value, int | float):
+        value = int(value // 2) if isinstance(value, int) else value / 2
+    item["set"] = {field.name: value}
+    call = {"name": "update_trackers", "arguments": {"updates": [item]}}
+    return json.dumps([call], ensure_ascii=False)
