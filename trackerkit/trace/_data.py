@@ -170,40 +170,50 @@ class Lazies(_Listed):
 
 
 class Texts(Keeper):
-    """`data` as its JSON text: one Arrow string column from the blocks' bytes and lengths."""
+    """`data` as its JSON text: an Arrow string column, one chunk per block (no copy of them all).
+
+    A block's texts become one chunk over their joined bytes; rows read one by one wait in a
+    small pending chunk, closed before the next block.
+    """
 
     def __init__(self) -> None:
-        self.buffers: list[bytes] = []
-        self.lengths: list[np.ndarray[Any, Any]] = []
+        self.chunks: list[Any] = []
+        self.pending: list[bytes] = []
         self.mask: list[bool] | None = None
 
+    @staticmethod
+    def _chunk(text: bytes, lengths: np.ndarray[Any, Any]) -> Any:
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return pa.LargeStringArray.from_buffers(
+            len(lengths), pa.py_buffer(offsets), pa.py_buffer(text)
+        )
+
+    def _close_pending(self) -> None:
+        if self.pending:
+            lengths = np.fromiter(map(len, self.pending), dtype=np.int64, count=len(self.pending))
+            self.chunks.append(self._chunk(b"".join(self.pending), lengths))
+            self.pending = []
+
     def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
-        self.buffers.append(b"".join(raws))
-        self.lengths.append(lengths)
+        self._close_pending()
+        self.chunks.append(self._chunk(b"".join(raws), lengths))
 
     def raw(self, raw: Any) -> None:
-        self._one(bytes(raw))
+        self.pending.append(bytes(raw))
 
     def value(self, data: dict[str, Any]) -> None:
-        self._one(as_text(data))
-
-    def _one(self, text: bytes) -> None:
-        self.buffers.append(text)
-        self.lengths.append(np.array([len(text)], dtype=np.int64))
+        self.pending.append(as_text(data))
 
     def keep(self, mask: list[bool]) -> None:
         self.mask = mask
 
     def columns(self) -> dict[str, Any]:
-        lengths = np.concatenate(self.lengths) if self.lengths else np.empty(0, dtype=np.int64)
-        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        text: Any = pa.LargeStringArray.from_buffers(
-            len(lengths), pa.py_buffer(offsets), pa.py_buffer(b"".join(self.buffers))
-        )
+        self._close_pending()
+        text: Any = pa.chunked_array(self.chunks, type=pa.large_string())
         if self.mask is not None:
             text = text.filter(pa.array(self.mask, type=pa.bool_()))
-        self.buffers, self.lengths, self.mask = [], [], None
+        self.chunks, self.mask = [], None
         return {"data": pd.Series(pd.array(text, dtype="str"))}
 
 
