@@ -16,6 +16,38 @@ from trackerkit.simulate.page import calls_example, edit_prefill
 from trackerkit.simulate.playback import play_page
 
 HEADING = "Session simulator"
+#: The simulator's controls these journeys drive (tests/browser/test_controls.py reads this).
+TOUCHES = {
+    "simulator": {
+        "calls_json",
+        "continue_",
+        "cut",
+        "edit_button",
+        "edit_row",
+        "edit_set",
+        "edit_tracker",
+        "fork",
+        "link_checks",
+        "message_pick",
+        "mo.ui.checkbox",
+        "mo.ui.plotly",
+        "mo.ui.table",
+        "played",
+        "regenerate",
+        "reply_text",
+        "save_links",
+        "scene_picker",
+        "send",
+        "series_pick",
+        "show",
+        "swipe",
+        "take_pick",
+        "undo",
+        "use_take",
+        "user_text",
+        "version_pick",
+    }
+}
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -352,6 +384,14 @@ def test_simulator_every_other_control(
     """The slider, Regenerate, Continue, Cut, Undo and the number picker each do what they say."""
     page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
     _status(page, "12 live messages")
+
+    # The last turn's tables: the request by part in tokens, and the tool call with its answer.
+    page.get_by_text("Turn 6 (reply) · wrote m12").first.wait_for()
+    parts = page.locator("table").filter(has_text="history").filter(has_text="tokens").first
+    for part in ("card", "trackers", "tool", "history"):
+        parts.get_by_role("cell", name=part, exact=True).first.wait_for()
+    calls = page.locator("table").filter(has_text="update_trackers").first
+    calls.get_by_text("Stamina: stamina 9 -> 20").first.wait_for()
 
     slider = page.get_by_role("slider").first
     slider.focus()
