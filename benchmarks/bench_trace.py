@@ -55,6 +55,19 @@ def _orjson_floor(path: Path) -> int:
     return _each_line(path, orjson.loads)
 
 
+def _orjson_kept(path: Path) -> list[object]:
+    """A reference: every line decoded and kept in a list with the collector paused."""
+    loads = orjson.loads
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        with path.open("rb") as handle:
+            return [loads(raw) for raw in handle]
+    finally:
+        if was:
+            gc.enable()
+
+
 def _turns_ms(path: Path, repeats: int) -> float:
     events, _ = read_trace(path)
     return collected_median_ms(lambda: assemble_turns(events), repeats)
@@ -89,6 +102,7 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     paired = interleaved_ms(
         {
             "orjson.loads loop (floor)": lambda: _orjson_floor(clean),
+            "orjson.loads kept, GC paused (ref.)": lambda: _orjson_kept(clean),
             "read_trace (dicts)": lambda: read_trace(clean),
             'read_trace(data="raw")': lambda: read_trace(clean, data="raw"),
             "read_trace(columns=3 paths)": lambda: read_trace(clean, columns=PATHS),
