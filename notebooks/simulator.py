@@ -335,6 +335,8 @@ def _(edit_tracker, playback, session, set_steps):
     _row, _values = edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
     if edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
         _row, _values = str(edit_outcome.typed.get("row") or ""), str(edit_outcome.typed.get("setText", _values))
+    # The take's version the form shows: an edit sent after the take moved on is refused (TR-27).
+    edit_base = session.chat.take.version if session is not None else None
     edit_row = mo.ui.text(value=_row, label="Row (lists)")
     edit_set = mo.ui.text(value=_values, label="Set (JSON)")
     edit_button = mo.ui.button(
@@ -342,11 +344,17 @@ def _(edit_tracker, playback, session, set_steps):
         on_click=lambda _: set_steps(
             lambda steps: [
                 *steps,
-                {"action": "edit", "tracker": edit_tracker.value, "setText": edit_set.value, "row": edit_row.value},
+                {
+                    "action": "edit",
+                    "tracker": edit_tracker.value,
+                    "setText": edit_set.value,
+                    "row": edit_row.value,
+                    "baseVersion": edit_base,
+                },
             ]
         ),
     )
-    return edit_button, edit_outcome, edit_row, edit_set
+    return edit_base, edit_button, edit_outcome, edit_row, edit_set
 
 
 @app.cell

@@ -195,3 +195,50 @@ class TestPlayPage:
         """A fork without its message is refused, naming the key."""
         playback = play_page(FIGHT, [{"action": "fork"}])
         assert playback.page_outcomes[0].refused == "The step has no 'message'."
+
+    def test_an_edit_made_on_the_take_as_shown_is_written(self) -> None:
+        """TR-27: an edit carrying the version the form showed is written when the take has not moved."""
+        shown = play_page(FIGHT, []).session.chat.take.version
+        edit = {
+            "action": "edit",
+            "tracker": "Health",
+            "setText": '{"hp": 30}',
+            "baseVersion": shown,
+        }
+        playback = play_page(FIGHT, [edit])
+        assert playback.page_outcomes[0].refused is None
+        assert playback.session.values()["Health"]["hp"] == 30
+
+    def test_an_edit_from_a_stale_view_is_refused(self) -> None:
+        """TR-27: an edit read before a later step (another turn came first) writes nothing and says why."""
+        shown = play_page(FIGHT, []).session.chat.take.version
+        turn = _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}'))
+        edit = {
+            "action": "edit",
+            "tracker": "Health",
+            "setText": '{"hp": 30}',
+            "baseVersion": shown,
+        }
+        playback = play_page(FIGHT, [turn, edit])
+        refused = playback.page_outcomes[1].refused
+        assert refused is not None
+        assert refused.startswith(
+            f"The take moved on since it was read (read at version {shown}, now "
+        )
+        assert playback.session.values()["Health"]["hp"] == 20
+
+    def test_an_edit_read_on_another_take_is_refused(self) -> None:
+        """TR-27: an edit whose form showed take t2 never lands on t1 after a switch."""
+        steps = [{"action": "fork", "message": "m12"}]
+        on_t2 = play_page(FIGHT, steps).session.chat.take.version
+        edit = {
+            "action": "edit",
+            "tracker": "Health",
+            "setText": '{"hp": 30}',
+            "baseVersion": on_t2,
+        }
+        playback = play_page(FIGHT, [*steps, {"action": "use", "take": "t1"}, edit])
+        refused = playback.page_outcomes[-1].refused
+        assert refused is not None
+        assert refused.startswith(f"Version {on_t2} was read on take 't2', but the take shown is 't1'")
+        assert playback.session.values()["Health"]["hp"] == 40

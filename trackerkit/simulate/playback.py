@@ -235,8 +235,9 @@ def play_page(
     """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
 
     Page steps are the scene file's step shapes, with three page forms: `callsText` (the tool
-    calls as typed, read here), `setText` on an edit (likewise), and `{"action": "use", "take":
-    "t1"}`, which shows another take. Message references are ids; `version` counts from 1.
+    calls as typed, read here), `setText` and `baseVersion` (the take's version the form was
+    drawn at) on an edit, and `{"action": "use", "take": "t1"}`, which shows another take.
+    Message references are ids; `version` counts from 1.
 
     Args:
         scene: the scene file.
@@ -297,7 +298,19 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
             step["version"] -= 1  # the page counts versions from 1
         if kind == "edit":
             item = {"tracker": step.get("tracker"), "set": step.get("set"), "row": step.get("row")}
-            session.play(step)
+            base = step.pop("baseVersion", None)
+            if base is None:
+                session.play(step)
+            else:
+                # The values the form showed were read at `base`: an edit on a take that has
+                # moved since (or on another take) is refused, never written elsewhere (TR-27).
+                session.chat.edit(
+                    str(item["tracker"]),
+                    set=step.get("set"),  # read by the tool's own item reader
+                    row=step.get("row"),
+                    remove=step.get("remove", False),
+                    base_version=base,
+                )
             clamps = clamps_of([item], session.values())
             playback.outcomes.append(
                 Outcome(number, kind, scripted, clamps=clamps, take=take, typed=typed)
