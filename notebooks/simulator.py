@@ -101,7 +101,11 @@ def _(scene_file):
     )
     # The steps the person adds on this scene, oldest first; a new scene starts none.
     get_steps, set_steps = mo.state([])
-    return get_steps, played, scene_steps, set_steps
+    # What the person typed in the edit form and has not sent yet, kept while other steps redraw it.
+    get_typed, set_typed = mo.state({})
+    # The tracker picked in the edit form, kept while steps redraw the form.
+    get_edit_pick, set_edit_pick = mo.state(None)
+    return get_edit_pick, get_steps, get_typed, played, scene_steps, set_edit_pick, set_steps, set_typed
 
 
 @app.cell
@@ -321,39 +325,54 @@ def _(cut, fork, message_pick, playback, show, take_pick, use_take, version_pick
 
 
 @app.cell
-def _(session):
+def _(get_edit_pick, session, set_edit_pick):
     _names = [e.tracker.name for e in session.chat.panel()] if session is not None else []
-    edit_tracker = mo.ui.dropdown(options=_names, value=_names[0] if _names else None, label="Edit tracker")
+    edit_tracker = mo.ui.dropdown(
+        options=_names,
+        value=get_edit_pick() if get_edit_pick() in _names else next(iter(_names), None),
+        label="Edit tracker",
+        on_change=set_edit_pick,
+    )
     return (edit_tracker,)
 
 
 @app.cell
-def _(edit_tracker, playback, session, set_steps):
-    # The form starts from the picked tracker's own values; a refused edit keeps what was typed.
+def _(edit_tracker, get_typed, playback, session, set_steps, set_typed):
+    # The form starts from the picked tracker's own values; what was typed and not sent stays, and
+    # a refused edit keeps what was typed.
     _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
     edit_outcome = _last if _last is not None and _last.kind == "edit" else None
     _row, _values = edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
-    if edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
+    _typed = get_typed()
+    if _typed.get("tracker") == edit_tracker.value:
+        _row, _values = _typed.get("row", _row), _typed.get("setText", _values)
+    elif edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
         _row, _values = str(edit_outcome.typed.get("row") or ""), str(edit_outcome.typed.get("setText", _values))
     # The take's version the form shows: an edit sent after the take moved on is refused (TR-27).
     edit_base = session.chat.take.version if session is not None else None
-    edit_row = mo.ui.text(value=_row, label="Row (lists)")
-    edit_set = mo.ui.text(value=_values, label="Set (JSON)")
-    edit_button = mo.ui.button(
-        label="Edit value",
-        on_click=lambda _: set_steps(
-            lambda steps: [
-                *steps,
-                {
-                    "action": "edit",
-                    "tracker": edit_tracker.value,
-                    "setText": edit_set.value,
-                    "row": edit_row.value,
-                    "baseVersion": edit_base,
-                },
-            ]
-        ),
+    edit_row = mo.ui.text(
+        value=_row,
+        label="Row (lists)",
+        on_change=lambda v: set_typed(lambda t: {**t, "tracker": edit_tracker.value, "row": v}),
     )
+    edit_set = mo.ui.text(
+        value=_values,
+        label="Set (JSON)",
+        on_change=lambda v: set_typed(lambda t: {**t, "tracker": edit_tracker.value, "setText": v}),
+    )
+
+    def _send_edit(_):
+        _step = {
+            "action": "edit",
+            "tracker": edit_tracker.value,
+            "setText": edit_set.value,
+            "row": edit_row.value,
+            "baseVersion": edit_base,
+        }
+        set_typed({})
+        set_steps(lambda steps: [*steps, _step])
+
+    edit_button = mo.ui.button(label="Edit value", on_click=_send_edit)
     return edit_base, edit_button, edit_outcome, edit_row, edit_set
 
 

@@ -285,6 +285,16 @@ def test_simulator_edits_the_scenes_own_trackers(
     expect(set_box).to_have_value(quest_set, timeout=60_000)
     expect(page.get_by_label("Row (lists)", exact=True)).to_have_value("", timeout=60_000)
 
+    # What was typed and not sent stays while another step redraws the form, then is sent as typed.
+    _fill(page, "Set (JSON)", '{"gold": 7}')
+    _send(page, "I wait.", "[]", "Time passes.")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 11 (turn) done.").first.wait_for()
+    _settled(page, 11)
+    expect(set_box).to_have_value('{"gold": 7}', timeout=60_000)
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 12 (edit) done.").first.wait_for()
+    page.locator(".tk-panel [data-tracker='quest']").get_by_text("gold 7").first.wait_for()
+
 
 def test_simulator_links_trackers_into_the_scene(
     serve: Callable[..., str],
