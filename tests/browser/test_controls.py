@@ -10,9 +10,8 @@ module-level literal:
     TOUCHES = {"library": {"verdict_table", "picked", "field_table"}}
 
 A control no journey touches fails its app's test, and so does a declared control the app does
-not have (a rename the journey did not follow). The simulator's journey is
-still being written, so for that app alone a gap is an expected failure that names what is
-left; every other app, and any app added later, must be fully covered.
+not have (a rename the journey did not follow). Every app, and any app added later, must be
+fully covered.
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 JOURNEYS = Path(__file__).resolve().parent
 
-#: Apps whose journeys are not finished yet: a gap is expected (xfail, not strict) and listed.
-UNFINISHED = {"simulator"}
 
 
 def _marimo_aliases(tree: ast.Module) -> set[str]:
@@ -108,28 +105,14 @@ INVENTORY = {app: inventory((NOTEBOOKS / f"{app}.py").read_text(encoding="utf-8"
 TOUCHED = touched()
 
 
-def _cases(check: str) -> list[object]:
-    """One case an app; an unfinished app's gap is an expected failure naming what is left."""
-    cases: list[object] = []
-    for app in APPS:
-        has, claims = INVENTORY[app], TOUCHED.get(app, set())
-        gap = sorted(has - claims) if check == "untouched" else sorted(claims - has)
-        marks = []
-        if gap and app in UNFINISHED:
-            what = "no journey touches" if check == "untouched" else "journeys name controls the app lacks"
-            marks.append(pytest.mark.xfail(reason=f"{app} journey unfinished; {what}: {', '.join(gap)}", strict=False))
-        cases.append(pytest.param(app, marks=marks, id=app))
-    return cases
-
-
-@pytest.mark.parametrize("app", _cases("untouched"))
+@pytest.mark.parametrize("app", APPS)
 def test_every_control_is_touched_by_a_journey(app: str) -> None:
     """Each control of the app is declared touched by some journey in tests/browser/."""
     untouched = sorted(INVENTORY[app] - TOUCHED.get(app, set()))
     assert not untouched, f"{app}.py has controls no journey touches: {', '.join(untouched)}"
 
 
-@pytest.mark.parametrize("app", _cases("stale"))
+@pytest.mark.parametrize("app", APPS)
 def test_every_touched_control_exists(app: str) -> None:
     """A journey names only controls the app has (a renamed control is followed)."""
     stale = sorted(TOUCHED.get(app, set()) - INVENTORY[app])
