@@ -526,8 +526,9 @@ class TestNumbers:
             (10**4_400, "a whole number of 4,401 digits"),
             (-(2**100), "a negative whole number of 31 digits"),
             ("hp\ud800", 'the text "hp\\ud800"'),
+            ("two\nlines\x00", 'the text "two\\nlines\\x00"'),
         ],
-        ids=["null", "bool", "int", "long-text", "list", "object", "huge", "negative", "surrogate"],
+        ids=["null", "bool", "int", "long-text", "list", "object", "huge", "negative", "surrogate", "control"],
     )
     def test_describe_value(self, value: object, shown: str) -> None:
         """Messages show what was found in short plain words, bounded and printable as UTF-8."""

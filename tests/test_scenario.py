@@ -109,6 +109,13 @@ class TestDecode:
             "turns[1].message: is required; turns[2].calls[0]: must be an object; found 5"
         )
 
+    def test_a_key_with_a_line_break_stays_on_one_line(self) -> None:
+        """A stray key holding a line break is named escaped, so the message stays one line."""
+        with pytest.raises(BadRequestError) as caught:
+            decode_steps([{"user": "a", "calls": [{"\n": None}]}])
+        assert "\n" not in str(caught.value)
+        assert "turns[0].calls[0].\\n: is not a known key" in str(caught.value)
+
     def test_many_problems_are_counted(self) -> None:
         """Past ten problems the message counts the rest instead of growing."""
         with pytest.raises(

@@ -80,9 +80,20 @@ def describe_value(value: object) -> str:
     return type(value).__name__
 
 
+_CONTROLS = {
+    code: {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(chr(code), f"\\x{code:02x}")
+    for code in [*range(32), 127]
+}
+
+
 def shown_text(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters (ending in `...`), lone surrogates escaped, for messages."""
+    """`text` cut to `limit` characters (ending in `...`) for messages: one line, always printable.
+
+    Line breaks and other control characters are shown as escapes (`\\n`), and so are lone
+    surrogates (`\\ud800`), so a message quoting the text stays one line of valid UTF-8.
+    """
     shown = text if len(text) <= limit else text[: limit - 3] + "..."
+    shown = shown.translate(_CONTROLS)
     if shown.isascii():
         return shown
     return shown.encode("utf-8", "backslashreplace").decode("utf-8")

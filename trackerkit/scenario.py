@@ -28,7 +28,7 @@ from pydantic import (
 )
 
 from trackerkit.errors import BadRequestError, EditRefusedError, Problem, TurnError
-from trackerkit.fields import describe_value
+from trackerkit.fields import describe_value, shown_text
 from trackerkit.model import TurnPlan
 from trackerkit.report import TurnReport, expect_mismatches
 from trackerkit.update import read_updates
@@ -364,7 +364,8 @@ def _plain(kind: str, err: Any) -> str:
 
 
 def _path(loc: Sequence[int | str]) -> str:
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+    """`turns[3].set` from pydantic's location; a key is shown escaped, so the path stays one line."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{shown_text(p, 40)}" for p in loc)
 
 
 def problem_sentence(problems: Sequence[Problem]) -> str:
