@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import Imported, import_marinara
+from trackerkit.formats import import_marinara
 
 FIXTURE = Path(__file__).parent / "fixtures" / "marinara_state.json"
-
-
-def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
-    found = next(t for t in imported.trackers if t.name == tracker)
-    spec = found.field(field)
-    assert spec is not None, field
-    return spec.model_dump(by_alias=True, exclude_none=True)
 
 
 class TestFixture:
@@ -96,10 +89,10 @@ class TestFixture:
             assert decode_tracker(encode_tracker(tracker)) == tracker
         assert imported.scene_links == tuple(t.id for t in imported.trackers)
 
-    def test_stat_has_a_top_field(self) -> None:
+    def test_stat_has_a_topfield_of(self) -> None:
         """CharacterStat{name, value, max} is a number with its top in a field of its own (TR-5)."""
         imported = import_marinara(FIXTURE)
-        assert _field(imported, "Player", "hp") == {
+        assert field_of(imported, "Player", "hp") == {
             "name": "hp",
             "description": "HP",
             "type": "number",
@@ -107,7 +100,7 @@ class TestFixture:
             "maxField": "hp_max",
             "default": 30,
         }
-        assert _field(imported, "Player", "hp_max")["default"] == 40
+        assert field_of(imported, "Player", "hp_max")["default"] == 40
 
     def test_inventory_item_is_a_keyed_list(self) -> None:
         """InventoryItem{name, description, quantity, location} is a keyed list."""
@@ -120,7 +113,7 @@ class TestFixture:
 
     def test_world_field_icon(self) -> None:
         """A world custom field's lucide icon is kept as the field's icon."""
-        assert _field(import_marinara(FIXTURE), "Scene", "tide")["icon"] == "lucide:waves"
+        assert field_of(import_marinara(FIXTURE), "Scene", "tide")["icon"] == "lucide:waves"
 
 
 class TestRefused:

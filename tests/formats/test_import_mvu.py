@@ -8,21 +8,15 @@ import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import Imported, import_mvu
+from trackerkit.formats import import_mvu
 from trackerkit.formats.leaves import guess_range
 
 FIXTURES = Path(__file__).parent / "fixtures"
 INITVAR = FIXTURES / "mvu_initvar.yaml"
 BOOK = FIXTURES / "mvu_lorebook.json"
-
-
-def _field(imported: Imported, tracker: str, field: str) -> dict[str, object]:
-    found = next(t for t in imported.trackers if t.name == tracker)
-    spec = found.field(field)
-    assert spec is not None, field
-    return spec.model_dump(by_alias=True, exclude_none=True)
 
 
 class TestInitVar:
@@ -85,7 +79,7 @@ class TestInitVar:
     def test_range_guessed_from_prose(self) -> None:
         """`[-30,100]之间` becomes min -30, max 100; the per-turn range after it is not taken."""
         imported = import_mvu(INITVAR)
-        assert _field(imported, "李", "hao_gan_du") == {
+        assert field_of(imported, "李", "hao_gan_du") == {
             "name": "hao_gan_du",
             "description": "好感度: [-30,100]之间，李对主角的好感；每次变化范围为 [-5,8]",
             "type": "number",
@@ -96,19 +90,19 @@ class TestInitVar:
 
     def test_start_outside_the_written_range_keeps_no_range(self) -> None:
         """A start of 250 against `[0,100]` is kept; the range is reported as not used."""
-        field = _field(import_mvu(INITVAR), "主角", "sheng_ming_zhi")
+        field = field_of(import_mvu(INITVAR), "主角", "sheng_ming_zhi")
         assert (field.get("min"), field.get("max"), field["default"]) == (None, None, 250)
 
     def test_value_description_object_and_list_value(self) -> None:
         """`{value, description}` is a leaf; a list value becomes one joined text."""
         imported = import_mvu(INITVAR)
-        assert _field(imported, "世界", "tian_qi")["default"] == "小雨"
-        assert _field(imported, "世界", "tian_qi")["description"] == "天气: 当前天气"
-        assert _field(imported, "李", "yi_zhe")["default"] == "灰色斗篷, 皮靴, 银色发卡"
+        assert field_of(imported, "世界", "tian_qi")["default"] == "小雨"
+        assert field_of(imported, "世界", "tian_qi")["description"] == "天气: 当前天气"
+        assert field_of(imported, "李", "yi_zhe")["default"] == "灰色斗篷, 皮靴, 银色发卡"
 
     def test_three_level_places_flatten_with_dotted_meaning(self) -> None:
         """Places nested three levels deep become dotted fields; the long text is the start."""
-        field = _field(import_mvu(INITVAR), "世界", "de_dian_wu_gang_zhen_ma_tou_miao_shu")
+        field = field_of(import_mvu(INITVAR), "世界", "de_dian_wu_gang_zhen_ma_tou_miao_shu")
         assert str(field["description"]).startswith("地点.雾港镇.码头.描述: ")
         assert str(field["default"]).startswith("潮湿的木栈道")
 

@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import Imported, import_rpg_companion
+from trackerkit.formats import import_rpg_companion
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rpg_companion_settings.json"
-
-
-def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
-    found = next(t for t in imported.trackers if t.name == tracker)
-    spec = found.field(field)
-    assert spec is not None, field
-    return spec.model_dump(by_alias=True, exclude_none=True)
 
 
 class TestFixture:
@@ -69,14 +62,14 @@ class TestFixture:
     def test_stats_relationships_and_inventory(self) -> None:
         """A stat is a number from 0 to maxValue; relationships a choice; onPerson a list with qty."""
         imported = import_rpg_companion(FIXTURE)
-        assert _field(imported, "User stats", "health") == {
+        assert field_of(imported, "User stats", "health") == {
             "name": "health",
             "description": "Health",
             "type": "number",
             "min": 0,
             "max": 100,
         }
-        relationship = _field(imported, "Present characters", "relationship")
+        relationship = field_of(imported, "Present characters", "relationship")
         assert relationship["choices"] == ["Lover", "Friend", "Ally", "Enemy", "Neutral", "Rival"]
         inventory = next(t for t in imported.trackers if t.name == "Inventory")
         assert (inventory.layout, [f.name for f in inventory.fields]) == ("list", ["qty"])

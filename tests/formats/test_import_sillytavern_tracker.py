@@ -3,21 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
+from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import Imported, import_sillytavern_tracker
+from trackerkit.formats import import_sillytavern_tracker
 
 FIXTURE = Path(__file__).parent / "fixtures" / "st_tracker_preset.json"
-
-
-def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
-    found = next(t for t in imported.trackers if t.name == tracker)
-    spec = found.field(field)
-    assert spec is not None, field
-    return spec.model_dump(by_alias=True, exclude_none=True)
 
 
 class TestFixture:
@@ -81,7 +74,7 @@ class TestFixture:
 
     def test_prompt_is_the_meaning_and_default_the_start(self) -> None:
         """`StateOfDress` keeps its key in the meaning, its prompt after it; defaultValue starts it."""
-        field = _field(import_sillytavern_tracker(FIXTURE), "Characters", "state_of_dress")
+        field = field_of(import_sillytavern_tracker(FIXTURE), "Characters", "state_of_dress")
         assert field == {
             "name": "state_of_dress",
             "description": "StateOfDress: Describe how put-together or disheveled the character appears, including removed clothing.",
@@ -91,7 +84,7 @@ class TestFixture:
 
     def test_array_default_is_joined(self) -> None:
         """An ARRAY's default list becomes one text."""
-        field = _field(
+        field = field_of(
             import_sillytavern_tracker(FIXTURE),
             "Default-SingleStage (edited)",
             "characters_present",

@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
+from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import Imported, import_wtracker
+from trackerkit.formats import import_wtracker
 
 FIXTURE = Path(__file__).parent / "fixtures" / "wtracker_settings.json"
-
-
-def _field(imported: Imported, tracker: str, field: str) -> dict[str, Any]:
-    found = next(t for t in imported.trackers if t.name == tracker)
-    spec = found.field(field)
-    assert spec is not None, field
-    return spec.model_dump(by_alias=True, exclude_none=True)
 
 
 class TestFixture:
@@ -61,7 +54,7 @@ class TestFixture:
     def test_number_choice_and_keyed_list(self) -> None:
         """minimum/maximum become the range; enum a choice with its default; arrays of named objects a list."""
         imported = import_wtracker(FIXTURE)
-        assert _field(imported, "Default", "tension") == {
+        assert field_of(imported, "Default", "tension") == {
             "name": "tension",
             "description": "How tense the scene is",
             "type": "number",
@@ -69,7 +62,7 @@ class TestFixture:
             "max": 10,
             "default": 2,
         }
-        assert _field(imported, "Default", "weather") == {
+        assert field_of(imported, "Default", "weather") == {
             "name": "weather",
             "description": "",
             "type": "choice",
