@@ -127,8 +127,13 @@ class TestDays:
         _write(tmp_path, "2026-03-01.jsonl", line())
         with pytest.raises(NotFoundError, match="2026-03-02"):
             read_trace(tmp_path, days=["2026-03-02"])
-        with pytest.raises(NotFoundError, match="nowhere"):
+        with pytest.raises(NotFoundError, match="nowhere does not exist"):
             read_trace(tmp_path / "nowhere")
+
+    def test_a_device_is_named_for_what_it_is(self) -> None:
+        """A path that exists but is neither a file nor a folder is not called missing."""
+        with pytest.raises(NotFoundError, match="/dev/null is not a regular file or folder"):
+            read_trace("/dev/null")
 
     def test_trace_days_counts_lines_and_broken(self, sample: Path) -> None:
         """trace_days lists every day file with its lines, events and broken lines."""

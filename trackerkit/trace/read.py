@@ -298,9 +298,8 @@ def _files_of(
             if wanted is None or day_of(target) in {_as_day(d) for d in wanted}:
                 files.append(target)
         else:
-            raise NotFoundError(
-                f"{target} does not exist; give a trace day file or a folder of them."
-            )
+            found = "is not a regular file or folder" if target.exists() else "does not exist"
+            raise NotFoundError(f"{target} {found}; give a trace day file or a folder of them.")
     return sorted(dict.fromkeys(files), key=lambda p: (str(p.parent), p.name))
 
 
