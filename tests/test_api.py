@@ -18,6 +18,7 @@ EXPORTED_MODULES = {
         "check_paths",
         "linked_in",
         "load_scenes",
+        "piece_verdict",
         "read_piece",
     ],
     "trackerkit.tracker": [

@@ -55,6 +55,7 @@ from trackerkit.library import (
     check_paths,
     linked_in,
     load_scenes,
+    piece_verdict,
     read_piece,
 )
 from trackerkit.line import line_of
@@ -180,6 +181,7 @@ __all__ = [
     "openai_tool",
     "panel_html",
     "parse_text_updates",
+    "piece_verdict",
     "provider_tool",
     "rail",
     "read_piece",

@@ -41,6 +41,7 @@ __all__ = [
     "check_paths",
     "linked_in",
     "load_scenes",
+    "piece_verdict",
     "read_piece",
 ]
 
@@ -107,6 +108,13 @@ def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict
     data, unreadable = _load_json(path, None if within is None else Path(within))
     if unreadable is not None:
         return Verdict(str(path), path.stem, None, (unreadable,))
+    return piece_verdict(data, path)
+
+
+def piece_verdict(data: object, path: Path) -> Verdict:
+    """The verdict on a piece's parsed JSON as stored at `path`: the decoder's problems, and an
+    id that does not match the file name (the library finds a piece by its file name).
+    """
     problems: list[Problem] = []
     tracker: Tracker | None = None
     try:

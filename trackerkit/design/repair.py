@@ -9,13 +9,14 @@ written only when it decodes, through the library's guarded, atomic save.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import orjson
 
-from trackerkit.errors import Problem, StaleRevisionError, TrackerDecodeError, TrackerkitError
-from trackerkit.library import Library, Verdict
+from trackerkit.errors import Problem, StaleRevisionError, TrackerkitError
+from trackerkit.library import Library, Verdict, piece_verdict
 from trackerkit.pieces import read_piece_file
-from trackerkit.tracker import Tracker, decode_tracker
+from trackerkit.tracker import Tracker
 
 __all__ = ["Repair", "check_raw", "raw_text", "refused_files", "save_raw"]
 
@@ -68,21 +69,11 @@ def check_raw(piece_id: str, text: str) -> Repair:
     except orjson.JSONDecodeError as error:
         problem = Problem("", f"is not valid JSON: {error}")
         return Repair(None, (problem,), f"The text is not valid JSON: {error}")
-    problems: list[Problem] = []
-    tracker: Tracker | None = None
-    try:
-        tracker = decode_tracker(data)
-    except TrackerDecodeError as error:
-        problems += error.problems
-    found = data.get("id") if isinstance(data, dict) else None
-    if isinstance(found, str) and found != piece_id:
-        problems.append(
-            Problem("id", f'is "{found[:60]}" but the file is {piece_id}.json; the id must match')
-        )
-    if problems:
-        count = len(problems)
-        return Repair(None, tuple(problems), f"Still refused: {count} problem{'s' * (count > 1)}.")
-    return Repair(tracker, (), "The text decodes.")
+    verdict = piece_verdict(data, Path(f"{piece_id}.json"))
+    if verdict.problems:
+        count = len(verdict.problems)
+        return Repair(None, verdict.problems, f"Still refused: {count} problem{'s' * (count > 1)}.")
+    return Repair(verdict.tracker, (), "The text decodes.")
 
 
 def save_raw(library: Library, piece_id: str, text: str) -> Repair:
