@@ -105,17 +105,20 @@ def _text(builder: Builder, draft: TrackerDraft, where: str, key: str, value: ob
     )
 
 
+def _name_of(item: object) -> str | None:
+    """The item's `name` when it is an object naming itself with non-blank text, else None."""
+    if isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"].strip():
+        return str(item["name"])
+    return None
+
+
 def _custom(builder: Builder, draft: TrackerDraft, where: str, items: object) -> None:
     if not isinstance(items, list):
         builder.unmapped(where, "custom fields that are not a list")
         return
     for index, item in enumerate(items):
         at = f"{where}[{index}]"
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("name"), str)
-            or not item["name"].strip()
-        ):
+        if _name_of(item) is None:
             builder.unmapped(at, "a custom field without a name")
             continue
         value = item.get("value")
@@ -140,11 +143,7 @@ def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> 
         return
     for index, stat in enumerate(stats):
         at = f"{where}[{index}]"
-        if (
-            not isinstance(stat, dict)
-            or not isinstance(stat.get("name"), str)
-            or not stat["name"].strip()
-        ):
+        if _name_of(stat) is None:
             builder.unmapped(at, "a CharacterStat without a name")
             continue
         name = stat["name"]
@@ -326,12 +325,8 @@ def _characters(builder: Builder, characters: object) -> None:
         if isinstance(fields, dict):
             custom.update(dict.fromkeys(fields))
         for stat in character.get("stats") or []:
-            if (
-                isinstance(stat, dict)
-                and isinstance(stat.get("name"), str)
-                and stat["name"].strip()
-            ):
-                stats.setdefault(stat["name"], None)
+            if (name := _name_of(stat)) is not None:
+                stats.setdefault(name, None)
         ignored.update(
             dict.fromkeys(
                 k
