@@ -14,9 +14,9 @@ from pathlib import Path
 from benchmarks._timing import collected_median_ms, interleaved_ms
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat
-from trackerkit.frames import history_frame
 from trackerkit.scene import Scene
 from trackerkit.state import Delta, Message, Version, new_message_id
+from trackerkit.views.frames import history_frame
 
 TRACKERS = Path(__file__).resolve().parent.parent / "data" / "trackers"
 #: Targets from issue 5: the read over 10,000 messages, and how 10x the messages may scale.

@@ -9,7 +9,6 @@ with app.setup:
     import marimo as mo
 
     from trackerkit.changes import tracker_changes_between
-    from trackerkit.frames import history_frame
     from trackerkit.scene import load_scene
     from trackerkit.simulate.links import link_choices, link_trackers
     from trackerkit.simulate.page import (
@@ -22,6 +21,7 @@ with app.setup:
     )
     from trackerkit.simulate.playback import play_page
     from trackerkit.views import bars_over_history, changes_html, panel_html
+    from trackerkit.views.frames import history_frame
     from trackerkit.workspace import workspace
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")

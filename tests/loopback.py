@@ -16,8 +16,8 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from trackerkit import OpenAIModel
-from trackerkit.endpoint import MAX_BODY
-from trackerkit.model import ModelRequest
+from trackerkit.simulate.endpoint import MAX_BODY
+from trackerkit.simulate.model import ModelRequest
 
 KEY_ENV = "TRACKERKIT_LOOPBACK_KEY"
 """The variable the test models read their API key from."""

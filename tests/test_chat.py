@@ -1,7 +1,7 @@
 """A chat on a scene: turns, swipes, continues, cuts, forks, the panel and a person's edits (TR-23..TR-27, TR-33..TR-41).
 
 TR-39 (the tool loop's large-answer shortening and the tool time budget) and TR-41 (a model that
-refuses tools) belong to the simulator's tool loop in `session.py`; here they are tested as far as
+refuses tools) belong to the simulator's tool loop in `trackerkit/simulate/session.py`; here they are tested as far as
 the turn goes: the answer has no size cap, a call on a closed turn keeps nothing, a continue offers
 no tool, and the update tool is the only way a turn writes.
 """

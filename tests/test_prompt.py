@@ -26,7 +26,7 @@ from trackerkit.prompt import (
     tracker_texts,
 )
 from trackerkit.scene import Prompting, Scene, load_linked, load_scene, source_for
-from trackerkit.session import Session
+from trackerkit.simulate.session import Session
 from trackerkit.state import State
 from trackerkit.tokens import count_tokens, tool_json
 from trackerkit.tool import update_trackers_tool

@@ -32,8 +32,8 @@ from trackerkit import (
 )
 from trackerkit.arguments import read_arguments, unicode_problem
 from trackerkit.fields import BooleanField, ChoiceField, NumberField, is_number
-from trackerkit.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.scene import Prompting
+from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.state import fold
 from trackerkit.update import UpdateResult, slot_of
 from trackerkit.values import AnyField

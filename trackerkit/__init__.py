@@ -5,7 +5,8 @@ The public API is this module's `__all__`; everything else is private.
 
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, PanelEntry, Turn
-from trackerkit.editor import Draft, DraftField, DraftVerdict, save_draft
+from trackerkit.design.draft import Draft, DraftField, DraftVerdict, save_draft
+from trackerkit.design.rail import Rail, rail
 from trackerkit.errors import (
     BadRequestError,
     EditRefusedError,
@@ -47,7 +48,6 @@ from trackerkit.formats import (
     provider_tool,
     text_instructions,
 )
-from trackerkit.frames import history_frame
 from trackerkit.library import (
     Library,
     Links,
@@ -60,7 +60,6 @@ from trackerkit.library import (
 )
 from trackerkit.line import line_of
 from trackerkit.macros import MacroReport, render_macros
-from trackerkit.model import Model, OpenAIModel, ScriptedModel, TurnPlan
 from trackerkit.prompt import (
     Block,
     Card,
@@ -72,17 +71,17 @@ from trackerkit.prompt import (
     render_trackers_block,
     tool_token_costs,
 )
-from trackerkit.rail import Rail, rail
-from trackerkit.report import TurnReport
 from trackerkit.scene import LeftOut, Linked, Scene, load_scene
-from trackerkit.session import ReadTool, Session
+from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel, TurnPlan
+from trackerkit.simulate.report import TurnReport
+from trackerkit.simulate.session import ReadTool, Session
 from trackerkit.state import Delta, Message, Take, Version
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
 from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
-from trackerkit.views import bars_over_history, changes_html, panel_html
+from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
 from trackerkit.workspace import Workspace, workspace
 
 __version__ = "0.1.0"

@@ -221,10 +221,10 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
 def _simulate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from trackerkit.model import Model, OpenAIModel
-    from trackerkit.session import Session
     from trackerkit.simulate import check_data_dir, data_dir, time_zone
-    from trackerkit.tables import turn_table
+    from trackerkit.simulate.model import Model, OpenAIModel
+    from trackerkit.simulate.session import Session
+    from trackerkit.views.tables import turn_table
 
     zone = time_zone(args.timezone)  # checked first: a bad zone is refused before any turn runs
     clock = _clock(args.now)
@@ -292,8 +292,8 @@ def _clock(start: datetime | None) -> Callable[[], datetime]:
 
 def _changes(args: argparse.Namespace) -> int:
     from trackerkit.changes import tracker_changes_between
-    from trackerkit.session import Session
-    from trackerkit.tables import changes_lines
+    from trackerkit.simulate.session import Session
+    from trackerkit.views.tables import changes_lines
 
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()

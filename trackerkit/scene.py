@@ -24,7 +24,7 @@ from trackerkit.errors import (
     TrackerkitError,
 )
 from trackerkit.pieces import check_tracker_id, read_piece_file
-from trackerkit.scenario import decode_steps, plain_problems, problem_sentence
+from trackerkit.steps import decode_steps, plain_problems, problem_sentence
 from trackerkit.tracker import Tracker, decode_tracker
 
 __all__ = [
@@ -124,7 +124,7 @@ class Scene(BaseModel):
 
 
 def load_scene(path: str | Path) -> Scene:
-    """Read a scene file, its scripted steps decoded strictly (`trackerkit.scenario.Step`).
+    """Read a scene file, its scripted steps decoded strictly (`trackerkit.simulate.scenario.Step`).
 
     Raises:
         NotFoundError: no such file.

@@ -20,7 +20,7 @@ from trackerkit.design import (
     top_candidates,
     top_labels,
 )
-from trackerkit.editor import DraftField
+from trackerkit.design.draft import DraftField
 from trackerkit.errors import BadRequestError, NotFoundError
 
 

@@ -1,7 +1,7 @@
 """The tracker designer's logic: the field list by identity, tops without loops, saving, repair.
 
 The designer notebook (`notebooks/designer.py`) holds only widgets and calls into this package;
-the draft itself is `trackerkit.editor.Draft` (TR-47..TR-51).
+the draft itself is `trackerkit.design.draft.Draft` (TR-47..TR-51).
 """
 
 from trackerkit.design.fields import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from trackerkit.editor import Draft, DraftField
+from trackerkit.design.draft import Draft, DraftField
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.values import Value
 

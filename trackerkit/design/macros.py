@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from trackerkit.editor import Draft
-from trackerkit.rail import SAMPLE_ROW
+from trackerkit.design.draft import Draft
+from trackerkit.design.rail import SAMPLE_ROW
 
 __all__ = ["macro_suggestions"]
 

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
-from trackerkit.editor import Draft, save_draft
+from trackerkit.design.draft import Draft, save_draft
 from trackerkit.errors import (
     BadRequestError,
     StaleRevisionError,

@@ -19,8 +19,8 @@ from typing import Any
 from trackerkit.arguments import read_arguments
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
-from trackerkit.report import TurnReport
-from trackerkit.session import Session
+from trackerkit.simulate.report import TurnReport
+from trackerkit.simulate.session import Session
 from trackerkit.values import same_value
 
 __all__ = [

@@ -21,6 +21,7 @@ from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
 from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
+from trackerkit.trace.folder import SkippedFile, folder_days
 from trackerkit.trace.frames import (
     DELIVERY_COLUMNS,
     GATE_COLUMNS,
@@ -35,12 +36,21 @@ from trackerkit.trace.frames import (
 )
 from trackerkit.trace.plots import (
     daily_costs,
+    daily_usage,
     failures_by_class,
     tokens_over_day,
     turn_durations,
     turn_timeline,
 )
 from trackerkit.trace.read import EVENT_COLUMNS, FIELDS, day_files, day_of, read_trace, trace_days
+from trackerkit.trace.reasons import (
+    FAILURE_COLUMNS,
+    STATUS_AND_FAILURES,
+    TURN_FILTERS,
+    filter_turns,
+    plain_data,
+    turn_failures,
+)
 from trackerkit.trace.turns import (
     ORPHAN_COLUMNS,
     TURN_COLUMNS,
@@ -64,15 +74,19 @@ __all__ = [
     "EVENT_COLUMNS",
     "EXPORT_FIELDS",
     "FAILURE_CLASSES",
+    "FAILURE_COLUMNS",
     "FIELDS",
     "GATE_COLUMNS",
     "MARKER_COLUMNS",
     "ORPHAN_COLUMNS",
+    "STATUS_AND_FAILURES",
     "STEP_COLUMNS",
     "TOOL_CALL_COLUMNS",
     "TURN_COLUMNS",
+    "TURN_FILTERS",
     "ColumnSpec",
     "LazyData",
+    "SkippedFile",
     "TraceLineError",
     "TraceWriter",
     "assemble_turns",
@@ -81,6 +95,7 @@ __all__ = [
     "cost_summary",
     "costs_by_day",
     "daily_costs",
+    "daily_usage",
     "day_files",
     "day_of",
     "deliveries",
@@ -91,9 +106,12 @@ __all__ = [
     "failure_class",
     "failure_of",
     "failures_by_class",
+    "filter_turns",
+    "folder_days",
     "gates",
     "markers",
     "orphans",
+    "plain_data",
     "read_trace",
     "resolve_turn",
     "steps",
@@ -102,5 +120,6 @@ __all__ = [
     "trace_days",
     "turn_durations",
     "turn_events",
+    "turn_failures",
     "turn_timeline",
 ]

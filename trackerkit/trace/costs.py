@@ -19,6 +19,8 @@ COST_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("failed_turns", "failed_turns", "int", 0, doc="turns whose status is failed"),
     ColumnSpec("steps", "steps", "int", 0),
     ColumnSpec("steps_without_cost", "steps_without_cost", "int", 0),
+    ColumnSpec("tokens_in", "tokens_in", "int", 0, doc="the steps' usage.in"),
+    ColumnSpec("tokens_out", "tokens_out", "int", 0, doc="the steps' usage.out"),
     ColumnSpec("cost_usd", "cost_usd", "float", 0.0, doc="the sum of the known costs"),
     ColumnSpec(
         "unknown_share",
@@ -45,6 +47,8 @@ def costs_by_day(turns: pd.DataFrame) -> pd.DataFrame:
             "failed_turns": (turns["status"] == "failed").astype("int64"),
             "steps": turns["steps"].astype("int64"),
             "steps_without_cost": turns["steps_without_cost"].astype("int64"),
+            "tokens_in": turns["tokens_in"].astype("int64"),
+            "tokens_out": turns["tokens_out"].astype("int64"),
             "cost_usd": turns["cost_usd"].astype("float64"),
         }
     )

@@ -1,7 +1,7 @@
 """Plotly figures of trace days: a turn's waterfall, tokens and cost, failures, durations.
 
 Each function takes the frames of this package and returns a `plotly.graph_objects.Figure`;
-times are drawn in UTC.
+times are drawn in UTC. No figure sets a width: each fills its container (`autosize`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,14 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from trackerkit.trace.costs import costs_by_day
+from trackerkit.trace.failure import error_of
 from trackerkit.trace.frames import steps, tool_calls
+from trackerkit.trace.reasons import plain_data
 from trackerkit.trace.turns import turn_events
 
 __all__ = [
     "daily_costs",
+    "daily_usage",
     "failures_by_class",
     "tokens_over_day",
     "turn_durations",
@@ -34,10 +37,36 @@ def _naive(stamps: pd.Series) -> pd.Series:
     return pd.to_datetime(stamps, utc=True).dt.tz_convert(None)
 
 
+_MIN_SHARE = 0.01
+"""A bar is drawn at least this share of its turn's span wide, so an instant still shows."""
+_MIN_WIDTH = pd.Timedelta(milliseconds=20)
+"""...and never narrower than this (a turn whose events all share one instant)."""
+_BAR_COLUMNS = ["lane", "start", "end", "what", "detail", "took", "error"]
+
+
+def _took(start: Any, end: Any) -> str:
+    """A bar's real length in words (its drawn length may be the minimum)."""
+    try:
+        seconds = (pd.Timestamp(end) - pd.Timestamp(start)).total_seconds()
+    except (TypeError, ValueError):
+        return ""
+    return f"{seconds:.3f} s"
+
+
+def _error_text(error: tuple[str, str | None] | None) -> str | None:
+    if error is None:
+        return None
+    return error[0] if error[1] is None else f"{error[0]}: {error[1]}"
+
+
 def _segments(picked: pd.DataFrame) -> pd.DataFrame:
-    """Bars of one turn: each step (started → completed) and each tool call (request → result)."""
+    """Bars of one turn: each step (started → completed) and each tool call (request → result).
+
+    A failed step or tool carries its failure (class and message) in `error`.
+    """
     bars: list[dict[str, Any]] = []
     started: dict[tuple[str, Any], pd.Timestamp] = {}
+    tool_errors: dict[Any, str | None] = {}
     for ts, turn, name, data in zip(
         picked["ts"],
         picked["turn"].astype(str),
@@ -45,44 +74,79 @@ def _segments(picked: pd.DataFrame) -> pd.DataFrame:
         picked["data"],
         strict=True,
     ):
+        data = plain_data(data)
         data = data if isinstance(data, Mapping) else {}
         key = (turn, data.get("stepIndex"))
         if name == "eve.step.started":
             started[key] = ts
+        elif name == "eve.action.result":
+            tool_errors[data.get("callId")] = _error_text(error_of(name, data))
         elif name in ("eve.step.completed", "eve.step.failed"):
             usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
+            begin = started.pop(key, ts)
             bars.append(
                 {
                     "lane": f"{turn} step {data.get('stepIndex')}",
-                    "start": started.pop(key, ts),
+                    "start": begin,
                     "end": ts,
                     "what": "step" if name.endswith("completed") else "step failed",
                     "detail": f"in {usage.get('in', '?')} out {usage.get('out', '?')} "
                     f"{data.get('finishReason') or data.get('code') or ''}".strip(),
+                    "took": _took(begin, ts),
+                    "error": _error_text(error_of(name, data)),
                 }
             )
     calls = tool_calls(picked, names=picked["turn_name"])
     for row in calls.itertuples(index=False):
         end = row.ts if row.result_ts is pd.NaT or row.result_ts is None else row.result_ts
+        failed = isinstance(row.failure, str)
         bars.append(
             {
                 "lane": f"{row.tool} {row.call_id}",
                 "start": row.ts,
                 "end": end,
-                "what": "tool failed" if isinstance(row.failure, str) else "tool",
-                "detail": row.failure if isinstance(row.failure, str) else str(row.status or ""),
+                "what": "tool failed" if failed else "tool",
+                "detail": row.failure if failed else str(row.status or ""),
+                "took": _took(row.ts, end),
+                "error": (tool_errors.get(row.call_id) or row.failure) if failed else None,
             }
         )
-    frame = pd.DataFrame(bars, columns=["lane", "start", "end", "what", "detail"])
+    frame = pd.DataFrame(bars, columns=_BAR_COLUMNS)
     for column in ("start", "end"):
         frame[column] = _naive(frame[column])
     return frame
 
 
+def _widened(bars: pd.DataFrame, points: pd.Series) -> pd.DataFrame:
+    """The bars with each end moved so no bar is narrower than the minimum width."""
+    if bars.empty:
+        return bars
+    stamps = pd.concat([bars["start"], bars["end"], points], ignore_index=True)
+    span = stamps.max() - stamps.min()
+    least = max(span * _MIN_SHARE, _MIN_WIDTH)
+    out = bars.copy()
+    out["end"] = out["end"].where(out["end"] - out["start"] >= least, out["start"] + least)
+    return out
+
+
 def turn_timeline(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> Figure:
-    """A waterfall of one turn: steps and tool calls as bars, every other event as a point."""
+    """A waterfall of one turn: steps and tool calls as bars, every other event as a point.
+
+    Every bar is drawn at least a hundredth of the turn wide (its real length is in the hover),
+    so a step that failed the instant it started still shows; each failure is marked with an x
+    at the moment it was written, its class and message in the hover.
+    """
     picked = turn_events(events, name, names)
-    bars = _segments(picked)
+    points = picked[
+        ~picked["name"]
+        .astype(str)
+        .isin(
+            ["eve.step.started", "eve.step.completed", "eve.actions.requested", "eve.action.result"]
+        )
+    ]
+    stamps = _naive(points["ts"])
+    segments = _segments(picked)
+    bars = _widened(segments, stamps)
     colors = {
         "step": "#4C78A8",
         "step failed": "#E45756",
@@ -96,22 +160,15 @@ def turn_timeline(events: pd.DataFrame, name: str, names: pd.Series | None = Non
             x_end="end",
             y="lane",
             color="what",
-            hover_data=["detail"],
+            hover_data={"detail": True, "took": True, "error": True, "end": False},
             color_discrete_map=colors,
         )
         if len(bars)
         else go.Figure()
     )
-    points = picked[
-        ~picked["name"]
-        .astype(str)
-        .isin(
-            ["eve.step.started", "eve.step.completed", "eve.actions.requested", "eve.action.result"]
-        )
-    ]
     figure.add_trace(
         go.Scatter(
-            x=_naive(points["ts"]),
+            x=stamps,
             y=["events"] * len(points),
             mode="markers",
             name="events",
@@ -120,8 +177,37 @@ def turn_timeline(events: pd.DataFrame, name: str, names: pd.Series | None = Non
             marker={"symbol": "diamond", "size": 9, "color": "#54A24B"},
         )
     )
-    figure.update_yaxes(autorange="reversed", title=None)
-    figure.update_layout(title=f"Turn {picked['turn_name'].iloc[0]}", xaxis_title="time (UTC)")
+    failed = segments[segments["error"].notna()]
+    turn_failed = points["name"].astype(str) == "eve.turn.failed"
+    turn_errors = [
+        _error_text(error_of("eve.turn.failed", plain_data(d)))
+        for d in points.loc[turn_failed, "data"]
+    ]
+    marks_x = [*failed["end"], *stamps[turn_failed.to_numpy()]]
+    if marks_x:
+        figure.add_trace(
+            go.Scatter(
+                x=marks_x,
+                y=[*failed["lane"], *["events"] * len(turn_errors)],
+                mode="markers",
+                name="failure",
+                text=[
+                    *(f"{w}: {e}" for w, e in zip(failed["what"], failed["error"], strict=True)),
+                    *(f"turn failed: {e}" for e in turn_errors),
+                ],
+                hoverinfo="text+x",
+                marker={
+                    "symbol": "x",
+                    "size": 13,
+                    "color": "#B0002A",
+                    "line": {"width": 2, "color": "#B0002A"},
+                },
+            )
+        )
+    figure.update_yaxes(autorange="reversed", title=None, automargin=True)
+    figure.update_layout(
+        title=f"Turn {picked['turn_name'].iloc[0]}", xaxis_title="time (UTC)", autosize=True
+    )
     return figure
 
 
@@ -145,7 +231,9 @@ def tokens_over_day(events: pd.DataFrame, names: pd.Series | None = None) -> Fig
         ),
         secondary_y=True,
     )
-    figure.update_layout(title="Tokens and cost over the day", xaxis_title="time (UTC)")
+    figure.update_layout(
+        title="Tokens and cost over the day", xaxis_title="time (UTC)", autosize=True
+    )
     figure.update_yaxes(title_text="tokens", secondary_y=False)
     figure.update_yaxes(title_text="USD", secondary_y=True)
     return figure
@@ -163,7 +251,7 @@ def failures_by_class(events: pd.DataFrame, names: pd.Series | None = None) -> F
     figure = px.bar(
         counts, x="failure", y="calls", color="tool", title="Failed tool calls by class"
     )
-    figure.update_layout(xaxis_title="failure class", yaxis_title="calls")
+    figure.update_layout(xaxis_title="failure class", yaxis_title="calls", autosize=True)
     return figure
 
 
@@ -178,7 +266,7 @@ def turn_durations(turns: pd.DataFrame) -> Figure:
     figure = px.histogram(
         frame, x="seconds", color="kind", barmode="overlay", nbins=40, title="Turn durations"
     )
-    figure.update_layout(xaxis_title="seconds", yaxis_title="turns")
+    figure.update_layout(xaxis_title="seconds", yaxis_title="turns", autosize=True)
     return figure
 
 
@@ -199,6 +287,7 @@ def daily_costs(turns: pd.DataFrame) -> Figure:
             y=table["cost_usd"].astype(float),
             text=labels,
             textposition="outside",
+            cliponaxis=False,
             name="known cost (USD)",
             marker={"color": "#4C78A8"},
         )
@@ -215,5 +304,31 @@ def daily_costs(turns: pd.DataFrame) -> Figure:
         xaxis_title="day file",
         yaxis_title="USD",
         xaxis_type="category",
+        autosize=True,
+    )
+    return figure
+
+
+def daily_usage(turns: pd.DataFrame) -> Figure:
+    """Tokens in and out per day file, side by side, with each day's failed turns in the hover."""
+    table = costs_by_day(turns)
+    days = table["day"].replace("", "(no day)")
+    hover = [
+        f"{int(t)} turns, {int(f)} failed, {int(s)} steps"
+        for t, f, s in zip(table["turns"], table["failed_turns"], table["steps"], strict=True)
+    ]
+    figure = go.Figure(
+        [
+            go.Bar(x=days, y=table[column].astype(float), name=label, hovertext=hover)
+            for column, label in (("tokens_in", "tokens in"), ("tokens_out", "tokens out"))
+        ]
+    )
+    figure.update_layout(
+        title="Tokens per day",
+        xaxis_title="day file",
+        yaxis_title="tokens",
+        xaxis_type="category",
+        barmode="group",
+        autosize=True,
     )
     return figure

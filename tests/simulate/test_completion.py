@@ -13,7 +13,7 @@ import pytest
 from loopback import Answer, LoopbackServer, ask, completion, openai_model, serving
 
 from trackerkit import ModelError
-from trackerkit.model import ModelReply, ToolCall
+from trackerkit.simulate.model import ModelReply, ToolCall
 
 HIT = {"updates": [{"tracker": "Health", "set": {"hp": 12}}]}
 

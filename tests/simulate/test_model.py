@@ -30,8 +30,8 @@ from trackerkit import (
     TurnPlan,
     update_trackers_tool,
 )
-from trackerkit.model import ToolsRefusedError
 from trackerkit.scene import Prompting
+from trackerkit.simulate.model import ToolsRefusedError
 
 HIT = {"updates": [{"tracker": "Health", "set": {"hp": 12}}]}
 REFUSAL = {"error": {"message": "registry.ollama.ai/library/tiny does not support tools"}}

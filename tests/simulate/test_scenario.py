@@ -14,18 +14,18 @@ from hypothesis import strategies as st
 
 from trackerkit import EditRefusedError, Scene, Session, TurnError
 from trackerkit.errors import BadRequestError
-from trackerkit.model import TurnPlan
-from trackerkit.scenario import (
+from trackerkit.scene import Prompting
+from trackerkit.steps import (
     ContinueStep,
     CutStep,
     EditStep,
     ShowVersionStep,
     SwipeStep,
+    TurnPlan,
     TurnStep,
     decode_step,
     decode_steps,
 )
-from trackerkit.scene import Prompting
 
 SCENES = sorted((REPO / "data" / "scenes").glob("*.json"))
 

@@ -5,7 +5,7 @@ and tool calls when it wants the tools run. `ScriptedModel` answers from a plan 
 what it replies and which calls it makes, round by round); `OpenAIModel` posts to
 `<base_url>/chat/completions` of any server that speaks that protocol (a local Ollama or llama.cpp
 server, or a hosted one) within one deadline per call, reading a capped body, never leaving the
-base URL's origin (see `trackerkit.endpoint`), and reads the reply strictly (`trackerkit.completion`):
+base URL's origin (see `trackerkit.simulate.endpoint`), and reads the reply strictly (`trackerkit.simulate.completion`):
 whatever a server answers, the caller gets a well-formed `ModelReply` or a `ModelError`.
 """
 
@@ -15,16 +15,16 @@ import json
 import os
 import ssl
 from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Sequence
+from typing import Protocol
 
 import httpx
 from pydantic_core import from_json
 
-from trackerkit.completion import ModelReply, ModelRequest, ToolCall, read_completion
-from trackerkit.endpoint import MAX_BODY, post
 from trackerkit.errors import ModelError
+from trackerkit.simulate.completion import ModelReply, ModelRequest, ToolCall, read_completion
+from trackerkit.simulate.endpoint import MAX_BODY, post
+from trackerkit.steps import TurnPlan
 
 __all__ = [
     "Model",
@@ -48,30 +48,6 @@ class Model(Protocol):
     name: str
 
     def complete(self, request: ModelRequest) -> ModelReply: ...
-
-
-@dataclass(slots=True)
-class TurnPlan:
-    """What the scripted model does in one turn: calls per round, then the reply text."""
-
-    reply: str
-    rounds: list[list[dict[str, Any]]] = field(default_factory=list)
-    refuses_tools: bool = False
-
-    @classmethod
-    def from_step(cls, step: Mapping[str, Any]) -> TurnPlan:
-        """Read a scenario step: `reply`, and `calls` (one round) or `rounds` (a list of rounds)."""
-        rounds = step.get("rounds")
-        if rounds is None:
-            calls = step.get("calls")
-            rounds = [calls] if calls else []
-        if not isinstance(rounds, list) or not all(isinstance(r, list) for r in rounds):
-            raise ModelError("a scripted step's rounds must be a list of lists of calls")
-        return cls(
-            str(step.get("reply", "")),
-            [list(r) for r in rounds],
-            bool(step.get("refusesTools", False)),
-        )
 
 
 class ScriptedModel:
@@ -153,7 +129,7 @@ class OpenAIModel:
         model: the model name the server knows.
         api_key_env: the environment variable holding the API key (none sent when it is unset).
         timeout: seconds for the whole call, from connecting to the last byte of the answer.
-        max_body: the most bytes of an answer read (`trackerkit.endpoint.MAX_BODY`, 32 MiB).
+        max_body: the most bytes of an answer read (`trackerkit.simulate.endpoint.MAX_BODY`, 32 MiB).
     """
 
     def __init__(

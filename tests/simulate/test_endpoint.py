@@ -18,7 +18,7 @@ from loopback import (
 )
 
 from trackerkit import ModelError, OpenAIModel
-from trackerkit.endpoint import MAX_BODY, MAX_REDIRECTS
+from trackerkit.simulate.endpoint import MAX_BODY, MAX_REDIRECTS
 
 
 @pytest.fixture

@@ -1,30 +1,22 @@
-"""Pictures of trackers: a number over a session, a reply's changes, and the Trackers panel.
+"""A reply's changes and the Trackers panel as HTML.
 
-Figures are plotly `Figure`s (never shown here: the caller displays or saves them); the rest are
-HTML strings with one small `<style>` block of `tk-` classes, so they read well in a notebook and
+These are HTML strings with one small `<style>` block of `tk-` classes, so they read well in a notebook and
 a browser. Every text in the HTML (names, rows, values) is user data and is escaped.
-
-plotly is imported inside `bars_over_history`, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from trackerkit.changes import number_bar
 from trackerkit.chat import Chat
-from trackerkit.errors import BadRequestError, NotFoundError
+from trackerkit.errors import BadRequestError
 from trackerkit.tracker import CHANGES_STYLES, Tracker
 from trackerkit.values import same_value
 
-if TYPE_CHECKING:
-    import pandas as pd
-    import plotly.graph_objects as go
-
-__all__ = ["ICON_SYMBOLS", "bars_over_history", "changes_html", "icon_html", "panel_html"]
+__all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html"]
 
 # --- icons ---------------------------------------------------------------------------------
 
@@ -318,94 +310,3 @@ def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
             f"{escape(_show(value))}{bar}</li>"
         )
     return f"<ul>{''.join(items)}</ul>"
-
-
-# --- a number over the session -------------------------------------------------------------
-
-
-def bars_over_history(frame: pd.DataFrame, tracker: str, field: str) -> go.Figure:
-    """A number over a session as bars, its top drawn behind each bar at full length.
-
-    One bar per message (x is the message's number, from 1, as the panel and the simulator number
-    messages); a grey bar at the top the number had at that
-    message sits behind the value's bar (hp out of hp_max). The y axis starts at the field's
-    min (or the lowest value, if lower). A list draws one series per row.
-
-    Args:
-        frame: a `history_frame`.
-        tracker: the tracker's name or id.
-        field: a number field of it.
-    Raises:
-        NotFoundError: the frame has no such tracker, or the tracker no such field.
-        BadRequestError: the field is not a number.
-    """
-    import plotly.graph_objects as go  # here: plotly is slow to import
-
-    mine = frame[(frame["tracker"] == tracker) | (frame["tracker_id"] == tracker)]
-    if mine.empty:
-        raise NotFoundError(f"the history has no tracker called {tracker!r}")
-    data = mine[mine["field"] == field]
-    if data.empty:
-        fields = ", ".join(dict.fromkeys(mine["field"]))
-        raise NotFoundError(f"{tracker} has no field {field!r} (fields: {fields})")
-    if data["number"].isna().all():
-        raise BadRequestError(f"{tracker}.{field} is not a number, so it has no bars")
-    listed = (data["layout"] == "list").any()
-    series = list(dict.fromkeys(data["row"])) if listed else [None]
-    fig = go.Figure()
-    for row in series:
-        part = data[data["row"] == row] if listed else data
-        label = str(row) if listed else field
-        x = [index + 1 for index in part["message_index"].tolist()]
-        ids = part["message_id"].tolist()
-        if part["top"].notna().any():
-            fig.add_trace(
-                go.Bar(
-                    x=x,
-                    y=_nullable(part["top"].tolist()),
-                    name=_plotly_text(f"{label} top"),
-                    offsetgroup=label,
-                    marker={"color": "rgba(140,149,159,0.35)"},
-                    customdata=ids,
-                    hovertemplate="%{customdata}: top %{y}<extra></extra>",
-                    legendgroup=label,
-                )
-            )
-        fig.add_trace(
-            go.Bar(
-                x=x,
-                y=_nullable(part["number"].tolist()),
-                name=_plotly_text(label),
-                offsetgroup=label,
-                customdata=ids,
-                hovertemplate="%{customdata}: %{y}<extra>" + _plotly_text(label) + "</extra>",
-                legendgroup=label,
-            )
-        )
-    floor = min(float(data["min"].min()), float(data["number"].min()))
-    tops = data["top"].dropna()
-    ceiling = max(float(data["number"].max()), float(tops.max()) if not tops.empty else floor)
-    if ceiling <= floor:
-        ceiling = floor + 1
-    name = str(data["tracker"].iloc[0])
-    fig.update_layout(
-        barmode="group" if listed else "overlay",
-        title={"text": _plotly_text(f"{name} · {field}")},
-        xaxis={"title": {"text": "message (from 1)"}},
-        yaxis={
-            "title": {"text": _plotly_text(field)},
-            "range": [floor, ceiling + (ceiling - floor) * 0.05],
-        },
-        bargap=0.15,
-    )
-    return fig
-
-
-def _nullable(values: list[float]) -> list[float | None]:
-    """NaN as None, which plotly draws as no bar."""
-    return [None if math.isnan(v) else v for v in values]
-
-
-def _plotly_text(text: str) -> str:
-    """Text for a plotly title or label: plotly reads a few HTML tags there, so escape it."""
-    return escape(text, quote=False)

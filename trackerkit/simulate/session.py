@@ -22,7 +22,15 @@ from trackerkit.arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
 from trackerkit.errors import ModelError, TrackerkitError, TurnError
-from trackerkit.model import (
+from trackerkit.prompt import (
+    PromptContext,
+    Request,
+    assemble_request,
+    render_card,
+    render_trackers_block,
+)
+from trackerkit.scene import PieceSource, Scene, load_scene
+from trackerkit.simulate.model import (
     Model,
     ModelReply,
     ModelRequest,
@@ -31,16 +39,8 @@ from trackerkit.model import (
     ToolsRefusedError,
     TurnPlan,
 )
-from trackerkit.prompt import (
-    PromptContext,
-    Request,
-    assemble_request,
-    render_card,
-    render_trackers_block,
-)
-from trackerkit.report import CallReport, RoundReport, TurnReport
-from trackerkit.scenario import ScenarioPlayer
-from trackerkit.scene import PieceSource, Scene, load_scene
+from trackerkit.simulate.report import CallReport, RoundReport, TurnReport
+from trackerkit.simulate.scenario import ScenarioPlayer
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
 from trackerkit.tool import ToolDefinition
 from trackerkit.tracker import Tracker

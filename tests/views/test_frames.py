@@ -12,7 +12,7 @@ import pytest
 from conftest import BAG, HEALTH
 
 from trackerkit import Chat, NotFoundError, Scene, history_frame
-from trackerkit.frames import HISTORY_COLUMNS
+from trackerkit.views.frames import HISTORY_COLUMNS
 
 
 def make_chat() -> Chat:

@@ -1,15 +1,17 @@
-"""Playing a scene's scripted steps: turns and actions, each checked against its `expect`.
+"""A scene's scripted steps, the scenario file format: turns and actions with their `expect`.
 
 A scene file's `turns` list is a scenario: each step is a turn (`user`, with the scripted model's
 `reply` and `calls` or `rounds`) or an action (`swipe`, `regenerate`, `continue`, `edit`, `cut`,
 `fork`, `show_version`). `Step` is the one typed model of a step, decoded strictly (unknown keys,
-wrong types and a missing key are refused with a path such as `turns[3].set`); `ScenarioPlayer`
-plays decoded steps on a `Session`, which inherits it.
+wrong types and a missing key are refused with a path such as `turns[3].set`); the
+simulator's `ScenarioPlayer` (trackerkit.simulate.scenario) plays them. `TurnPlan` is what the
+scripted model does in one turn.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import pydantic
@@ -27,38 +29,62 @@ from pydantic import (
     TypeAdapter,
 )
 
-from trackerkit.errors import BadRequestError, EditRefusedError, Problem, TurnError
+from trackerkit.errors import BadRequestError, ModelError, Problem
 from trackerkit.fields import describe_value, shown_text
-from trackerkit.model import TurnPlan
-from trackerkit.report import TurnReport, expect_mismatches
 from trackerkit.update import read_updates
 
 if TYPE_CHECKING:
-    from trackerkit.update import UpdateResult
+    pass
 
 __all__ = [
+    "BaseStep",
     "ContinueStep",
     "CutStep",
     "EditStep",
     "Expect",
     "ForkStep",
     "RegenerateStep",
-    "ScenarioPlayer",
     "ScriptedCall",
     "ShowVersionStep",
     "Step",
     "SwipeStep",
+    "TurnPlan",
     "TurnStep",
     "decode_step",
     "decode_steps",
     "plain_problems",
     "problem_sentence",
+    "step_kind",
 ]
 
 #: A value a step may expect: exactly the JSON type a tracker's field holds (no coercion).
 ExpectedValue = StrictBool | StrictInt | StrictFloat | StrictStr | None
 #: Problems shown in one error before the rest are counted.
 _SHOWN = 10
+
+
+@dataclass(slots=True)
+class TurnPlan:
+    """What the scripted model does in one turn: calls per round, then the reply text."""
+
+    reply: str
+    rounds: list[list[dict[str, Any]]] = field(default_factory=list)
+    refuses_tools: bool = False
+
+    @classmethod
+    def from_step(cls, step: Mapping[str, Any]) -> TurnPlan:
+        """Read a scenario step: `reply`, and `calls` (one round) or `rounds` (a list of rounds)."""
+        rounds = step.get("rounds")
+        if rounds is None:
+            calls = step.get("calls")
+            rounds = [calls] if calls else []
+        if not isinstance(rounds, list) or not all(isinstance(r, list) for r in rounds):
+            raise ModelError("a scripted step's rounds must be a list of lists of calls")
+        return cls(
+            str(step.get("reply", "")),
+            [list(r) for r in rounds],
+            bool(step.get("refusesTools", False)),
+        )
 
 
 class _Strict(BaseModel):
@@ -133,12 +159,12 @@ class Expect(_Strict):
         return wanted
 
 
-class _Step(_Strict):
+class BaseStep(_Strict):
     kind: ClassVar[str]
     expect: Expect | None = None
 
 
-class _Planned(_Step):
+class _Planned(BaseStep):
     """A step that runs the model: its reply, and calls (one round) or rounds."""
 
     reply: str | None = None
@@ -188,7 +214,7 @@ class ContinueStep(_Planned):
     action: Literal["continue"]
 
 
-class EditStep(_Step):
+class EditStep(BaseStep):
     """A person's edit of one tracker on the tip message (the update tool's item shape, TR-27).
 
     `set`, `row` and `remove` are read by the tool's own item reader (`read_updates`), so a
@@ -211,7 +237,7 @@ class EditStep(_Step):
         return self
 
 
-class _OnMessage(_Step):
+class _OnMessage(BaseStep):
     message: Annotated[str | int, pydantic.BeforeValidator(_message)]
 
 
@@ -237,7 +263,7 @@ class ShowVersionStep(_OnMessage):
     version: StrictInt
 
 
-_KINDS: tuple[type[_Step], ...] = (
+_KINDS: tuple[type[BaseStep], ...] = (
     TurnStep,
     SwipeStep,
     RegenerateStep,
@@ -250,7 +276,7 @@ _KINDS: tuple[type[_Step], ...] = (
 _ACTIONS = ", ".join(k.kind for k in _KINDS[1:])
 
 
-def _step_kind(step: object) -> str | None:
+def step_kind(step: object) -> str | None:
     if isinstance(step, dict):
         action = step.get("action")
         if action is None:
@@ -270,7 +296,7 @@ Step = Annotated[
     | Annotated[ForkStep, Tag("fork")]
     | Annotated[ShowVersionStep, Tag("show_version")],
     Discriminator(
-        _step_kind,
+        step_kind,
         custom_error_type="step_kind",
         custom_error_message="is not a step",
     ),
@@ -373,102 +399,3 @@ def problem_sentence(problems: Sequence[Problem]) -> str:
     shown = "; ".join(map(str, problems[:_SHOWN]))
     more = len(problems) - _SHOWN
     return shown + (f"; and {more} more problem{'s' if more > 1 else ''}" if more > 0 else "")
-
-
-class ScenarioPlayer:
-    """Plays the scripted steps of a scene on the session that inherits it."""
-
-    steps: list[dict[str, Any]]
-    step_index: int
-    mismatches: list[str]
-
-    if TYPE_CHECKING:
-        # What the player needs of its session; `Session` defines each.
-        def turn(
-            self, user_text: str, script: TurnPlan | Mapping[str, Any] | None = None
-        ) -> TurnReport: ...
-        def swipe(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def regenerate(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def continue_(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def show_version(self, message: str | int, index: int) -> None: ...
-        def cut(self, message: str | int) -> None: ...
-        def fork(self, message: str | int) -> str: ...
-        def edit(self, tracker: str, **item: Any) -> UpdateResult: ...
-        def values(self) -> dict[str, Any]: ...
-
-    @property
-    def done(self) -> bool:
-        """True when every scripted step of the scene has been played."""
-        return self.step_index >= len(self.steps)
-
-    def play_next(self) -> TurnReport | None:
-        """Play the scene's next scripted step; returns the turn's report (None for an action).
-
-        Raises:
-            TurnError: no step is left, or the step does not decode (its path says where).
-        """
-        if self.done:
-            raise TurnError("the scenario has no steps left")
-        index = self.step_index
-        self.step_index += 1
-        return self.play(self.steps[index], label=f"step {index + 1}", where=f"turns[{index}]")
-
-    def play(
-        self, step: Step | Mapping[str, Any], *, label: str | None = None, where: str = "step"
-    ) -> TurnReport | None:
-        """Play one scenario step: a turn (`user`), or an action (`swipe`, `edit`, `cut`, ...).
-
-        A step's `expect` (values by tracker, field and row; `absent` lists rows that must be
-        gone) is compared after the step; each mismatch is kept in `self.mismatches`.
-
-        Raises:
-            TurnError: the step does not decode (every problem, with its path from `where`).
-            EditRefusedError: an edit step that does not decode; nothing was written (TR-27).
-        """
-        if not isinstance(step, _Step):
-            try:
-                step = decode_step(step, where)
-            except BadRequestError as exc:
-                if _step_kind(step) == "edit":
-                    raise EditRefusedError(str(exc)) from None
-                raise TurnError(str(exc)) from None
-        report = self._play(step)
-        if step.expect is not None:
-            if label is None:
-                label = (
-                    f"after {step.user!r}" if isinstance(step, TurnStep) else f"after {step.kind}"
-                )
-            self.mismatches.extend(
-                f"{label}: {m}" for m in expect_mismatches(self.values(), step.expect.as_mapping())
-            )
-        return report
-
-    def _play(self, step: Step) -> TurnReport | None:
-        if isinstance(step, TurnStep):
-            return self.turn(step.user, step.plan())
-        if isinstance(step, SwipeStep):
-            return self.swipe(step.plan())
-        if isinstance(step, RegenerateStep):
-            return self.regenerate(step.plan())
-        if isinstance(step, ContinueStep):
-            return self.continue_(step.plan())
-        if isinstance(step, EditStep):
-            self.edit(step.tracker, set=step.set_, row=step.row, remove=step.remove)
-        elif isinstance(step, CutStep):
-            self.cut(step.message)
-        elif isinstance(step, ForkStep):
-            self.fork(step.message)
-        else:
-            self.show_version(step.message, step.version)
-        return None
-
-    def run(self, progress: Callable[[int, int], None] | None = None) -> list[TurnReport]:
-        """Play every remaining scripted step; returns the turn reports."""
-        reports = []
-        while not self.done:
-            report = self.play_next()
-            if report is not None:
-                reports.append(report)
-            if progress is not None:
-                progress(self.step_index, len(self.steps))
-        return reports

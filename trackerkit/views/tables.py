@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trackerkit.line import line_of
-from trackerkit.report import TurnReport
+from trackerkit.simulate.report import TurnReport
 
 __all__ = ["changes_lines", "table", "turn_table"]
 

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from trackerkit.draft_parts import (
+from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
     DraftVerdict,
@@ -29,12 +29,12 @@ from trackerkit.draft_parts import (
     refused,
     render_template,
 )
+from trackerkit.design.rail import starting_state
 from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDecodeError
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in
 from trackerkit.pieces import check_tracker_id
 from trackerkit.prompt import tracker_texts
-from trackerkit.rail import starting_state
 from trackerkit.tracker import (
     ChangesStyle,
     Layout,

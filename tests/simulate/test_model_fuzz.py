@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from loopback import Answer, LoopbackServer, completion, serving
 
 from trackerkit import ModelError, OpenAIModel
-from trackerkit.completion import MAX_TOKENS
-from trackerkit.model import ModelReply, ModelRequest, ToolCall
+from trackerkit.simulate.completion import MAX_TOKENS
+from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall
 
 MAX_BODY = 64 * 1024
 

@@ -14,7 +14,7 @@ from trackerkit.tracker import Tracker
 from trackerkit.update import slot_of, tracker_value
 
 if TYPE_CHECKING:
-    from trackerkit.editor import Draft
+    from trackerkit.design.draft import Draft
 
 __all__ = ["SAMPLE_ROW", "Rail", "rail", "starting_state"]
 

@@ -27,9 +27,9 @@ from trackerkit import (
     count_tool_tokens,
     update_trackers_tool,
 )
-from trackerkit.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.scene import Prompting
-from trackerkit.session import MAX_TOOL_ANSWER
+from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall
+from trackerkit.simulate.session import MAX_TOOL_ANSWER
 from trackerkit.trace import TraceWriter, assemble_turns, read_trace
 
 SCENES = REPO / "data" / "scenes"

@@ -20,7 +20,7 @@ from trackerkit import (
     panel_html,
     tracker_changes_between,
 )
-from trackerkit.views import icon_html
+from trackerkit.views.html import icon_html
 
 HOSTILE = "<script>alert(1)</script>"
 BREAKOUT = '"><img src=x onerror=alert(1)>'

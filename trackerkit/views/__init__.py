@@ -1,0 +1,11 @@
+"""What the apps show: a take's history as a tidy frame, HTML (chips, card, toast, panel), figures
+and the command line's plain-text tables.
+
+The core modules never import this package; it reads the core's results and draws them.
+"""
+
+from trackerkit.views.figures import bars_over_history
+from trackerkit.views.frames import history_frame
+from trackerkit.views.html import ICON_SYMBOLS, changes_html, icon_html, panel_html
+
+__all__ = ["ICON_SYMBOLS", "bars_over_history", "changes_html", "history_frame", "icon_html", "panel_html"]
