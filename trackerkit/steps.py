@@ -171,6 +171,8 @@ class _Planned(BaseStep):
     calls: list[ScriptedCall] | None = None
     rounds: list[list[ScriptedCall]] | None = None
     refuses_tools: StrictBool = Field(default=False, alias="refusesTools")
+    #: Nothing should change in this step: the model should make no update call at all.
+    expect_no_call: StrictBool = False
 
     @pydantic.model_validator(mode="after")
     def _calls_or_rounds(self) -> _Planned:

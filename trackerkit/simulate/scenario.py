@@ -89,14 +89,16 @@ class ScenarioPlayer:
                     raise EditRefusedError(str(exc)) from None
                 raise TurnError(str(exc)) from None
         report = self._play(step)
+        if label is None:
+            label = f"after {step.user!r}" if isinstance(step, TurnStep) else f"after {step.kind}"
         if step.expect is not None:
-            if label is None:
-                label = (
-                    f"after {step.user!r}" if isinstance(step, TurnStep) else f"after {step.kind}"
-                )
             self.mismatches.extend(
                 f"{label}: {m}" for m in expect_mismatches(self.values(), step.expect.as_mapping())
             )
+        if getattr(step, "expect_no_call", False) and report is not None:
+            made = sum(c.name == report.tool_name for c in report.calls)
+            if made:
+                self.mismatches.append(f"{label}: expected no update call, found {made}")
         return report
 
     def _play(self, step: Step) -> TurnReport | None:
