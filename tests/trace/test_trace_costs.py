@@ -108,6 +108,12 @@ class TestCosts:
             "$1.1434 over 50 of 86 steps; 36 steps (42%) carry no cost and are not in the total."
         )
 
+    def test_costs_by_day_carry_the_usage_of_each_day(self, turns: pd.DataFrame) -> None:
+        """Tokens in and out per day file sum to the turns' tokens: the per-day usage view."""
+        table = costs_by_day(turns).set_index("day")
+        by_day = turns.groupby("day")[["tokens_in", "tokens_out"]].sum()
+        assert table[["tokens_in", "tokens_out"]].astype("int64").equals(by_day.astype("int64"))
+
     def test_the_figure_labels_each_day_with_its_unknown_share(self, turns: pd.DataFrame) -> None:
         figure = daily_costs(turns)
         bar = figure.data[0]

@@ -10,6 +10,8 @@ import pytest
 from trackerkit.trace import (
     assemble_turns,
     assign_turns,
+    daily_costs,
+    daily_usage,
     failures_by_class,
     read_trace,
     tokens_over_day,
@@ -55,3 +57,68 @@ def test_turn_durations(events: pd.DataFrame) -> None:
     """The histogram has one series per kind of turn."""
     figure = turn_durations(assemble_turns(events))
     assert {t.name for t in figure.data} == {"chat", "night"}
+
+
+class TestFailuresInTheTimeline:
+    """A failed step or tool is drawn visibly, and each failure is marked (issue 14, item 4)."""
+
+    @pytest.fixture
+    def failed(self, events: pd.DataFrame) -> tuple[str, object]:
+        turns = assemble_turns(events)
+        name = str(turns[(turns["status"] == "failed") & (turns["failures"] > 0)]["name"].iloc[0])
+        return name, turn_timeline(events, name)
+
+    def test_no_bar_is_narrower_than_a_hundredth_of_the_turn(self, failed: tuple[str, object]) -> None:
+        """The step that failed the instant it was written still has a visible width."""
+        _, figure = failed
+        bars = [t for t in figure.data if t.type == "bar"]  # type: ignore[attr-defined]
+        assert "step failed" in {t.name for t in bars}
+        times = [x for t in figure.data if t.type == "scatter" for x in t.x]  # type: ignore[attr-defined]
+        span_ms = (max(times) - min(times)) / pd.Timedelta(milliseconds=1)
+        widths = [float(w) for t in bars for w in t.x]
+        assert min(widths) >= 0.01 * span_ms - 1  # plotly keeps whole milliseconds
+
+    def test_each_failure_is_an_x_with_its_reason_in_the_hover(
+        self, events: pd.DataFrame, failed: tuple[str, object]
+    ) -> None:
+        name, figure = failed
+        marks = next(t for t in figure.data if t.name == "failure")  # type: ignore[attr-defined]
+        assert marks.marker.symbol == "x"
+        error = assemble_turns(events).set_index("name").loc[name]
+        assert any(f"step failed: {error['error_class']}: {error['error']}" == text for text in marks.text)
+        assert any(text.startswith("turn failed: ") for text in marks.text)
+        assert any(text.startswith("tool failed: ") for text in marks.text)
+
+    def test_the_hover_gives_the_real_length_not_the_drawn_one(self, failed: tuple[str, object]) -> None:
+        _, figure = failed
+        bar = next(t for t in figure.data if t.name == "step failed")  # type: ignore[attr-defined]
+        assert "took=" in bar.hovertemplate
+        assert "error=" in bar.hovertemplate
+        assert "end=" not in bar.hovertemplate
+
+
+def test_every_figure_fills_its_container(events: pd.DataFrame) -> None:
+    """No figure sets a width (which clipped the durations chart); each autosizes."""
+    turns = assemble_turns(events)
+    name = str(turns["name"].iloc[0])
+    for figure in (
+        turn_timeline(events, name),
+        tokens_over_day(events),
+        failures_by_class(events),
+        turn_durations(turns),
+        daily_costs(turns),
+        daily_usage(turns),
+    ):
+        assert figure.layout.width is None
+        assert figure.layout.autosize is True
+
+
+def test_daily_usage_has_tokens_per_day(events: pd.DataFrame) -> None:
+    """Tokens in and out per day file, summing to the turns' tokens, failed turns in the hover."""
+    turns = assemble_turns(events)
+    figure = daily_usage(turns)
+    assert [t.name for t in figure.data] == ["tokens in", "tokens out"]
+    assert list(figure.data[0].x) == sorted(turns["day"].unique())
+    assert sum(figure.data[0].y) == turns["tokens_in"].sum()
+    assert sum(figure.data[1].y) == turns["tokens_out"].sum()
+    assert all("failed" in text for text in figure.data[0].hovertext)

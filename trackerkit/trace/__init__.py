@@ -47,10 +47,12 @@ from trackerkit.trace.reasons import (
     FAILURE_COLUMNS,
     STATUS_AND_FAILURES,
     TURN_FILTERS,
+    failure_reason,
     filter_turns,
     plain_data,
     turn_failures,
 )
+from trackerkit.trace.sample import write_days
 from trackerkit.trace.turns import (
     ORPHAN_COLUMNS,
     TURN_COLUMNS,
@@ -105,6 +107,7 @@ __all__ = [
     "export_parquet",
     "failure_class",
     "failure_of",
+    "failure_reason",
     "failures_by_class",
     "filter_turns",
     "folder_days",
@@ -122,4 +125,5 @@ __all__ = [
     "turn_events",
     "turn_failures",
     "turn_timeline",
+    "write_days",
 ]

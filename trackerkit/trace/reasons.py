@@ -1,0 +1,176 @@
+"""Why a turn failed: its failures event by event, the one that gives its reason, and a filter.
+
+A turn's `status` says how it ended and `failures` counts failed tool calls (TC-16); the two
+answer different questions, so they may look at odds (`STATUS_AND_FAILURES` says how).
+`turn_failures` lists every event of a turn that records a failure, marking the one the turns
+frame takes its `error_class` and `error` from, with that event's `data` for a closer look.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any, Literal
+
+import orjson
+import pandas as pd
+
+from trackerkit.errors import BadRequestError
+from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.trace.failure import error_of
+from trackerkit.trace.turns import turn_events
+
+__all__ = [
+    "FAILURE_COLUMNS",
+    "STATUS_AND_FAILURES",
+    "TURN_FILTERS",
+    "TurnFilter",
+    "failure_reason",
+    "filter_turns",
+    "plain_data",
+    "turn_failures",
+]
+
+STATUS_AND_FAILURES = """\
+**`status`** is how the turn ended: *failed* (`eve.turn.failed`), *cancelled*, *stopped*
+(`stop.requested`), *completed*, or *open* (no end yet).
+**`failures`** counts the turn's failed tool calls (a result with a failure class, TC-16) and
+nothing else. So a **completed** turn may have failures: a tool failed, the model read the
+error and went on (the failures were recovered). And a **failed** turn may have none: the turn
+failed without a tool failing, for example when the model endpoint gave up (`E_MODEL`).
+**`error_class`** and **`error`** name the reason: the code and message of the first failed step
+or turn, else the class and message of the first failed tool call."""
+"""What `status` and `failures` each count, and why they may disagree (markdown)."""
+
+TurnFilter = Literal["every turn", "failed turns", "turns with failures"]
+TURN_FILTERS: tuple[TurnFilter, ...] = ("every turn", "failed turns", "turns with failures")
+"""The choices of `filter_turns`: all, status failed, or any failure (failed or recovered)."""
+
+FAILURE_COLUMNS: list[ColumnSpec] = [
+    ColumnSpec("ts", "ts", "datetime"),
+    ColumnSpec("event", "event", "str", doc="the event's full name (`eve.step.failed`)"),
+    ColumnSpec("step", "step", "int", doc="the stepIndex the event names"),
+    ColumnSpec("error_class", "error_class", "str", doc="the class (TC-16) or the step's code"),
+    ColumnSpec("error", "error", "str", doc="the message as written"),
+    ColumnSpec(
+        "reason",
+        "reason",
+        "bool",
+        doc="the failure the turns frame takes error_class and error from",
+    ),
+    ColumnSpec("file", "file", "str", doc="the day file of the event; None when not from a file"),
+    ColumnSpec("line", "line", "int"),
+    ColumnSpec("data", "data", "object", doc="the event's data as a plain dict (`plain_data`)"),
+]
+"""The columns of `turn_failures`, in order."""
+
+
+def filter_turns(turns: pd.DataFrame, show: str) -> pd.DataFrame:
+    """The turns `show` asks for (one of `TURN_FILTERS`), in their order.
+
+    "failed turns" keeps turns whose status is failed; "turns with failures" also keeps turns
+    that ended otherwise with a failed tool call or step (recovered failures).
+
+    Raises:
+        BadRequestError: `show` is not one of `TURN_FILTERS`.
+    """
+    if show == "every turn":
+        return turns
+    if show == "failed turns":
+        return turns[turns["status"] == "failed"]
+    if show == "turns with failures":
+        return turns[
+            (turns["status"] == "failed") | (turns["failures"] > 0) | turns["error_class"].notna()
+        ]
+    raise BadRequestError(f"{show!r} is not a turn filter; use one of {', '.join(TURN_FILTERS)}.")
+
+
+def plain_data(value: Any) -> Any:
+    """An event's `data` as plain dicts and lists, whichever mode it was read in.
+
+    A dict is given back as it is; JSON text (`data="raw"`) is parsed (text that is not JSON
+    stays text); another mapping (`LazyData`) becomes a dict.
+    """
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str | bytes):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    if isinstance(value, Mapping):
+        return {str(k): plain_data(v) if isinstance(v, Mapping) else v for k, v in value.items()}
+    return value
+
+
+def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> pd.DataFrame:
+    """Every event of one turn that records a failure, in `ts` order (columns `FAILURE_COLUMNS`).
+
+    Failed tool calls, failed steps and the turn's own failure each give a row with the class
+    and message `error_of` reads. `reason` marks the one the turns frame explains the turn by:
+    the first failed step or turn, else the first failed tool call.
+
+    Args:
+        events: an events frame from `read_trace`.
+        name: the turn's name (`session/turn`), as in `assemble_turns`.
+        names: the turn names from `assign_turns`, when already computed.
+
+    Raises:
+        NotFoundError: no turn has that name.
+    """
+    picked = turn_events(events, name, names)
+    rows: list[dict[str, Any]] = []
+    for position, (event, data) in enumerate(
+        zip(picked["name"].astype(str), picked["data"], strict=True)
+    ):
+        plain = plain_data(data)
+        error = error_of(event, plain)
+        if error is None:
+            continue
+        step = plain.get("stepIndex") if isinstance(plain, Mapping) else None
+        rows.append(
+            {
+                "ts": picked["ts"].iloc[position],
+                "event": event,
+                "step": step if isinstance(step, int) else None,
+                "error_class": error[0],
+                "error": error[1],
+                "reason": False,
+                "file": str(picked["file"].iloc[position]) if "file" in picked else None,
+                "line": int(picked["line"].iloc[position]) if "line" in picked else None,
+                "data": plain,
+            }
+        )
+    if not rows:
+        return empty_frame(FAILURE_COLUMNS)
+    own = [i for i, row in enumerate(rows) if row["event"] != "eve.action.result"]
+    rows[(own or [0])[0]]["reason"] = True
+    frame = pd.DataFrame(rows, columns=[spec.name for spec in FAILURE_COLUMNS])
+    return frame.astype({spec.name: spec.dtype for spec in FAILURE_COLUMNS})
+
+
+def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> str:
+    """One turn's reason in markdown: the class and message, its status, and where it was written.
+
+    Args:
+        failures: the turn's `turn_failures`.
+        status: the turn's `status`.
+        failed_calls: the turn's `failures` (failed tool calls).
+
+    >>> print(failure_reason(empty_frame(FAILURE_COLUMNS), "completed", 0))
+    No failure in this turn: status **completed**, failures 0.
+    """
+    if failures.empty:
+        return f"No failure in this turn: status **{status}**, failures {failed_calls}."
+    reason = failures[failures["reason"].astype(bool)].iloc[0]
+    message = reason["error"] if isinstance(reason["error"], str) else "(no message)"
+    where = (
+        f"`{PurePath(reason['file']).name}:{reason['line']}`"
+        if isinstance(reason["file"], str)
+        else "events not read from a file"
+    )
+    return (
+        f"**`{reason['error_class']}`**: {message}\n\n"
+        f"status **{status}**, failures {failed_calls} (failed tool calls); the reason is "
+        f"`{reason['event']}` at {reason['ts']} in {where}."
+    )
