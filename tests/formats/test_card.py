@@ -205,10 +205,10 @@ class TestPng:
         [
             (b"GIF89a", "is not a PNG image"),
             (_png()[:-6], "is a broken PNG: a chunk is cut short"),
-            (_png(), "is a PNG with no character card in it (no chara text chunk)"),
+            (_png(), "is a PNG with no character card in it (no chara or ccv3 text chunk)"),
             (
                 _png((b"tEXt", b"chara\0not base64!")),
-                "holds a chara chunk that is not base64 of JSON",
+                "holds a tEXt chunk 'chara' that is not base64 of UTF-8 JSON",
             ),
         ],
         ids=["not-png", "cut-short", "no-card", "not-base64"],

@@ -138,9 +138,9 @@ class TestRefused:
         code, out, err = _run(capsys, "--to", "card", "--card", str(old), str(HEALTH))
         assert (code, out) == (1, "")
         assert err == (
-            f'trackerkit: {old}: is not a Character Card V2: spec must be "chara_card_v2" with a '
-            "data object (found spec None), or a V1 card with name, description, personality, "
-            "scenario, first_mes and mes_example\n"
+            f'trackerkit: {old}: is not a Character Card V2: spec must be "chara_card_v2" (or '
+            '"chara_card_v3") with a data object (found spec None), or a V1 card with name, '
+            "description, personality, scenario, first_mes and mes_example\n"
         )
 
     def test_a_refused_tracker_names_its_file(

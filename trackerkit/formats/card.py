@@ -10,16 +10,15 @@ through the strict decoder), and the order a scene links them in.
 from __future__ import annotations
 
 import base64
-import binascii
 import copy
 import json
-import struct
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
+from trackerkit.formats.detect import parse_document, png_card
 from trackerkit.formats.imported import Imported, ImportReport, ReportLine
+from trackerkit.formats.png import PNG_SIGNATURE, png_card_chunks, png_chunk, png_chunks
 from trackerkit.tracker import Tracker, decode_tracker, encode_tracker
 
 __all__ = [
@@ -63,6 +62,7 @@ def new_card(name: str) -> dict[str, Any]:
     }
 
 
+_SPECS = ("chara_card_v2", "chara_card_v3")
 _V1_FIELDS = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
 
 
@@ -81,13 +81,13 @@ def _upgraded(card: dict[str, Any]) -> dict[str, Any]:
 def _v2_data(card: object, file: str) -> dict[str, Any]:
     if not isinstance(card, dict):
         raise ImportRefusedError(file, "is not a Character Card V2: the file is not a JSON object")
-    if card.get("spec") != "chara_card_v2" or not isinstance(card.get("data"), dict):
+    if card.get("spec") not in _SPECS or not isinstance(card.get("data"), dict):
         found = card.get("spec")
         raise ImportRefusedError(
             file,
-            f'is not a Character Card V2: spec must be "chara_card_v2" with a data object '
-            f"(found spec {found!r}), or a V1 card with name, description, personality, "
-            "scenario, first_mes and mes_example",
+            f'is not a Character Card V2: spec must be "chara_card_v2" (or "chara_card_v3") with '
+            f"a data object (found spec {found!r}), or a V1 card with name, description, "
+            "personality, scenario, first_mes and mes_example",
         )
     data: dict[str, Any] = card["data"]
     extensions = data.get("extensions", {})
@@ -183,79 +183,51 @@ def card_from_data(card: object, file: str) -> Imported:
 
 # --- cards inside PNG images -----------------------------------------------------------------
 
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-#: The tEXt keyword card editors store the V2 card under (base64 of its JSON).
-_PNG_KEYWORD = b"chara"
-
-
-def _chunks(png: bytes, file: str) -> list[tuple[bytes, bytes]]:
-    """The PNG's chunks as `(type, data)`, checked for bounds and CRCs."""
-    if not png.startswith(_PNG_SIGNATURE):
-        raise ImportRefusedError(file, "is not a PNG image (its first bytes are not PNG's)")
-    chunks: list[tuple[bytes, bytes]] = []
-    at = len(_PNG_SIGNATURE)
-    while at < len(png):
-        if at + 12 > len(png):
-            raise ImportRefusedError(file, f"is a broken PNG: a chunk is cut short at byte {at:,}")
-        (length,) = struct.unpack(">I", png[at : at + 4])
-        kind = png[at + 4 : at + 8]
-        end = at + 8 + length
-        if end + 4 > len(png):
-            raise ImportRefusedError(
-                file, f"is a broken PNG: chunk {kind!r} at byte {at:,} runs past the end"
-            )
-        data = png[at + 8 : end]
-        (crc,) = struct.unpack(">I", png[end : end + 4])
-        if zlib.crc32(kind + data) != crc:
-            raise ImportRefusedError(
-                file, f"is a broken PNG: chunk {kind!r} at byte {at:,} fails its CRC"
-            )
-        chunks.append((kind, data))
-        at = end + 4
-        if kind == b"IEND":
-            break
-    if not chunks or chunks[-1][0] != b"IEND":
-        raise ImportRefusedError(file, "is a broken PNG: it has no IEND chunk")
-    return chunks
-
 
 def card_from_png(png: bytes, file: str) -> object:
-    """The card JSON a PNG card carries in its `chara` tEXt chunk (base64 of the JSON), parsed.
+    """The card a PNG carries (its `ccv3` chunk when that holds a V3 card, else `chara`), parsed.
 
     Raises:
-        ImportRefusedError: not a PNG, a broken one, no `chara` chunk, or one that is not base64
-            of JSON.
+        ImportRefusedError: not a PNG, a broken one, no card chunk, or one that is not base64 of
+            JSON.
     """
-    texts = [data for kind, data in _chunks(png, file) if kind == b"tEXt"]
-    found = [data.split(b"\0", 1)[1] for data in texts if data.split(b"\0", 1)[0] == _PNG_KEYWORD]
-    if not found:
-        raise ImportRefusedError(
-            file, "is a PNG with no character card in it (no chara text chunk)"
-        )
-    try:
-        return json.loads(base64.b64decode(found[-1], validate=True).decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
-        raise ImportRefusedError(
-            file, f"holds a chara chunk that is not base64 of JSON ({exc})"
-        ) from None
+    return png_card(png, file)
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+def _card_text(card: Mapping[str, Any]) -> bytes:
+    return base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
 
 
 def card_into_png(png: bytes, card: Mapping[str, Any], file: str) -> bytes:
-    """The PNG with its `chara` chunk replaced by `card`; every other chunk (the image, a ccv3 card) kept.
+    """The PNG with its `chara` chunk replaced by `card`; every other chunk (the image) kept.
+
+    A `ccv3` chunk holding a V3 card, which V3 readers prefer, gets the same
+    `data.extensions.trackerkit` (every other key of it kept), so both readers find the trackers.
 
     Raises:
-        ImportRefusedError: not a PNG, or a broken one.
+        ImportRefusedError: not a PNG, a broken one, or a card chunk that cannot be read.
     """
-    text = base64.b64encode(json.dumps(card, ensure_ascii=False).encode("utf-8"))
-    out = [_PNG_SIGNATURE]
-    for kind, data in _chunks(png, file):
-        if kind == b"tEXt" and data.split(b"\0", 1)[0] == _PNG_KEYWORD:
+    v3 = None
+    for chunk in png_card_chunks(png, file):
+        if chunk.keyword == "ccv3":
+            found = parse_document(chunk.text, file)
+            if isinstance(found, dict) and found.get("spec") == "chara_card_v3":
+                v3 = found
+    if v3 is not None and isinstance(v3.get("data"), dict):
+        extensions = v3["data"].get("extensions")
+        if not isinstance(extensions, dict):
+            extensions = v3["data"]["extensions"] = {}
+        extensions[CARD_KEY] = card.get("data", {}).get("extensions", {}).get(CARD_KEY)
+    else:
+        v3 = None
+    out = [PNG_SIGNATURE]
+    for kind, data in png_chunks(png, file):
+        keyword = data.split(b"\0", 1)[0] if kind in (b"tEXt", b"iTXt", b"zTXt") else b""
+        if keyword == b"chara" or (keyword == b"ccv3" and v3 is not None):
             continue
         if kind == b"IEND":
-            out.append(_chunk(b"tEXt", _PNG_KEYWORD + b"\0" + text))
-        out.append(_chunk(kind, data))
+            out.append(png_chunk(b"tEXt", b"chara\0" + _card_text(card)))
+            if v3 is not None:
+                out.append(png_chunk(b"tEXt", b"ccv3\0" + _card_text(v3)))
+        out.append(png_chunk(kind, data))
     return b"".join(out)

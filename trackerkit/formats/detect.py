@@ -3,7 +3,10 @@
 Other tools' files are JSON, YAML or JSON5 (MagVarUpdate reads `[InitVar]` entries as YAML, then
 JSON5). `read_document` tries JSON, then YAML, then JSON5, and turns what it got into plain JSON
 data (text keys, no dates, bounded depth and size), so an importer never sees a YAML-only type and
-a file of aliases cannot blow up. Every failure is an `ImportRefusedError` naming the file.
+a file of aliases cannot blow up. A PNG image is read as the character card in its text chunks
+(`ccv3` when it holds a V3 card, else `chara`; see `formats.png`), so a card with trackerkit's
+trackers, or an MVU card whose book holds `[InitVar]` entries, imports from its PNG. Every
+failure is an `ImportRefusedError` naming the file.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any, Literal, TypeAlias
 import orjson
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.png import is_png, png_card_chunks
 
 __all__ = [
     "FORMATS",
@@ -27,6 +31,7 @@ __all__ = [
     "entry_name",
     "init_var_entries",
     "parse_document",
+    "png_card",
     "read_document",
     "sniff",
     "unknown_format",
@@ -74,26 +79,52 @@ def read_document(source: str | os.PathLike[str], text: str | None = None) -> tu
     """
     file = os.fspath(source)
     if text is None:
-        text = _read_text(Path(file))
+        raw = _read_bytes(Path(file))
+        if is_png(raw):
+            return file, png_card(raw, file)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ImportRefusedError(
+                file, f"is not UTF-8 text (byte {error.start} is not UTF-8)"
+            ) from None
     return file, parse_document(text, file)
 
 
-def _read_text(path: Path) -> str:
+def png_card(png: bytes, file: str) -> object:
+    """The card a PNG carries, parsed: its `ccv3` chunk when that holds a V3 card, else `chara`.
+
+    Raises:
+        ImportRefusedError: a broken PNG, a card chunk that is not base64 of JSON, or no card.
+    """
+    chunks = png_card_chunks(png, file)
+    if not chunks:
+        raise ImportRefusedError(
+            file, "is a PNG with no character card in it (no chara or ccv3 text chunk)"
+        )
+    read: dict[str, object] = {}
+    for chunk in chunks:  # the last chunk of a keyword wins, as card editors read them
+        read[chunk.keyword] = parse_document(chunk.text, file)
+    v3 = read.get("ccv3")
+    if (
+        isinstance(v3, dict)
+        and v3.get("spec") == "chara_card_v3"
+        and isinstance(v3.get("data"), dict)
+    ):
+        return v3
+    return read.get("chara", v3)
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
         if not path.is_file():
             reason = "is not a regular file" if path.exists() else "is not there"
             raise ImportRefusedError(str(path), reason)
         if path.stat().st_size > MAX_BYTES:
             raise ImportRefusedError(str(path), f"is larger than {MAX_BYTES // 2**20} MiB")
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as error:
         raise ImportRefusedError(str(path), f"cannot be read: {error.strerror or error}") from None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ImportRefusedError(
-            str(path), f"is not UTF-8 text (byte {error.start} is not UTF-8)"
-        ) from None
 
 
 def parse_document(text: str, file: str) -> object:
@@ -237,11 +268,11 @@ def sniff(data: object) -> Format | None:
 
 
 def _has_card_trackers(data: dict[str, Any]) -> bool:
-    """A Character Card V2 whose `data.extensions.trackerkit` is an object (trackerkit's export)."""
+    """A Character Card V2 or V3 whose `data.extensions.trackerkit` is an object (trackerkit's)."""
     inner = data.get("data")
     extensions = inner.get("extensions") if isinstance(inner, dict) else None
     return (
-        data.get("spec") == "chara_card_v2"
+        data.get("spec") in ("chara_card_v2", "chara_card_v3")
         and isinstance(extensions, dict)
         and isinstance(extensions.get("trackerkit"), dict)
     )
