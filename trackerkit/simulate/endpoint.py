@@ -47,6 +47,8 @@ class Answer:
     status: int
     reason: str
     body: bytes
+    #: The answer's headers, lower-cased names (a `retry-after` on a 429, say).
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 class _Deadline:
@@ -146,6 +148,7 @@ def post(
                             response.status_code,
                             response.reason_phrase,
                             _read(response, url, max_body, deadline),
+                            tuple(response.headers.items()),
                         )
                 finally:
                     response.close()

@@ -1,0 +1,196 @@
+"""The harness's numbers: tidy frames of turns and fields, and summaries per run and per variant.
+
+Everything here is a pure function of two frames:
+
+- the **fields** frame, one row per run x turn x field (`FieldScore`'s columns beside the run's
+  keys: variant, scenario, run, mode, step, turn);
+- the **turns** frame, one row per run x turn (`TurnRecord`'s columns).
+
+Definitions (each over the scored turns: the model's steps whose scenario step has an `expect`):
+
+- joint goal accuracy: share of turns whose whole state equals the expected one;
+- slot accuracy: share of fields (list rows' presence left out) equal to the expected value;
+- numbers' MAE and within-tolerance rate: over number fields;
+- row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
+- quantity accuracy: share of list rows' number fields right;
+- change precision and recall: a field changed rightly (it should change, it changed, and to the
+  expected value) over the fields that changed, and over the fields that should have changed;
+- no-call correctness: share of `expect_no_call` turns with no update call;
+- refused-batch rate: refused update calls over all update calls;
+- clamps, retries, prompt and completion tokens: sums; latency: mean seconds per turn.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+import pandas as pd
+
+from trackerkit.evaluate.intervals import Interval, bootstrap_mean, wilson
+from trackerkit.evaluate.scoring import FieldScore
+
+__all__ = [
+    "RUN_KEYS",
+    "TurnRecord",
+    "field_frame",
+    "pass_at_k",
+    "summarize_runs",
+    "summarize_variants",
+    "turn_frame",
+]
+
+#: The columns naming one run.
+RUN_KEYS = ["variant", "mode", "scenario", "run"]
+#: The columns naming one turn of one run.
+TURN_KEYS = ["variant", "scenario", "run", "mode", "step", "turn"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One scored turn of one run: whether its state was right, and what it cost."""
+
+    variant: str
+    scenario: str
+    run: int
+    mode: str
+    step: int
+    turn: int
+    kind: str
+    joint: bool
+    expect_no_call: bool
+    expected_calls: bool
+    update_calls: int
+    refused_calls: int
+    clamps: int
+    retries: int
+    tokens_in: int
+    tokens_out: int
+    latency_s: float
+    failed: str = ""
+
+
+_FIELD_COLUMNS = [f.name for f in fields(FieldScore)]
+_TURN_COLUMNS = [f.name for f in fields(TurnRecord)]
+
+
+def turn_frame(records: Iterable[TurnRecord]) -> pd.DataFrame:
+    """The turns frame: one row per run x turn."""
+    return pd.DataFrame([asdict(r) for r in records], columns=_TURN_COLUMNS)
+
+
+def field_frame(rows: Iterable[tuple[Sequence[Any], FieldScore]]) -> pd.DataFrame:
+    """The fields frame from (turn keys, score) pairs; the keys in `TURN_KEYS` order."""
+    data = [[*keys, *(getattr(s, c) for c in _FIELD_COLUMNS)] for keys, s in rows]
+    frame = pd.DataFrame(data, columns=[*TURN_KEYS, *_FIELD_COLUMNS])
+    return frame.astype({"within_tolerance": "boolean", "abs_error": float})
+
+
+def _share(mask: pd.Series, within: pd.Series) -> tuple[int, int]:
+    """(successes, trials) of `mask` over the rows where `within` holds."""
+    chosen = mask[within.fillna(False).astype(bool)]
+    return int(chosen.fillna(False).astype(bool).sum()), len(chosen)
+
+
+def _counts(turns: pd.DataFrame, cells: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """Each proportion of the module's list as (successes, trials)."""
+    slots = cells["kind"] != "row"
+    numbers = cells["kind"] == "number"
+    rows = cells["kind"] == "row"
+    right_change = cells["should_change"] & cells["changed"] & cells["correct"]
+    return {
+        "joint_accuracy": _share(turns["joint"], pd.Series(True, index=turns.index)),
+        "slot_accuracy": _share(cells["correct"], slots),
+        "within_tolerance": _share(cells["within_tolerance"], numbers),
+        "quantity_accuracy": _share(cells["correct"], numbers & cells["in_list"]),
+        "change_precision": _share(right_change, cells["changed"]),
+        "change_recall": _share(right_change, cells["should_change"]),
+        "no_call_correctness": _share(turns["update_calls"] == 0, turns["expect_no_call"]),
+        "refused_batch_rate": (
+            int(turns["refused_calls"].sum()),
+            int(turns["update_calls"].sum()),
+        ),
+        "_row_tp": _share(rows & (cells["found"] == "true"), rows & (cells["expected"] == "true")),
+        "_row_fp": _share(cells["found"] == "true", rows & (cells["expected"] == "false")),
+    }
+
+
+def _row_f1(counts: dict[str, tuple[int, int]]) -> float:
+    tp, expected = counts["_row_tp"]
+    fp, _ = counts["_row_fp"]
+    fn = expected - tp
+    return 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else math.nan
+
+
+def summarize_runs(turns: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
+    """One row per run (variant, mode, scenario, run): every metric of the module's list."""
+    out = []
+    cell_groups = dict(iter(cells.groupby(RUN_KEYS, sort=False)))
+    for keys, group in turns.groupby(RUN_KEYS, sort=True):
+        mine = cell_groups.get(keys, cells.iloc[0:0])
+        counts = _counts(group, mine)
+        numbers = mine.loc[mine["kind"] == "number", "abs_error"]
+        row: dict[str, Any] = dict(zip(RUN_KEYS, keys, strict=True))
+        row["turns"] = len(group)
+        row.update(
+            {k: (s / n if n else math.nan) for k, (s, n) in counts.items() if not k.startswith("_")}
+        )
+        row["row_f1"] = _row_f1(counts)
+        row["number_mae"] = float(numbers.mean()) if numbers.notna().any() else math.nan
+        row["passed"] = bool(group["joint"].all())
+        for total in ("clamps", "retries", "tokens_in", "tokens_out"):
+            row[total] = int(group[total].sum())
+        row["latency_s"] = float(group["latency_s"].mean())
+        row["failed_turns"] = int((group["failed"] != "").sum())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def pass_at_k(turns: pd.DataFrame) -> tuple[int, int]:
+    """(scenarios whose every scored turn was jointly right in every run, scenarios)."""
+    passed = turns.groupby("scenario")["joint"].all()
+    return int(passed.sum()), len(passed)
+
+
+def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
+    """One row per variant x mode x metric: estimate, low, high and n (Wilson for shares, bootstrap for means).
+
+    `pass^k` is over scenarios, k being the runs each scenario had.
+    """
+    out = []
+    for (variant, mode), group in turns.groupby(["variant", "mode"], sort=False):
+        mine = cells[(cells["variant"] == variant) & (cells["mode"] == mode)]
+
+        def add(
+            metric: str, interval: Interval, n: int, variant: object = variant, mode: object = mode
+        ) -> None:
+            out.append(
+                {
+                    "variant": variant,
+                    "mode": mode,
+                    "metric": metric,
+                    "estimate": interval.estimate,
+                    "low": interval.low,
+                    "high": interval.high,
+                    "n": n,
+                }
+            )
+
+        counts = _counts(group, mine)
+        for metric, (s, n) in counts.items():
+            if not metric.startswith("_"):
+                add(metric, wilson(s, n), n)
+        _, expected = counts["_row_tp"]
+        fp, _ = counts["_row_fp"]
+        f1 = _row_f1(counts)
+        add("row_f1", Interval(f1, f1, f1), expected + fp)
+        k = int(group.groupby("scenario")["run"].nunique().min()) if len(group) else 0
+        add(f"pass^{k}", wilson(*pass_at_k(group)), pass_at_k(group)[1])
+        errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
+        add("number_mae", bootstrap_mean(errors.tolist(), seed=seed), len(errors))
+        for column in ("latency_s", "tokens_in", "tokens_out", "retries", "clamps"):
+            values = group[column].astype(float).tolist()
+            add(f"{column}_per_turn", bootstrap_mean(values, seed=seed), len(values))
+    return pd.DataFrame(out, columns=["variant", "mode", "metric", "estimate", "low", "high", "n"])

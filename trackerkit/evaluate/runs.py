@@ -1,0 +1,180 @@
+"""One run: a scenario played by one model in one mode, each scored turn scored as it ends.
+
+- **free-running**: the model plays every step on one session, so its errors carry, as in a chat;
+- **teacher-forced**: a gold session plays the scenario with the scripted model; each scored step
+  is first played by the model under test on the gold session as it stands (so it starts from the
+  expected state and the gold history, built by the scenario's own steps and never written as a
+  person's edit that would show as a change), scored alone, then taken back, and the gold step
+  played in its place.
+
+A scored step is one the model plays (a turn, swipe, regenerate or continue) whose scenario step
+has an `expect`. Every played turn of the model under test goes to `trace` (the gold steps do not).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from trackerkit.arguments import read_arguments
+from trackerkit.evaluate.metrics import TurnRecord
+from trackerkit.evaluate.scoring import FieldScore, score_turn
+from trackerkit.scene import Scene
+from trackerkit.simulate import clamps_of
+from trackerkit.simulate.model import Model, ScriptedModel
+from trackerkit.simulate.report import TurnReport
+from trackerkit.simulate.session import Session, TraceSink
+from trackerkit.steps import (
+    BaseStep,
+    ContinueStep,
+    RegenerateStep,
+    SwipeStep,
+    TurnStep,
+    decode_steps,
+)
+from trackerkit.tracker import Tracker
+
+__all__ = ["MODES", "Mode", "RunResult", "play_run"]
+
+Mode = Literal["free", "forced"]
+#: The two modes, as the CLI spells them.
+MODES: tuple[Mode, ...] = ("free", "forced")
+_MODEL_STEPS = (TurnStep, SwipeStep, RegenerateStep, ContinueStep)
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """What one run scored: its turns and its fields (each field with its turn's keys)."""
+
+    turns: list[TurnRecord]
+    fields: list[tuple[tuple[Any, ...], FieldScore]]
+
+
+def _expected(step: BaseStep) -> dict[str, Any]:
+    assert step.expect is not None
+    return {k: v for k, v in step.expect.as_mapping().items() if k != "absent"}
+
+
+def _clamps(report: TurnReport) -> int:
+    updates: list[object] = []
+    for call in report.calls:
+        if call.ok and call.name == report.tool_name:
+            arguments, problem = read_arguments(call.arguments)
+            if problem is None and isinstance(arguments, Mapping):
+                found = arguments.get("updates")
+                updates.extend(found if isinstance(found, list) else [])
+    return len(clamps_of(updates, report.values)) if report.ok else 0
+
+
+def play_run(
+    scene: Scene,
+    trackers: Sequence[Tracker],
+    model: Model,
+    *,
+    variant: str = "default",
+    run: int = 0,
+    mode: Mode = "free",
+    trace: TraceSink | None = None,
+    tolerance: float = 1.0,
+    on_turn: Callable[[], None] | None = None,
+) -> RunResult:
+    """Play `scene`'s steps with `model` in `mode` and score every scored step.
+
+    Args:
+        scene: the scenario (its `turns` with `expect`).
+        trackers: the linked trackers' pieces (the design under test).
+        model: the model under test; if it has a `tag` attribute it is set to
+            `(scenario id, step index, run)` before each step it plays, and a `retries`
+            counter is read around each step.
+        variant: the variant's name, kept in every row.
+        run: the repeat's index.
+        mode: "free" (errors carry) or "forced" (each turn from the expected state).
+        trace: where the model's turns are written (a `TraceWriter`), or None.
+        tolerance: numbers within this of the expected value count as within tolerance.
+        on_turn: called after each scored turn (a progress bar).
+    """
+    steps = decode_steps(scene.turns)
+    gold = mode == "forced"
+    scripted = ScriptedModel()
+    session = Session(
+        scene, list(trackers), scripted if gold else model, trace=None if gold else trace
+    )
+    session.session_id = f"eval_{scene.id}_{run}_{uuid.uuid4().hex[:8]}"
+    turns: list[TurnRecord] = []
+    cells: list[tuple[tuple[Any, ...], FieldScore]] = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, _MODEL_STEPS) or step.expect is None:
+            session.play(step)
+            continue
+        undo = _aside(session) if gold else None
+        if gold:
+            session.model, session.trace = model, trace
+        if hasattr(model, "tag"):
+            model.tag = (scene.id, index, run)
+        retries = int(getattr(model, "retries", 0))
+        before = session.values()
+        started = time.perf_counter()
+        report = session.play(step)
+        latency = time.perf_counter() - started
+        assert report is not None
+        after = session.values()
+        scores = score_turn(trackers_of(session), before, _expected(step), after, tolerance)
+        keys = (variant, scene.id, run, mode, index, len(turns))
+        calls = [c for c in report.calls if c.name == report.tool_name]
+        turns.append(
+            TurnRecord(
+                *keys,
+                kind=step.kind,
+                joint=all(s.correct for s in scores),
+                expect_no_call=bool(getattr(step, "expect_no_call", False)),
+                expected_calls=bool(step.plan().rounds),
+                update_calls=len(calls),
+                refused_calls=sum(not c.ok for c in calls),
+                clamps=_clamps(report),
+                retries=int(getattr(model, "retries", 0)) - retries,
+                tokens_in=sum(r.tokens_in for r in report.rounds),
+                tokens_out=sum(r.tokens_out for r in report.rounds),
+                latency_s=latency,
+                failed=report.failed or "",
+            )
+        )
+        cells.extend((keys, s) for s in scores)
+        if undo is not None:
+            undo()
+            session.model, session.trace = scripted, None
+            session.play(step)
+        if on_turn is not None:
+            on_turn()
+    return RunResult(turns, cells)
+
+
+def trackers_of(session: Session) -> tuple[Tracker, ...]:
+    """The trackers the session's scene links, as its turns load them."""
+    return session.chat.linked().trackers
+
+
+def _aside(session: Session) -> Callable[[], None]:
+    """Play the next step on a fork of the gold take; what is returned goes back to the gold take.
+
+    The fork shares the gold take's messages (values, never written in place), so the step under
+    test sees exactly the gold state and history, and the gold take never sees its writes.
+    """
+    chat = session.chat
+    gold = chat.current
+    if not chat.messages:
+        # Nothing to fork from yet: the step is played on the gold take and cut away after.
+        def cut() -> None:
+            if chat.messages:
+                chat.cut(chat.messages[0].id)
+
+        return cut
+    fork = chat.fork(chat.messages[-1].id).id
+
+    def back() -> None:
+        chat.use(gold)
+        chat.takes.pop(fork, None)
+
+    return back

@@ -1,0 +1,184 @@
+"""Scoring one turn: the values a model left against the values the scenario expects, field by field.
+
+`score_turn` is pure: it takes the linked trackers, the values the turn started from, the values
+expected after it and the values found after it (each by tracker name, as `Session.values()` gives
+them) and returns one `FieldScore` per field: a record's fields, and for a keyed list one score for
+each row's presence (its key) and one per field of every expected row. Rows are matched by name
+case-folded, as the update rules match them (TR-20).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trackerkit.tracker import Tracker
+
+__all__ = ["FieldScore", "same_value", "score_turn"]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldScore:
+    """One field of one turn: what was expected, what was found, and how they compare.
+
+    `field` is empty for a list row's presence (`kind` "row"); `row` is empty for a record's field.
+    `expected` and `found` are JSON text (`null` for a value or row that is not there).
+    """
+
+    tracker: str
+    row: str
+    field: str
+    kind: str
+    in_list: bool
+    expected: str
+    found: str
+    correct: bool
+    abs_error: float
+    within_tolerance: bool | None
+    should_change: bool
+    changed: bool
+
+
+def same_value(a: object, b: object) -> bool:
+    """Equal as a tracker holds them: a flag is never equal to a number (True == 1 in Python)."""
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return a == b
+
+
+def _folded(rows: Mapping[str, Any]) -> dict[str, Any]:
+    return {str(k).casefold(): v for k, v in rows.items()}
+
+
+def _text(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def score_turn(
+    trackers: Sequence[Tracker],
+    before: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    found: Mapping[str, Any],
+    tolerance: float = 1.0,
+) -> list[FieldScore]:
+    """Every field of the linked trackers the turn is expected to leave, scored.
+
+    Args:
+        trackers: the linked trackers (their layout and field types).
+        before: the values the turn started from (the state its reply saw).
+        expected: the values the scenario expects after the turn; a tracker it does not name is
+            not scored.
+        found: the values after the turn.
+        tolerance: a number within this of the expected one counts as within tolerance.
+    """
+    scores: list[FieldScore] = []
+    for tracker in trackers:
+        want = expected.get(tracker.name)
+        if not isinstance(want, Mapping):
+            continue
+        have = found.get(tracker.name) or {}
+        was = before.get(tracker.name) or {}
+        kinds = {f.name: f.type for f in tracker.fields}
+        if tracker.layout == "record":
+            for name, kind in kinds.items():
+                if name in want:
+                    scores.append(
+                        _field(
+                            tracker.name,
+                            "",
+                            name,
+                            kind,
+                            False,
+                            want[name],
+                            have.get(name),
+                            was.get(name),
+                            tolerance,
+                        )
+                    )
+            continue
+        have_rows, was_rows = _folded(have), _folded(was)
+        keys = dict.fromkeys([*want, *have])
+        seen: set[str] = set()
+        for row in keys:
+            key = str(row).casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            expected_row = _folded(want).get(key)
+            found_row, was_row = have_rows.get(key), was_rows.get(key)
+            present = [expected_row is not None, found_row is not None, was_row is not None]
+            scores.append(
+                FieldScore(
+                    tracker.name,
+                    str(row),
+                    "",
+                    "row",
+                    True,
+                    _text(present[0]),
+                    _text(present[1]),
+                    present[0] == present[1],
+                    math.nan,
+                    None,
+                    present[0] != present[2],
+                    present[1] != present[2],
+                )
+            )
+            if expected_row is None:
+                continue
+            for name, kind in kinds.items():
+                if name in expected_row:
+                    scores.append(
+                        _field(
+                            tracker.name,
+                            str(row),
+                            name,
+                            kind,
+                            True,
+                            expected_row[name],
+                            (found_row or {}).get(name),
+                            (was_row or {}).get(name),
+                            tolerance,
+                        )
+                    )
+    return scores
+
+
+def _field(
+    tracker: str,
+    row: str,
+    name: str,
+    kind: str,
+    in_list: bool,
+    want: object,
+    have: object,
+    was: object,
+    tolerance: float,
+) -> FieldScore:
+    a, b = _number(want), _number(have)
+    error = abs(a - b) if a is not None and b is not None else math.nan
+    within = (error <= tolerance if not math.isnan(error) else False) if kind == "number" else None
+    return FieldScore(
+        tracker,
+        row,
+        name,
+        kind,
+        in_list,
+        _text(want),
+        _text(have),
+        same_value(want, have),
+        error,
+        within,
+        not same_value(want, was),
+        not same_value(have, was),
+    )
