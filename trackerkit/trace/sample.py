@@ -289,6 +289,8 @@ _PLAIN = (0, 1, 2, 5, 6, 8, 9, 10)
 def write_days(data_dir: str | os.PathLike[str], *, days: int = 4, seed: int = 5) -> list[Path]:
     """Write `days` days of chat turns to `<data_dir>/trace/` (replacing those days); returns them.
 
+    Only the day files written are returned, in order; other files in the folder are left alone.
+
     Five to seven sessions a day, each with several turns (`turn_0`, `turn_1`, ... per session);
     the first session, `flaky`, runs every day and fails about half its turns; the others fail
     at a rate that changes from day to day (from 0 up to one in four), and the number of turns a
@@ -318,4 +320,7 @@ def write_days(data_dir: str | os.PathLike[str], *, days: int = 4, seed: int = 5
             failing = rng.random() < (0.5 if session == flaky else rate)
             chat_turn(ins, number, rng.choice(_FAILING if failing else _PLAIN), session)
     ins.writer.close()
-    return sorted(folder.glob("*.jsonl"))
+    written = (
+        start + dt.timedelta(days=n) for n in range((ins.now.date() - start.date()).days + 1)
+    )
+    return [p for p in (folder / f"{d.date().isoformat()}.jsonl" for d in written) if p.exists()]
