@@ -22,7 +22,7 @@ LOCK_FLAGS  ?=
 # git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs).
 FLOORS := build/venv-floors
 
-.PHONY: setup lock floors run test lint types pytest bench notebooks clean
+.PHONY: setup lock floors run test lint types pytest bench notebooks docs days clean
 
 $(STAMP): $(LOCK) pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,7 @@ floors: $(STAMP)
 DATA ?=
 run: $(STAMP)
 	@echo "Opening the notebooks on http://$(HOST):$(PORT) (Ctrl-C stops)"
+	@echo "The documentation notebooks (notebooks/*.ipynb): \`make docs\` writes them as pages to docs/notebooks/index.html"
 	$(BIN)/marimo edit notebooks/ --host $(HOST) --port $(PORT) --headless --no-token $(if $(DATA),-- --data "$(DATA)")
 
 lint: $(STAMP)
@@ -69,8 +70,23 @@ test: lint types pytest
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
+# The documentation notebooks keep their outputs, and each figure a PNG drawn by the system's
+# Chromium ($$BROWSER_PATH, else chromium on PATH; without one a note stands in for the image).
 notebooks: $(STAMP)
 	$(BIN)/python scripts/execute_notebooks.py
+
+# The documentation notebooks as HTML pages (git-ignored) under docs/notebooks/, with an index.
+docs: $(STAMP)
+	$(BIN)/python scripts/render_docs.py
+
+# Generated trace days to ask questions of (several turns a session, one session failing again
+# and again, costs and failures that change by day): `make days OUT=DIR [DAYS=4] [SEED=5]`
+# writes DIR/trace/*.jsonl and prints what they hold; open them with the trace explorer.
+OUT  ?= build/days
+DAYS ?= 4
+SEED ?= 5
+days: $(STAMP)
+	$(BIN)/python scripts/write_days.py --out "$(OUT)" --days $(DAYS) --seed $(SEED)
 
 clean:
 	rm -rf $(VENV) $(FLOORS) .mypy_cache .pytest_cache .ruff_cache .hypothesis tests/artifacts

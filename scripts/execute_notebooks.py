@@ -2,34 +2,145 @@
 
 Run `make notebooks` (or `python scripts/execute_notebooks.py [NOTEBOOK ...]`) after changing a
 notebook or the code it shows; `pytest --nbval` then checks that the outputs still match.
+
+Every plotly figure is stored twice in its output: the interactive figure (for Jupyter) and a
+static PNG of it (for a repository page, `make docs` and any viewer without plotly.js). The PNG is
+drawn by kaleido driving the system's Chromium: `$BROWSER_PATH` when set, else the first of
+`chromium`, `chromium-browser`, `google-chrome` on PATH (Debian: `apt-get install chromium`). No
+browser is ever downloaded. Without one the notebooks still execute and each figure keeps a
+plain-text note in place of the image, which this script also prints. A cell that shows a figure
+is tagged `nbval-ignore-output` (in its metadata, out of the reader's sight): the figure's JSON
+carries ids that change from run to run.
 """
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import os
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
 
 ROOT = Path(__file__).resolve().parent.parent
+PLOTLY = "application/vnd.plotly.v1+json"
+PNG = "image/png"
+IGNORE_OUTPUT = "nbval-ignore-output"
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+NOTE = (
+    "An interactive plotly figure: open this notebook in Jupyter to see it. No static image "
+    "is stored because {why}; install Chromium (Debian: apt-get install chromium) and run "
+    "`make notebooks` again."
+)
+WIDTH, HEIGHT = 900, 450
+"""The PNG's size when the figure's layout sets none (the interactive figure fills its cell)."""
 
 
-def execute(path: Path) -> None:
+def find_browser() -> tuple[str | None, str]:
+    """The Chromium to draw with, or None with the reason none can be used."""
+    chosen = os.environ.get("BROWSER_PATH")
+    if chosen:
+        if os.path.isfile(chosen) and os.access(chosen, os.X_OK):
+            return chosen, ""
+        return None, f"BROWSER_PATH={chosen} is not an executable file"
+    for name in BROWSERS:
+        found = shutil.which(name)
+        if found:
+            return found, ""
+    return (
+        None,
+        f"no Chromium was found ($BROWSER_PATH is unset and none of {', '.join(BROWSERS)} is on PATH)",
+    )
+
+
+def figure_outputs(notebook: Any) -> list[tuple[Any, Any]]:
+    """Each (cell, output) of a code cell whose output holds a plotly figure."""
+    return [
+        (cell, output)
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if PLOTLY in output.get("data", {})
+    ]
+
+
+async def _draw(figures: list[dict[str, Any]], browser: str) -> list[bytes]:
+    import kaleido  # imported here: executing a notebook without figures needs none of it
+
+    images = []
+    # mathjax=False: the notebooks use no TeX, and kaleido's default would fetch MathJax online.
+    async with kaleido.Kaleido(n=1, mathjax=False, path=browser) as k:
+        for figure in figures:
+            layout = figure.get("layout", {})
+            opts = {
+                "format": "png",
+                "width": layout.get("width") or WIDTH,
+                "height": layout.get("height") or HEIGHT,
+            }
+            images.append(await k.calc_fig(figure, opts=opts))
+    return images
+
+
+def add_images(notebook: Any, browser: str | None, why: str = "") -> list[str]:
+    """Store a PNG beside every plotly figure (or the note saying why not); returns what was done.
+
+    Also tags each figure's cell `nbval-ignore-output`. Raises RuntimeError, naming the browser,
+    when the browser is there but cannot draw.
+    """
+    found = figure_outputs(notebook)
+    done: list[str] = []
+    for cell, _ in found:
+        tags = cell.metadata.setdefault("tags", [])
+        if IGNORE_OUTPUT not in tags:
+            tags.append(IGNORE_OUTPUT)
+            done.append(f"tagged a figure cell {IGNORE_OUTPUT}")
+    if not found:
+        return done
+    for _, output in found:
+        output.data.pop(PNG, None)
+        output.data.pop("text/plain", None)
+    if browser is None:
+        for _, output in found:
+            output.data["text/plain"] = NOTE.format(why=why)
+        return [*done, f"{len(found)} figures without a static image: {why}"]
+    try:
+        images = asyncio.run(_draw([dict(output.data[PLOTLY]) for _, output in found], browser))
+    except Exception as error:
+        raise RuntimeError(f"{browser} could not draw the figures: {error!r}") from error
+    for (_, output), image in zip(found, images, strict=True):
+        output.data[PNG] = base64.b64encode(image).decode("ascii")
+    return [*done, f"{len(found)} figures drawn as PNG with {browser}"]
+
+
+def execute(path: Path, browser: str | None, why: str) -> None:
     """Run every cell of one notebook with its folder as the working directory and save it."""
     notebook = nbformat.read(path, as_version=4)
-    NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=300,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    ).execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps only: they would make every run a diff
+    notes = add_images(notebook, browser, why)
     nbformat.write(notebook, path)
-    print(f"executed {path.relative_to(ROOT)}")
+    print(f"executed {path.relative_to(ROOT)}" + "".join(f"; {note}" for note in notes))
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str]) -> int:
     paths = [Path(a).resolve() for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
+    browser, why = find_browser()
     for path in paths:
-        execute(path)
+        execute(path, browser, why)
+    if browser is None:
+        print(f"note: {why}; the figures are stored without a static image.", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,82 @@
+"""`scripts/write_days.py` and `make days`: generated trace days from the command line."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "write_days.py"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def test_writes_the_days_and_says_what_they_hold(tmp_path: Path) -> None:
+    done = _run("--out", str(tmp_path), "--days", "2", "--seed", "5")
+    assert done.returncode == 0, done.stderr
+    files = sorted(p.name for p in (tmp_path / "trace").glob("*.jsonl"))
+    assert files == ["2026-11-26.jsonl", "2026-11-27.jsonl"]
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"wrote 2 day files to {tmp_path / 'trace'}:"
+    assert lines[1].startswith("  2026-11-26.jsonl ")
+    assert lines[2].startswith("  2026-11-27.jsonl ")
+    assert "failed" in lines[1]
+    assert "steps without cost" in lines[1]
+    assert lines[3].startswith("cost: $")
+    assert lines[4].startswith("most failed turns: session wrun_")
+
+
+def test_the_same_seed_writes_the_same_days(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    assert _run("--out", str(one), "--days", "1", "--seed", "9").returncode == 0
+    assert _run("--out", str(two), "--days", "1", "--seed", "9").returncode == 0
+    assert (one / "trace" / "2026-11-26.jsonl").read_bytes() == (
+        two / "trace" / "2026-11-26.jsonl"
+    ).read_bytes()
+
+
+def test_other_files_of_the_folder_are_left_out_of_the_summary(tmp_path: Path) -> None:
+    """Only the days written are summed up; a day file already there is kept and not counted."""
+    (tmp_path / "trace").mkdir()
+    other = tmp_path / "trace" / "2030-01-01.jsonl"
+    other.write_text("not a trace line\n", encoding="utf-8")
+    done = _run("--out", str(tmp_path), "--days", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == f"wrote 1 day files to {tmp_path / 'trace'}:"
+    assert "2030-01-01" not in done.stdout
+    assert "could not be read back" not in done.stdout
+    assert other.read_text(encoding="utf-8") == "not a trace line\n"
+
+
+def test_no_days_is_a_clear_error(tmp_path: Path) -> None:
+    done = _run("--out", str(tmp_path), "--days", "0")
+    assert done.returncode == 2
+    assert done.stderr.startswith("write_days.py: days=0 writes nothing; ask for at least one day.")
+    assert "Traceback" not in done.stderr
+
+
+def test_an_out_that_is_a_file_is_named(tmp_path: Path) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("x", encoding="utf-8")
+    done = _run("--out", str(target))
+    assert done.returncode == 2
+    assert done.stderr == f"write_days.py: --out {target} is not a folder\n"
+
+
+def test_make_days_runs_the_script_with_its_settings(tmp_path: Path) -> None:
+    """`make days OUT=DIR DAYS=N SEED=S` (dry run: the command it would run)."""
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", "days", f"OUT={tmp_path}", "DAYS=3", "SEED=11"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f'scripts/write_days.py --out "{tmp_path}" --days 3 --seed 11' in done.stdout
