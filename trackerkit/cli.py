@@ -291,21 +291,20 @@ def _clock(start: datetime | None) -> Callable[[], datetime]:
 
 
 def _changes(args: argparse.Namespace) -> int:
-    from trackerkit.changes import tracker_changes_between
+    from trackerkit.changes import Changes, tracker_changes_between
     from trackerkit.simulate.session import Session
     from trackerkit.views.tables import changes_lines
 
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
     messages = session.chat.messages
-    if not messages:
-        result: dict[str, object] = {"messages": []}
-    else:
-        result = tracker_changes_between(
-            session.chat, None, args.from_id or messages[0].id, args.to_id
-        )
+    result = (
+        tracker_changes_between(session.chat, None, args.from_id or messages[0].id, args.to_id)
+        if messages
+        else Changes()
+    )
     if args.json:
-        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        print(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:
         print(changes_lines(result))
     return 0
@@ -324,7 +323,10 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             + "), told by its content unless --from names it, and write each tracker as a new "
             "piece in DIR/trackers (atomic; an id already there gets the next free one). Prints "
             "the report: per source key what mapped exactly, what was guessed and from what, and "
-            "what could not map and why; then the pieces written and the scene links."
+            "what could not map and why; then the pieces written and the scene links. When the "
+            "source is a set of trackers used together (a card, a preset, a game state), a scene "
+            "file linking them is written in DIR/scenes (atomic; a taken id gets the next free "
+            "one)."
         ),
     )
     command.add_argument("file", metavar="FILE", help="the file to import")
@@ -350,7 +352,7 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _import(args: argparse.Namespace) -> int:
     from trackerkit.formats.detect import FORMAT_NAMES
-    from trackerkit.formats.importers import import_file, save_imported
+    from trackerkit.formats.importers import import_file, save_imported, save_imported_scene
     from trackerkit.library import Library
     from trackerkit.workspace import workspace
 
@@ -374,6 +376,9 @@ def _import(args: argparse.Namespace) -> int:
         print(f"{verb} {library.path / (tracker.id + '.json')} ({tracker.name})")
     if saved.scene_links:
         print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
+    scene = save_imported_scene(saved, root / "scenes", dry_run=args.dry_run)
+    if scene is not None:
+        print(f"{verb} {scene.path} (scene {scene.scene.title})")
     if args.dry_run:
         print("dry run: nothing written")
     return 0

@@ -11,6 +11,7 @@ from conftest import DATA_TRACKERS
 from trackerkit.cli import main
 from trackerkit.formats.card import export_card
 from trackerkit.library import Library
+from trackerkit.scene import load_scene
 
 LI = {
     "Li": {
@@ -52,7 +53,8 @@ class TestImport:
             0,
             REPORT.format(file=card)
             + f"wrote {data / 'trackers' / 'li.json'} (Li)\n"
-            + 'scene links: ["li"]\n',
+            + 'scene links: ["li"]\n'
+            + f"wrote {data / 'scenes' / 'li.json'} (scene li)\n",
             "",
         )
         tracker = Library(data / "trackers").get("li")
@@ -70,11 +72,17 @@ class TestImport:
         _run(capsys, "import", str(card), "--into", str(data))
         first = (data / "trackers" / "li.json").read_bytes()
         code, out, _ = _run(capsys, "import", str(card), "--into", str(data), "--from", "mvu")
-        assert (code, out.splitlines()[-2:]) == (
+        assert (code, out.splitlines()[-3:]) == (
             0,
-            [f"wrote {data / 'trackers' / 'li-2.json'} (Li)", 'scene links: ["li-2"]'],
+            [
+                f"wrote {data / 'trackers' / 'li-2.json'} (Li)",
+                'scene links: ["li-2"]',
+                f"wrote {data / 'scenes' / 'li-2.json'} (scene li)",
+            ],
         )
         assert (data / "trackers" / "li.json").read_bytes() == first
+        assert load_scene(data / "scenes" / "li.json").trackers == ["li"]
+        assert load_scene(data / "scenes" / "li-2.json").trackers == ["li-2"]
 
     def test_dry_run_writes_nothing(
         self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
@@ -86,6 +94,7 @@ class TestImport:
             REPORT.format(file=card)
             + f"would write {data / 'trackers' / 'li.json'} (Li)\n"
             + 'scene links: ["li"]\n'
+            + f"would write {data / 'scenes' / 'li.json'} (scene li)\n"
             + "dry run: nothing written\n",
             "",
         )
@@ -161,7 +170,8 @@ class TestCard:
             "0 unmapped)\n"
             "  exact: data.extensions.trackerkit.trackers[0] -> Health: record, 3 fields\n"
             f"wrote {data / 'trackers' / 'health.json'} (Health)\n"
-            'scene links: ["health"]\n',
+            'scene links: ["health"]\n'
+            f"wrote {data / 'scenes' / 'vera.json'} (scene Vera)\n",
             "",
         )
         assert Library(data / "trackers").get("health") == health
@@ -184,3 +194,85 @@ class TestWhere:
         assert (code, err) == (0, "")
         assert f"wrote {data / 'trackers' / 'li.json'} (Li)\n" in out
         assert Library(data / "trackers").ids() == ["li"]
+
+
+class TestScene:
+    """The scene file an import writes: linking the trackers, loadable, never overwriting."""
+
+    def test_scene_links_every_tracker(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """A preset of several trackers gives one scene linking them all, in the source's order."""
+        preset = tmp_path / "preset.json"
+        preset.write_bytes(orjson.dumps(ST_PRESET))
+        data = tmp_path / "data"
+        code, out, err = _run(capsys, "import", str(preset), "--into", str(data))
+        assert (code, err) == (0, "")
+        assert (
+            out.splitlines()[-1]
+            == f"wrote {data / 'scenes' / 'harbour-watch.json'} (scene Harbour Watch)"
+        )
+        scene = load_scene(data / "scenes" / "harbour-watch.json")
+        assert (scene.id, scene.title, scene.trackers) == (
+            "harbour-watch",
+            "Harbour Watch",
+            ["harbour-watch", "characters"],
+        )
+        assert sorted(Library(data / "trackers").ids()) == sorted(scene.trackers)
+
+    def test_taken_scene_id(
+        self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
+    ) -> None:
+        """A scene file already there under the id is kept byte for byte; the new one is li-2."""
+        data = tmp_path / "data"
+        (data / "scenes").mkdir(parents=True)
+        mine = b'{"id": "li", "title": "Mine"}\n'
+        (data / "scenes" / "li.json").write_bytes(mine)
+        code, out, _ = _run(capsys, "import", str(card), "--into", str(data))
+        assert (code, out.splitlines()[-1]) == (
+            0,
+            f"wrote {data / 'scenes' / 'li-2.json'} (scene li)",
+        )
+        assert (data / "scenes" / "li.json").read_bytes() == mine
+        assert load_scene(data / "scenes" / "li-2.json").trackers == ["li"]
+        assert sorted(p.name for p in (data / "scenes").iterdir()) == ["li-2.json", "li.json"]
+
+    def test_alternative_presets_make_no_scene(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """WTracker presets are alternatives (one is chosen), so no scene links them together."""
+        settings = tmp_path / "wtracker.json"
+        schema = {"type": "object", "properties": {"hp": {"type": "integer"}}}
+        settings.write_bytes(
+            orjson.dumps(
+                {
+                    "schemaPresets": {
+                        "a": {"name": "A", "value": schema},
+                        "b": {"name": "B", "value": schema},
+                    }
+                }
+            )
+        )
+        data = tmp_path / "data"
+        code, out, _ = _run(capsys, "import", str(settings), "--into", str(data))
+        assert code == 0
+        assert not [line for line in out.splitlines() if "(scene " in line]
+        assert not (data / "scenes").exists()
+
+
+#: A SillyTavern-Tracker preset: root text fields and a keyed list of characters.
+ST_PRESET = {
+    "presetName": "Harbour Watch",
+    "trackerDef": {
+        "field-0": {"name": "Time", "type": "STRING", "presence": "DYNAMIC", "prompt": "When."},
+        "field-1": {
+            "name": "Characters",
+            "type": "FOR_EACH_OBJECT",
+            "presence": "DYNAMIC",
+            "prompt": "Who is here.",
+            "nestedFields": {
+                "field-2": {"name": "Outfit", "type": "STRING", "prompt": "What they wear."}
+            },
+        },
+    },
+}

@@ -178,7 +178,9 @@ def card_from_data(card: object, file: str) -> Imported:
         )
         for i, t in enumerate(trackers)
     )
-    return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines))
+    title = data.get("name")
+    scene = " ".join(title.split()) if isinstance(title, str) and title.strip() else "Card"
+    return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines), scene)
 
 
 # --- cards inside PNG images -----------------------------------------------------------------

@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from trackerkit.errors import Problem
+from trackerkit.errors import Location, Problem
 from trackerkit.formats.providers import Provider
 
 __all__ = ["check_anthropic", "check_gemini", "check_openai", "check_provider_tool"]
@@ -60,15 +60,13 @@ def _is_json(value: object) -> bool:
     return True
 
 
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
+def _join(path: Location, key: str | int) -> Location:
+    return (*path, key)
 
 
 def _schemas(
-    schema: object, path: str, depth: int = 1
-) -> Iterator[tuple[str, dict[str, Any], int]]:
+    schema: object, path: Location, depth: int = 1
+) -> Iterator[tuple[Location, dict[str, Any], int]]:
     """Every sub-schema with its path and object nesting depth: properties, items, anyOf branches."""
     if not isinstance(schema, dict):
         return
@@ -93,7 +91,7 @@ def _types(schema: Mapping[str, Any]) -> list[object]:
 
 
 def _name_problems(
-    tool: Mapping[str, Any], path: str, pattern: re.Pattern[str], rule: str
+    tool: Mapping[str, Any], path: Location, pattern: re.Pattern[str], rule: str
 ) -> list[Problem]:
     name = tool.get("name")
     if not isinstance(name, str) or pattern.fullmatch(name) is None:
@@ -101,14 +99,14 @@ def _name_problems(
     return []
 
 
-def _description_problems(tool: Mapping[str, Any], path: str) -> list[Problem]:
+def _description_problems(tool: Mapping[str, Any], path: Location) -> list[Problem]:
     if "description" in tool and not isinstance(tool["description"], str):
         found = _shown(tool["description"])
         return [Problem(_join(path, "description"), f"must be text; found {found}")]
     return []
 
 
-def _root_problems(schema: object, path: str) -> list[Problem]:
+def _root_problems(schema: object, path: Location) -> list[Problem]:
     if not isinstance(schema, dict):
         return [Problem(path, f"must be a JSON Schema object; found {_shown(schema)}")]
     problems = []
@@ -128,19 +126,21 @@ def _root_problems(schema: object, path: str) -> list[Problem]:
 def check_openai(tool: object) -> list[Problem]:
     """Every way `tool` breaks OpenAI's rules for a strict function tool; empty when it passes."""
     if not isinstance(tool, dict):
-        return [Problem("", f"must be an object; found {_shown(tool)}")]
+        return [Problem((), f"must be an object; found {_shown(tool)}")]
     problems = []
     if tool.get("type") != "function":
-        problems.append(Problem("type", f'must be "function"; found {_shown(tool.get("type"))}'))
+        problems.append(Problem(("type",), f'must be "function"; found {_shown(tool.get("type"))}'))
     function = tool.get("function")
     if not isinstance(function, dict):
-        return [*problems, Problem("function", f"must be an object; found {_shown(function)}")]
-    problems += _name_problems(function, "function", _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,64}$")
-    problems += _description_problems(function, "function")
+        return [*problems, Problem(("function",), f"must be an object; found {_shown(function)}")]
+    problems += _name_problems(function, ("function",), _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,64}$")
+    problems += _description_problems(function, ("function",))
     if function.get("strict") is not True:
         found = _shown(function.get("strict"))
-        problems.append(Problem("function.strict", f"must be true for strict mode; found {found}"))
-    path = "function.parameters"
+        problems.append(
+            Problem(("function", "strict"), f"must be true for strict mode; found {found}")
+        )
+    path: Location = ("function", "parameters")
     parameters = function.get("parameters")
     problems += _root_problems(parameters, path)
     properties = enums = 0
@@ -170,7 +170,7 @@ def check_openai(tool: object) -> list[Problem]:
     return problems
 
 
-def _openai_node(where: str, schema: Mapping[str, Any]) -> list[Problem]:
+def _openai_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     problems = [
         Problem(_join(where, key), "is not supported in strict mode")
         for key in _OPENAI_FORBIDDEN
@@ -218,23 +218,26 @@ def _openai_node(where: str, schema: Mapping[str, Any]) -> list[Problem]:
 def check_anthropic(tool: object) -> list[Problem]:
     """Every way `tool` breaks Anthropic's rules for a Messages tool; empty when it passes."""
     if not isinstance(tool, dict):
-        return [Problem("", f"must be an object; found {_shown(tool)}")]
-    problems = _name_problems(tool, "", _ANTHROPIC_NAME, "^[a-zA-Z0-9_-]{1,64}$")
-    problems += _description_problems(tool, "")
+        return [Problem((), f"must be an object; found {_shown(tool)}")]
+    problems = _name_problems(tool, (), _ANTHROPIC_NAME, "^[a-zA-Z0-9_-]{1,64}$")
+    problems += _description_problems(tool, ())
     unknown = sorted(
         str(k) for k in tool if k not in {"name", "description", "input_schema", "cache_control"}
     )
     if unknown:
         problems.append(
             Problem(
-                "",
+                (),
                 f"has keys a Messages tool does not take: {', '.join(unknown)} (it takes name, description, input_schema)",
             )
         )
     if "input_schema" not in tool:
-        return [*problems, Problem("input_schema", "is missing; a tool needs its JSON Schema here")]
-    problems += _root_problems(tool["input_schema"], "input_schema")
-    for where, schema, _ in _schemas(tool["input_schema"], "input_schema"):
+        return [
+            *problems,
+            Problem(("input_schema",), "is missing; a tool needs its JSON Schema here"),
+        ]
+    problems += _root_problems(tool["input_schema"], ("input_schema",))
+    for where, schema, _ in _schemas(tool["input_schema"], ("input_schema",)):
         problems += [
             Problem(_join(where, "type"), f"must be a JSON Schema type; found {_shown(t)}")
             for t in _types(schema)
@@ -246,18 +249,18 @@ def check_anthropic(tool: object) -> list[Problem]:
 def check_gemini(tool: object) -> list[Problem]:
     """Every way `tool` breaks Gemini's rules for `functionDeclarations`; empty when it passes."""
     if not isinstance(tool, dict):
-        return [Problem("", f"must be an object; found {_shown(tool)}")]
+        return [Problem((), f"must be an object; found {_shown(tool)}")]
     declarations = tool.get("functionDeclarations")
     if not isinstance(declarations, list) or not declarations:
         found = _shown(declarations)
         return [
             Problem(
-                "functionDeclarations", f"must be a list of function declarations; found {found}"
+                ("functionDeclarations",), f"must be a list of function declarations; found {found}"
             )
         ]
     problems: list[Problem] = []
     for i, declaration in enumerate(declarations):
-        path = _join("functionDeclarations", i)
+        path = ("functionDeclarations", i)
         if not isinstance(declaration, dict):
             problems.append(Problem(path, f"must be an object; found {_shown(declaration)}"))
             continue
@@ -272,7 +275,7 @@ def check_gemini(tool: object) -> list[Problem]:
     return problems
 
 
-def _gemini_node(where: str, schema: Mapping[str, Any]) -> list[Problem]:
+def _gemini_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     problems = []
     for key in schema:
         if key in _GEMINI_FORBIDDEN:

@@ -88,11 +88,14 @@ class Imported:
         trackers: the new tracker pieces, each passed by the strict decoder, at revision 0.
         scene_links: their ids in the order a scene should link them (the source's order).
         report: what became of every source key.
+        scene: the title of the scene the source implies (a card, a preset, a game state: trackers
+            used together in one chat), or None when it implies none (alternative presets).
     """
 
     trackers: tuple[Tracker, ...]
     scene_links: tuple[str, ...]
     report: ImportReport
+    scene: str | None = None
 
 
 def meaning(key: str, name: str, text: str) -> str:
@@ -148,6 +151,8 @@ class Builder:
         self.format = format
         self.drafts: list[TrackerDraft] = []
         self.lines: list[ReportLine] = []
+        #: The title of the scene the source implies, when it implies one (see `Imported.scene`).
+        self.scene: str | None = None
 
     def tracker(
         self, name: str, layout: Layout, description: str = "", source: str = ""
@@ -209,4 +214,5 @@ class Builder:
                     self.file, f"its tracker {name!r} would be refused: {problems}"
                 ) from None
         report = ImportReport(self.file, self.format, tuple(self.lines))
-        return Imported(tuple(trackers), tuple(t.id for t in trackers), report)
+        scene = " ".join(self.scene.split()) if self.scene else None
+        return Imported(tuple(trackers), tuple(t.id for t in trackers), report, scene or None)

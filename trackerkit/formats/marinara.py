@@ -13,6 +13,7 @@ a tracker starts with no rows; bookkeeping (ids, locks, timestamps) is reported,
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
@@ -66,6 +67,7 @@ def marinara_from_data(data: object, file: str) -> Imported:
             "personaStats or presentCharacters",
         )
     builder = Builder(file, "marinara")
+    builder.scene = Path(file).stem
     scene = builder.tracker("Scene", "record", "Where and when, from Marinara Engine")
     for key, value in data.items():
         if key in _SCENE:

@@ -48,12 +48,23 @@ def mvu_from_data(data: object, file: str) -> Imported:
             file, "is not MVU variables: an [InitVar] entry holds an object of variables"
         )
     builder = Builder(file, "mvu")
+    builder.scene = _scene_title(data) or Path(file).stem
     entries = init_var_entries(data)
     if entries:
         _book(builder, entries, file)
     else:
         _variables(builder, data, Path(file).stem, "")
     return builder.finish()
+
+
+def _scene_title(data: dict[str, Any]) -> str | None:
+    """The card's or book's name, which names the scene its variables are for."""
+    inner = data.get("data")
+    for holder in (inner if isinstance(inner, dict) else {}, data):
+        name = holder.get("name")
+        if isinstance(name, str) and name.strip():
+            return name
+    return None
 
 
 def _book(builder: Builder, entries: list[object], file: str) -> None:

@@ -11,6 +11,7 @@ fields and thoughts as text columns; an inventory section makes keyed lists with
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
@@ -49,6 +50,7 @@ def rpg_companion_from_data(data: object, file: str) -> Imported:
             "presentCharacters or inventory",
         )
     builder = Builder(file, "rpg-companion")
+    builder.scene = Path(file).stem
     if isinstance(data, dict) and "trackerConfig" in data:
         for key in data:
             if key != "trackerConfig":

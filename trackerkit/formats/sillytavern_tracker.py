@@ -62,6 +62,7 @@ def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
                 )
             elif key != "trackerDef":
                 builder.unmapped(key, "a preset setting (prompt, template or option), not a field")
+    builder.scene = title
     if not isinstance(definition, dict) or not any(
         isinstance(v, dict) and v.get("type") in _TYPES for v in definition.values()
     ):

@@ -61,6 +61,8 @@ def wtracker_from_data(data: object, file: str) -> Imported:
     for where, name, schema in readable:
         assert isinstance(schema, dict)
         _schema(builder, where, name, schema)
+    if len(readable) == 1:  # one preset's trackers go together; several are alternatives
+        builder.scene = readable[0][1]
     return builder.finish()
 
 
