@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import base64
 import importlib
-import importlib.util
 import os
 import re
 import subprocess
@@ -21,6 +20,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from test_notebooks import _load
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -29,13 +29,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def _script(name: str) -> ModuleType:
-    path = ROOT / "scripts" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"script_{name}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load(ROOT / "scripts" / f"{name}.py")
 
 
 def _read(path: Path) -> Any:
