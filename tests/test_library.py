@@ -92,8 +92,9 @@ class TestReading:
         assert [p.path for p in verdicts["refused"].problems] == ["extra", "name"]  # TR-12: both
         assert verdicts["moved"].problems == (
             Problem(
-                "id",
+                ("id",),
                 'is "health" but the file is named moved.json; a piece\'s id must match its file name',
+                "id_not_file_name",
             ),
         )
         assert [t.id for t in lib.trackers()] == ["bag", "health"]

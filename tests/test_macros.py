@@ -6,12 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from trackerkit.errors import TrackerkitError
+from trackerkit.errors import MacroLookupError, TrackerkitError
 from trackerkit.macros import (
     MacroHandler,
     MacroIssue,
     MacroLimits,
-    MacroLookupError,
     MacroReport,
     MacroUse,
     context_handlers,
@@ -22,9 +21,12 @@ from trackerkit.macros import (
 def _tracker(args: tuple[str, ...]) -> str:
     values = {("Health",): "Health: hp=25, hp_max=30", ("Health", "hp"): "25"}
     if args[:1] != ("Health",):
-        raise MacroLookupError(f'no tracker named "{args[0] if args else ""}" is linked')
+        name = args[0] if args else ""
+        raise MacroLookupError(f'no tracker named "{name}" is linked', code="no_tracker", name=name)
     if args not in values:
-        raise MacroLookupError(f'Health has no field named "{args[1]}"')
+        raise MacroLookupError(
+            f'Health has no field named "{args[1]}"', code="no_field", name=args[1]
+        )
     return values[args]
 
 
@@ -134,34 +136,48 @@ class TestErrors:
         assert rendered.text == "x {{helth::{{user}}}} y"
         assert rendered.report.errors == (
             MacroIssue(
-                "{{helth::{{user}}}}", 2, 'unknown macro "helth"; it was left as written', "Mood"
+                "{{helth::{{user}}}}",
+                2,
+                'unknown macro "helth"; it was left as written',
+                "Mood",
+                code="unknown_macro",
+                name="helth",
             ),
         )
         assert not rendered.report.ok
 
     @pytest.mark.parametrize(
-        ("template", "macro", "position", "message"),
+        ("template", "macro", "position", "message", "code", "name"),
         [
             (
                 "hp={{tracker::Helth}}",
                 "{{tracker::Helth}}",
                 3,
                 'no tracker named "Helth" is linked',
+                "no_tracker",
+                "Helth",
             ),
             (
                 "{{user}} {{tracker::Health::hpp}}",
                 "{{tracker::Health::hpp}}",
                 9,
                 'Health has no field named "hpp"',
+                "no_field",
+                "hpp",
             ),
-            ("{{user::x}}", "{{user::x}}", 0, "{{user}} takes no arguments"),
+            ("{{user::x}}", "{{user::x}}", 0, "{{user}} takes no arguments", "usage", "user"),
         ],
         ids=["unknown-tracker", "unknown-field", "argument-to-a-name"],
     )
-    def test_handler_refusal(self, template: str, macro: str, position: int, message: str) -> None:
-        """A handler's `MacroLookupError` renders as nothing and is reported at the macro's offset."""
+    def test_handler_refusal(
+        self, template: str, macro: str, position: int, message: str, code: str, name: str
+    ) -> None:
+        """A handler's `MacroLookupError` renders as nothing and is reported at the macro's offset,
+        with the handler's code and the name it concerns."""
         rendered = render_macros(template, HANDLERS, source="Health")
-        assert rendered.report.errors == (MacroIssue(macro, position, message, "Health"),)
+        assert rendered.report.errors == (
+            MacroIssue(macro, position, message, "Health", code, name),
+        )
         assert macro not in rendered.text
         assert template[position:].startswith(macro)
 
@@ -214,6 +230,7 @@ class TestCaps:
         rendered = render_macros("{{x}}" * 1_000_000, HANDLERS, limits=limits)
         assert len(rendered.report.errors) == 51
         assert rendered.report.errors[-1].message.startswith("step budget of 50 ")
+        assert rendered.report.errors[-1].code == "step_budget"
         assert len(rendered.text) == 5 * 50
 
     def test_output_ceiling_on_a_huge_result(self) -> None:
@@ -224,6 +241,7 @@ class TestCaps:
         (error,) = rendered.report.errors
         assert (error.macro, error.position) == ("{{big}}", 2)
         assert error.message.startswith("output ceiling of 1000000 characters reached")
+        assert error.code == "output_ceiling"
 
     def test_output_ceiling_on_a_million_characters(self) -> None:
         """A template writing past the ceiling is cut exactly at it."""

@@ -21,6 +21,7 @@ from trackerkit import (
     decode_tracker,
     encode_tracker,
 )
+from trackerkit.errors import render_location
 from trackerkit.tracker import MAX_ITEMS, MAX_TEXT
 
 Doc = dict[str, Any]
@@ -266,6 +267,65 @@ def _shown(value: object) -> str:
     from trackerkit.fields import describe_value
 
     return describe_value(value)
+
+
+class TestStructuredProblems:
+    """Issue 15, item 4: a problem carries its location as a tuple and a code; the path string and
+    the sentence are rendered from them, so code never parses a message."""
+
+    def test_location_code_and_other(self, bag: Doc) -> None:
+        """A repeated name is located by keys and indexes, coded, and names the first field."""
+        bag["body"]["fields"][1]["name"] = "qty"
+        with pytest.raises(TrackerDecodeError) as caught:
+            decode_tracker(bag)
+        (problem,) = [p for p in caught.value.problems if p.code == "name_repeated"]
+        assert problem.where == ("body", "fields", 1, "name")
+        assert problem.other == ("body", "fields", 0)
+        assert problem.path == "body.fields[1].name"
+        assert str(problem) == 'body.fields[1].name: repeats the name "qty" of fields[0]'
+
+    @pytest.mark.parametrize(
+        ("where", "path"),
+        [
+            ((), ""),
+            (("name",), "name"),
+            (("body", "fields", 2, "maxField"), "body.fields[2].maxField"),
+            (("body", "fields", 0, "choices", 3), "body.fields[0].choices[3]"),
+            ((4, "x"), "[4].x"),
+        ],
+    )
+    def test_path_rendered_from_the_location(self, where: tuple[str | int, ...], path: str) -> None:
+        assert render_location(where) == path
+        assert Problem(where, "m").path == path
+
+    @pytest.mark.parametrize(
+        ("edit", "code"),
+        [
+            (_set("body.fields", []), "no_fields"),
+            (_set("name", " "), "blank"),
+            (_drop("body.layout"), "required"),
+            (_set("body.extra", 1), "unknown_key"),
+            (_set("body.layout", "grid"), "not_one_of"),
+            (_set("body.note", 3), "wrong_type"),
+        ],
+    )
+    def test_codes(self, health: Doc, edit: Callable[[Doc], None], code: str) -> None:
+        """Each kind of problem has its own code."""
+        edit(health)
+        with pytest.raises(TrackerDecodeError) as caught:
+            decode_tracker(health)
+        assert code in {p.code for p in caught.value.problems}
+
+    def test_ceiling_codes(self) -> None:
+        """A ceiling passed is coded with what it is (`too_large`, `too_deep`), located by tuple."""
+        deep: Any = 1
+        for _ in range(40):
+            deep = [deep]
+        with pytest.raises(TrackerDecodeError) as caught:
+            decode_tracker({"name": "x" * (MAX_TEXT + 1), "body": {"deep": deep}})
+        found = {(p.where[:2], p.code) for p in caught.value.problems}
+        assert (("name",), "too_large") in found
+        assert any(code == "too_deep" and where[:1] == ("body",) for where, code in found)
 
 
 class TestLayouts:

@@ -9,29 +9,41 @@
     ├── BadRequestError         a malformed argument, such as a message id of the wrong shape
     ├── PromptTooLargeError     the fixed parts of a request alone do not fit its window
     ├── ModelError              a model endpoint that is away or answered nonsense
+    │   └── ToolsRefusedError   the model (or its server) does not take tools
+    ├── MacroLookupError        a macro handler's refusal (reported by the engine, never raised out)
     ├── TraceLineError          a trace line that cannot be read (file and line number)
     └── ImportRefusedError      a file an importer cannot read as a tracker format (names the file)
 
-Messages are whole sentences that say what is wrong, where, and what was found.
+Messages are whole sentences that say what is wrong, where, and what was found. Code that acts on
+a problem reads its fields (`Problem.where`, `Problem.code`, `MacroLookupError.code` and `.name`),
+never the sentence: the sentence is for people.
+
+`Problem` is no exception: it is one reason a piece was refused, which `TrackerDecodeError` and
+the verdicts carry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeAlias
 
 __all__ = [
     "BadRequestError",
     "EditRefusedError",
     "ImportRefusedError",
+    "Location",
+    "MacroLookupError",
     "ModelError",
     "NotFoundError",
     "Problem",
     "PromptTooLargeError",
     "StaleRevisionError",
+    "ToolsRefusedError",
     "TraceLineError",
     "TrackerDecodeError",
     "TrackerkitError",
     "TurnError",
+    "render_location",
 ]
 
 
@@ -39,15 +51,47 @@ class TrackerkitError(Exception):
     """The base of every error trackerkit raises on purpose."""
 
 
+Location: TypeAlias = tuple[str | int, ...]
+"""Where a problem is, from the document's root: keys and list indexes, such as
+`("body", "fields", 2, "maxField")`; `()` is the document (or file) itself."""
+
+
+def render_location(where: Location) -> str:
+    """`body.fields[2].maxField` from `("body", "fields", 2, "maxField")`; `""` for the root."""
+    out = ""
+    for part in where:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One reason a tracker piece was refused: where (a path such as `body.fields[2].maxField`) and why."""
+    """One reason a tracker piece was refused: where, why in a sentence, and what kind of reason.
 
-    path: str
+    Attributes:
+        where: the location, keys and indexes from the root (`("body", "fields", 2, "maxField")`).
+        message: the plain sentence, without the location (`names "hp", which is ...`).
+        code: what kind of problem, for code that acts on it (`"name_repeated"`,
+            `"top_unknown"`, `"required"`, ...; `"invalid"` when nothing more is said).
+        other: a second location the problem concerns (the first field whose name is repeated).
+    """
+
+    where: Location
     message: str
+    code: str = "invalid"
+    other: Location | None = None
+
+    @property
+    def path(self) -> str:
+        """The location as one string, such as `body.fields[2].maxField` (`""` for the root)."""
+        return render_location(self.where)
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        path = self.path
+        return f"{path}: {self.message}" if path else self.message
 
 
 class TrackerDecodeError(TrackerkitError):
@@ -110,6 +154,27 @@ class PromptTooLargeError(TrackerkitError):
 
 class ModelError(TrackerkitError):
     """A model endpoint was unreachable, timed out or answered something unreadable."""
+
+
+class ToolsRefusedError(ModelError):
+    """The model (or its server) does not take tools."""
+
+
+class MacroLookupError(TrackerkitError):
+    """A macro handler's refusal in one plain sentence, such as `no linked tracker is called "Helth"`.
+
+    The macro engine catches it and reports it as a `MacroIssue` carrying the same `code` and
+    `name`, so a caller can tell kinds of refusal apart without reading the sentence.
+
+    Attributes:
+        code: the kind of refusal (`"no_tracker"`, `"no_field"`, `"no_row"`, `"usage"`, ...).
+        name: the name the refusal concerns (the tracker, field or row asked for), or `""`.
+    """
+
+    def __init__(self, message: str, *, code: str = "refused", name: str = "") -> None:
+        self.code = code
+        self.name = name
+        super().__init__(message)
 
 
 class TraceLineError(TrackerkitError):

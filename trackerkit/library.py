@@ -89,11 +89,11 @@ class Verdict:
 def _load_json(path: Path, within: Path | None = None) -> tuple[object, Problem | None]:
     raw, unread = read_piece_file(path, within)
     if raw is None:
-        return None, Problem("", unread or "is not there")
+        return None, Problem((), unread or "is not there", "unreadable")
     try:
         return orjson.loads(raw), None
     except orjson.JSONDecodeError as exc:
-        return None, Problem("", f"is not valid JSON: {exc}")
+        return None, Problem((), f"is not valid JSON: {exc}", "not_json")
 
 
 def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict:
@@ -125,9 +125,10 @@ def piece_verdict(data: object, path: Path) -> Verdict:
     if isinstance(piece_id, str) and piece_id != path.stem:
         problems.append(
             Problem(
-                "id",
+                ("id",),
                 f'is "{piece_id[:60]}" but the file is named {path.name}; a piece\'s id must '
                 "match its file name",
+                "id_not_file_name",
             )
         )
     if problems:
@@ -284,7 +285,7 @@ class Library:
             path = self._existing(tracker_id)
             stored, unreadable = _load_json(path, self.path)
             if unreadable is not None or not isinstance(stored, dict):
-                problem = unreadable or Problem("", "must be a JSON object")
+                problem = unreadable or Problem((), "must be a JSON object", "not_object")
                 raise TrackerDecodeError([problem], path.name)
             current = _revision_of(stored)
             if current != base_revision:
@@ -458,9 +459,11 @@ def load_scenes(
     for path in _piece_files(folder):
         data, unreadable = _load_json(path, folder)
         if unreadable is None and not isinstance(data, dict):
-            unreadable = Problem("", f"must be a JSON object; found {describe_value(data)}")
+            unreadable = Problem(
+                (), f"must be a JSON object; found {describe_value(data)}", "not_object"
+            )
         if unreadable is not None:
-            problem = Problem(str(path), unreadable.message)
+            problem = Problem((str(path),), unreadable.message, unreadable.code)
             _log.warning("skipped scene file %s", problem)
             if skipped is not None:
                 skipped.append(problem)

@@ -34,13 +34,12 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from trackerkit.errors import TrackerkitError
+from trackerkit.errors import MacroLookupError
 
 __all__ = [
     "MacroHandler",
     "MacroIssue",
     "MacroLimits",
-    "MacroLookupError",
     "MacroReport",
     "MacroUse",
     "Rendered",
@@ -55,18 +54,22 @@ _OPEN = "{{"
 _BRACE = re.compile(r"\{\{|\}\}")
 
 
-class MacroLookupError(TrackerkitError):
-    """A handler's refusal in one plain sentence, such as `no tracker named "Helth" is linked`."""
-
-
 @dataclass(frozen=True, slots=True)
 class MacroIssue:
-    """One macro problem: the macro as written, its offset in the template, and why."""
+    """One macro problem: the macro as written, its offset in the template, and why.
+
+    `code` says what kind of problem it is, for code that acts on it: `unknown_macro`, a cap
+    (`too_deep`, `step_budget`, `output_ceiling`), or a handler's own (`MacroLookupError.code`,
+    such as `no_tracker`). `name` is the name it concerns: the unknown macro's, or the one the
+    handler refused (the tracker, field or row asked for); `""` when none.
+    """
 
     macro: str
     position: int
     message: str
     source: str = ""
+    code: str = "refused"
+    name: str = ""
 
     def __str__(self) -> str:
         where = f"{self.source}: " if self.source else ""
@@ -198,6 +201,7 @@ class _Run:
                 start,
                 f"macros are nested more than {self.limits.max_depth} deep; "
                 "the rest of the template was left out",
+                "too_deep",
             )
         return end
 
@@ -210,14 +214,15 @@ class _Run:
         name = parts[0].strip().lower()
         handler = self.handlers.get(name)
         if handler is None:
-            self._issue(macro, frame.start, f'unknown macro "{parts[0]}"; it was left as written')
+            message = f'unknown macro "{parts[0]}"; it was left as written'
+            self._issue(macro, frame.start, message, "unknown_macro", parts[0].strip())
             self._emit(macro, frame.start, macro)
             return
         args = tuple(parts[1:])
         try:
             result = handler(args)
         except MacroLookupError as error:
-            self._issue(macro, frame.start, str(error))
+            self._issue(macro, frame.start, str(error), error.code, error.name)
             return
         at = None if self.stack else self.length
         self.uses.append(MacroUse(name, args, frame.start, self.source, at))
@@ -233,6 +238,7 @@ class _Run:
             position,
             f"step budget of {self.limits.step_budget} macro evaluations spent; "
             "the rest of the template was left out",
+            "step_budget",
         )
         return False
 
@@ -263,6 +269,7 @@ class _Run:
             position,
             f"output ceiling of {self.limits.output_ceiling} characters reached; "
             "the text was cut there and the rest of the template was left out",
+            "output_ceiling",
         )
         return False
 
@@ -272,11 +279,11 @@ class _Run:
             frame = self.stack.pop()
             self._emit(_OPEN + "::".join([*frame.args, "".join(frame.pieces)]), frame.start)
 
-    def _issue(self, macro: str, position: int, message: str) -> None:
-        self.errors.append(MacroIssue(macro, position, message, self.source))
+    def _issue(self, macro: str, position: int, message: str, code: str, name: str = "") -> None:
+        self.errors.append(MacroIssue(macro, position, message, self.source, code, name))
 
-    def _stop(self, macro: str, position: int, message: str) -> None:
-        self._issue(macro, position, message)
+    def _stop(self, macro: str, position: int, message: str, code: str) -> None:
+        self._issue(macro, position, message, code)
         self.stopped = True
 
 
@@ -313,7 +320,7 @@ def render_macros(
 def _constant(name: str, value: str) -> MacroHandler:
     def handler(args: tuple[str, ...]) -> str:
         if args:
-            raise MacroLookupError(f"{{{{{name}}}}} takes no arguments")
+            raise MacroLookupError(f"{{{{{name}}}}} takes no arguments", code="usage", name=name)
         return value
 
     return handler

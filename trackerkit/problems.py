@@ -3,8 +3,8 @@
 The ceilings (TR-11) are checked in one iterative pass over the raw data before any model work,
 so a huge or deeply nested file is refused quickly and without recursion. The same pass refuses
 what no JSON file in UTF-8 can hold (a key that is not text, a lone surrogate), so no message
-ever carries text that cannot be printed. Every problem is a `Problem(path, message)` with a
-path such as `body.fields[2].maxField` (TR-12).
+ever carries text that cannot be printed. Every problem is a `Problem(where, message, code)` with
+a location such as `("body", "fields", 2, "maxField")`, shown as `body.fields[2].maxField` (TR-12).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 import re
 from typing import Any
 
-from trackerkit.errors import Problem
+from trackerkit.errors import Location, Problem
 from trackerkit.fields import (
     KEYS_BY_TYPE,
     MAX_SAFE_INTEGER,
@@ -91,7 +91,7 @@ def _scalar_within(value: object) -> bool:
 def _ceiling_paths(data: object) -> list[Problem]:
     """The slow pass, run only when the fast one found something: every problem, with its path."""
     problems: list[Problem] = []
-    stack: list[tuple[object, str, int]] = [(data, "", 0)]
+    stack: list[tuple[object, Location, int]] = [(data, (), 0)]
     while stack and len(problems) < _MAX_PROBLEMS:
         value, path, depth = stack.pop()
         if isinstance(value, str):
@@ -100,10 +100,11 @@ def _ceiling_paths(data: object) -> list[Problem]:
                     Problem(
                         path,
                         f"is unusually large: a text of {len(value):,} characters passes the ceiling of {MAX_TEXT:,}",
+                        "too_large",
                     )
                 )
             if not _plain_text(value):
-                problems.append(Problem(path, _not_text(value)))
+                problems.append(Problem(path, _not_text(value), "not_text"))
         elif isinstance(value, bool) or value is None:
             continue
         elif isinstance(value, float) and not math.isfinite(value):
@@ -114,6 +115,7 @@ def _ceiling_paths(data: object) -> list[Problem]:
                     Problem(
                         path,
                         f"is unusually large: {describe_value(value)} passes the ceiling of 2^53-1",
+                        "too_large",
                     )
                 )
         elif isinstance(value, list | dict):
@@ -123,22 +125,27 @@ def _ceiling_paths(data: object) -> list[Problem]:
                     Problem(
                         path,
                         f"is unusually large: {what} of {len(value):,} items passes the ceiling of {MAX_ITEMS:,}",
+                        "too_large",
                     )
                 )
                 continue
             if depth >= _MAX_DEPTH:
                 problems.append(
-                    Problem(path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels")
+                    Problem(
+                        path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels", "too_deep"
+                    )
                 )
                 continue
             if isinstance(value, list):
-                stack.extend((item, f"{path}[{i}]", depth + 1) for i, item in enumerate(value))
+                stack.extend((item, (*path, i), depth + 1) for i, item in enumerate(value))
             else:
                 for key, item in value.items():
                     if not isinstance(key, str):
                         problems.append(
                             Problem(
-                                path, f"has a key that is not text; found {describe_value(key)}"
+                                path,
+                                f"has a key that is not text; found {describe_value(key)}",
+                                "not_text",
                             )
                         )
                         continue
@@ -147,13 +154,16 @@ def _ceiling_paths(data: object) -> list[Problem]:
                             Problem(
                                 path,
                                 "is unusually large: a key passes the ceiling of 1,000,000 characters",
+                                "too_large",
                             )
                         )
                         continue
                     if not _plain_text(key):
-                        problems.append(Problem(path, f"has a key that {_not_text(key)}"))
+                        problems.append(
+                            Problem(path, f"has a key that {_not_text(key)}", "not_text")
+                        )
                         continue
-                    stack.append((item, f"{path}.{key}" if path else key, depth + 1))
+                    stack.append((item, (*path, key), depth + 1))
     return problems
 
 
@@ -171,20 +181,16 @@ def _not_text(text: str) -> str:
 _TAGS = frozenset(KEYS_BY_TYPE)
 
 
-def _path(loc: tuple[int | str, ...]) -> str:
-    out = ""
+def _where(loc: tuple[int | str, ...]) -> Location:
+    """The document's location from pydantic's: the union's tags and validator steps left out."""
+    out: list[int | str] = []
     previous: int | str | None = None
     for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif isinstance(previous, int) and part in _TAGS:
-            pass  # the discriminated union's tag, not a key of the document
-        elif part in ("function-plain", "function-after"):
-            pass
-        else:
-            out += f".{part}" if out else part
+        tag = isinstance(previous, int) and part in _TAGS  # the union's tag, no key of the document
+        if not tag and part not in ("function-plain", "function-after"):
+            out.append(part)
         previous = part
-    return out
+    return tuple(out)
 
 
 def _lookup(data: object, loc: tuple[int | str, ...]) -> object:
@@ -200,30 +206,35 @@ def _lookup(data: object, loc: tuple[int | str, ...]) -> object:
 def plain(err: Any, data: object) -> Problem:
     loc: tuple[int | str, ...] = tuple(err["loc"])
     kind: str = err["type"]
-    path = _path(loc)
+    path = _where(loc)
     found = describe_value(err.get("input"))
     if kind == "missing":
-        return Problem(path, "is required")
+        return Problem(path, "is required", "required")
     if kind == "extra_forbidden":
         key = str(loc[-1])
         owner = _lookup(data, loc[:-1])
         ftype = owner.get("type") if isinstance(owner, dict) else None
         types = owner_types(key)
         if isinstance(ftype, str) and ftype in _TAGS and types:
-            return Problem(path, f"belongs to {' and '.join(types)} fields, not to a {ftype} field")
-        return Problem(path, "is not a known key")
+            return Problem(
+                path,
+                f"belongs to {' and '.join(types)} fields, not to a {ftype} field",
+                "other_type",
+            )
+        return Problem(path, "is not a known key", "unknown_key")
     if kind == "union_tag_invalid":
         owner = _lookup(data, loc)
         tag = owner.get("type") if isinstance(owner, dict) else None
         return Problem(
-            path + ".type",
+            (*path, "type"),
             f"must be one of text, number, boolean, choice; found {describe_value(tag)}",
+            "not_one_of",
         )
     if kind == "union_tag_not_found":
-        return Problem(path + ".type", "is required (text, number, boolean or choice)")
+        return Problem((*path, "type"), "is required (text, number, boolean or choice)", "required")
     if kind == "literal_error":
         expected = err.get("ctx", {}).get("expected", "")
-        return Problem(path, f"must be one of {expected}; found {found}")
+        return Problem(path, f"must be one of {expected}; found {found}", "not_one_of")
     messages = {
         "string_type": "must be text",
         "bool_type": "must be true or false",
@@ -234,7 +245,7 @@ def plain(err: Any, data: object) -> Problem:
         "model_attributes_type": "must be an object",
     }
     if kind in messages:
-        return Problem(path, f"{messages[kind]}; found {found}")
+        return Problem(path, f"{messages[kind]}; found {found}", "wrong_type")
     return Problem(path, str(err["msg"]))
 
 

@@ -13,12 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trackerkit.errors import PromptTooLargeError
+from trackerkit.errors import MacroLookupError, PromptTooLargeError
 from trackerkit.line import line_of
 from trackerkit.macros import (
     MacroHandler,
     MacroLimits,
-    MacroLookupError,
     MacroReport,
     Rendered,
     context_handlers,
@@ -28,7 +27,6 @@ from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, anyof_parameters, tracker_line, update_trackers_tool
 from trackerkit.tracker import Tracker
 from trackerkit.update import tracker_value
-from trackerkit.values import Value
 
 __all__ = [
     "BLOCK_HEADING",
@@ -87,6 +85,12 @@ def _find_row(rows: Mapping[str, Any], name: str) -> str | None:
     return next((r for r in rows if r.casefold() == folded), None)
 
 
+def _no_field(tracker: str, field_name: str) -> MacroLookupError:
+    return MacroLookupError(
+        f'{tracker} has no field "{line_of(field_name)}"', code="no_field", name=field_name
+    )
+
+
 def _tracker_handler(
     trackers: Sequence[Tracker],
     values: Mapping[str, Mapping[str, Any]],
@@ -97,33 +101,41 @@ def _tracker_handler(
 
     def handler(args: tuple[str, ...]) -> str:
         if not args or not args[0].strip():
-            raise MacroLookupError("tracker needs a tracker name: {{tracker::Name}}")
+            raise MacroLookupError("tracker needs a tracker name: {{tracker::Name}}", code="usage")
         name = args[0].strip()
         tracker = by_name.get(name)
         if tracker is None:
-            raise MacroLookupError(f'no linked tracker is called "{line_of(name)}"')
+            raise MacroLookupError(
+                f'no linked tracker is called "{line_of(name)}"', code="no_tracker", name=name
+            )
         value = values[tracker.name]
         if len(args) == 1:
             return whole[tracker.name]
         if tracker.layout == "record":
             if len(args) != 2:
                 raise MacroLookupError(
-                    f"{tracker.name} is a record: use {{{{tracker::{tracker.name}::field}}}}"
+                    f"{tracker.name} is a record: use {{{{tracker::{tracker.name}::field}}}}",
+                    code="usage",
+                    name=tracker.name,
                 )
             field_name = args[1].strip()
             if field_name not in value:
-                raise MacroLookupError(f'{tracker.name} has no field "{line_of(field_name)}"')
+                raise _no_field(tracker.name, field_name)
             return line_of(value[field_name])
         if len(args) != 3:
             raise MacroLookupError(
-                f"{tracker.name} is a list: use {{{{tracker::{tracker.name}::row::field}}}}"
+                f"{tracker.name} is a list: use {{{{tracker::{tracker.name}::row::field}}}}",
+                code="usage",
+                name=tracker.name,
             )
         row = _find_row(value, args[1])
         if row is None:
-            raise MacroLookupError(f'{tracker.name} has no row "{line_of(args[1])}"')
+            raise MacroLookupError(
+                f'{tracker.name} has no row "{line_of(args[1])}"', code="no_row", name=args[1]
+            )
         field_name = args[2].strip()
         if field_name not in value[row]:
-            raise MacroLookupError(f'{tracker.name} has no field "{line_of(field_name)}"')
+            raise _no_field(tracker.name, field_name)
         return line_of(value[row][field_name])
 
     return handler
@@ -244,7 +256,7 @@ def _text_handlers(
 
 def _marker(args: tuple[str, ...]) -> str:
     if args:
-        raise MacroLookupError(f"{LINKED_TRACKERS_MARKER} takes no arguments")
+        raise MacroLookupError(f"{LINKED_TRACKERS_MARKER} takes no arguments", code="usage")
     return LINKED_TRACKERS_MARKER
 
 
@@ -495,10 +507,3 @@ def preview_prompt(
         tokens |= {k: costs[k] for k in ("tool", "without_meanings", "anyof")}
     lines = {t.name: tracker_line(t) for t in trackers}
     return PromptPreview(block, rendered.text, rendered.report, tool, lines, tokens, encoding)
-
-
-def values_by_name(
-    trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]
-) -> dict[str, Value | Any]:
-    """Each tracker's value by name (a convenience for notebooks and reports)."""
-    return {t.name: tracker_value(t, state) for t in trackers}

@@ -13,7 +13,7 @@ from typing import Any
 
 import pydantic
 
-from trackerkit.errors import Problem
+from trackerkit.errors import Location, Problem
 from trackerkit.fields import (
     KEYS_BY_TYPE,
     NAME_PATTERN,
@@ -53,19 +53,25 @@ def field_rules(
         names = [f.name if f is not None else None for f in fields]
     problems: list[Problem] = []
     if not fields:
-        problems.append(Problem("body.fields", "needs at least one field"))
+        problems.append(Problem(("body", "fields"), "needs at least one field", "no_fields"))
     first: dict[str, int] = {}
     for k, name in enumerate(names):
         if name is not None and first.setdefault(name, k) != k:
             problems.append(
                 Problem(
-                    f"body.fields[{k}].name",
+                    ("body", "fields", k, "name"),
                     f'repeats the name "{name}" of fields[{first[name]}]',
+                    "name_repeated",
+                    other=("body", "fields", first[name]),
                 )
             )
     if is_list and "name" in first:
         problems += [
-            Problem(f"body.fields[{k}].name", 'is reserved on a list: the row name is "name"')
+            Problem(
+                ("body", "fields", k, "name"),
+                'is reserved on a list: the row name is "name"',
+                "name_reserved",
+            )
             for k, name in enumerate(names)
             if name == "name"
         ]
@@ -77,42 +83,49 @@ def field_rules(
             or (isinstance(field, NumberField) and field.max is not None)
         ):
             problems += _within_field(
-                field, f"body.fields[{k}]", broken[k] if broken is not None else frozenset()
+                field, ("body", "fields", k), broken[k] if broken is not None else frozenset()
             )
     return problems + _top_problems(fields, names, first)
 
 
-def _within_field(field: AnyField, path: str, broken: frozenset[str]) -> list[Problem]:
+def _within_field(field: AnyField, path: Location, broken: frozenset[str]) -> list[Problem]:
     problems: list[Problem] = []
     if isinstance(field, ChoiceField) and "choices" not in broken:
         if not field.choices:
-            problems.append(Problem(f"{path}.choices", "needs at least one choice"))
+            problems.append(Problem((*path, "choices"), "needs at least one choice", "no_choices"))
         seen: set[str] = set()
         for j, choice in enumerate(field.choices):
             if choice in seen:
                 problems.append(
                     Problem(
-                        f"{path}.choices[{j}]", f'repeats the choice "{shown_text(choice, 40)}"'
+                        (*path, "choices", j),
+                        f'repeats the choice "{shown_text(choice, 40)}"',
+                        "choice_repeated",
                     )
                 )
             seen.add(choice)
     if isinstance(field, NumberField):
         if field.min is not None and field.max is not None and field.min > field.max:
             problems.append(
-                Problem(f"{path}.min", f"must be at most max ({field.max}); found {field.min}")
+                Problem(
+                    (*path, "min"),
+                    f"must be at most max ({field.max}); found {field.min}",
+                    "min_above_max",
+                )
             )
         if field.max_field is not None and field.max is not None:
             problems.append(
                 Problem(
-                    f"{path}.maxField",
+                    (*path, "maxField"),
                     "cannot come with max: a number takes a fixed max or a top field, not both",
+                    "max_and_top",
                 )
             )
     # A choice field whose choices did not read has nothing to hold its default against.
     if field.default is not None and not (isinstance(field, ChoiceField) and not field.choices):
         reason = refusal(field, field.default)
         if reason is not None:
-            problems.append(Problem(f"{path}.default", reason))
+            problems.append(Problem((*path, "default"), reason, "default_refused"))
     return problems
 
 
@@ -133,20 +146,29 @@ def _top_problems(
         if type(found) is NumberField and top != names[k]:
             continue  # the usual case: another number field
         targets[k] = None
-        path = f"body.fields[{k}].maxField"
+        path = ("body", "fields", k, "maxField")
         if top == names[k]:
-            problems.append(Problem(path, "cannot name the field itself"))
+            problems.append(Problem(path, "cannot name the field itself", "top_itself"))
         elif target is None:
-            problems.append(Problem(path, f'names "{top}", which is not a field of this tracker'))
+            problems.append(
+                Problem(path, f'names "{top}", which is not a field of this tracker', "top_unknown")
+            )
         elif found is None:
             continue  # a field whose type did not read: its own problems say why
         else:
             problems.append(
-                Problem(path, f'names "{top}", which is a {found.type} field, not a number')
+                Problem(
+                    path,
+                    f'names "{top}", which is a {found.type} field, not a number',
+                    "top_not_number",
+                    other=("body", "fields", target),
+                )
             )
     for loop in _loops(targets):
         shown = [str(names[k]) for k in loop]
-        problems.append(Problem(f"body.fields[{loop[0]}].maxField", _loop_message(shown)))
+        problems.append(
+            Problem(("body", "fields", loop[0], "maxField"), _loop_message(shown), "top_loop")
+        )
     return problems
 
 

@@ -348,21 +348,19 @@ def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Probl
             step = err.get("input")
             if isinstance(step, dict):
                 problem = Problem(
-                    "action",
+                    ("action",),
                     f"must be one of {_ACTIONS}, or left out for a turn; "
                     f"found {describe_value(step.get('action'))}",
+                    "not_one_of",
                 )
             else:
-                problem = Problem("", f"must be an object; found {describe_value(step)}")
+                problem = Problem((), f"must be an object; found {describe_value(step)}")
         elif kind == "value_error":
-            problem = Problem("", str(err.get("ctx", {}).get("error", err["msg"])))
+            problem = Problem((), str(err.get("ctx", {}).get("error", err["msg"])))
         else:
-            problem = Problem("", _plain(kind, err))
-        path = where + _path(loc)
-        if problem.path:
-            path += f".{problem.path}"
-        path = path.removeprefix(".")
-        problems.append(Problem(path, problem.message))
+            problem = Problem((), _plain(kind, err))
+        at = (where,) if where else ()
+        problems.append(Problem((*at, *_shown(loc), *problem.where), problem.message, problem.code))
     return list(dict.fromkeys(problems))
 
 
@@ -391,9 +389,9 @@ def _plain(kind: str, err: Any) -> str:
     return f"{err['msg']}; found {found}"
 
 
-def _path(loc: Sequence[int | str]) -> str:
-    """`turns[3].set` from pydantic's location; a key is shown escaped, so the path stays one line."""
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{shown_text(p, 40)}" for p in loc)
+def _shown(loc: Sequence[int | str]) -> tuple[int | str, ...]:
+    """Pydantic's location with each key shown escaped, so the rendered path stays one line."""
+    return tuple(p if isinstance(p, int) else shown_text(p, 40) for p in loc)
 
 
 def problem_sentence(problems: Sequence[Problem]) -> str:

@@ -12,12 +12,8 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from trackerkit.errors import Problem, TrackerDecodeError
 from trackerkit.fields import (
-    BooleanField,
-    ChoiceField,
     Field,
     IconId,
-    NumberField,
-    TextField,
     describe_value,
     read_fields,
 )
@@ -195,7 +191,8 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
         raise TrackerDecodeError(problems, source)
     if not isinstance(data, dict):
         raise TrackerDecodeError(
-            [Problem("", f"must be a JSON object; found {describe_value(data)}")], source
+            [Problem((), f"must be a JSON object; found {describe_value(data)}", "not_object")],
+            source,
         )
     errors, parsed, document = _fields_first(data)
     try:
@@ -255,7 +252,7 @@ def _loose_problems(
 
 def _name_problems(name: object) -> list[Problem]:
     if isinstance(name, str) and not name.strip():
-        return [Problem("name", "must not be blank")]
+        return [Problem(("name",), "must not be blank", "blank")]
     return []
 
 
@@ -263,7 +260,3 @@ def _body_problems(tracker: Tracker) -> list[Problem]:
     """The rules across keys (TR-3..TR-7, TR-9, TR-19) for a document that parsed whole."""
     is_list = tracker.body.layout == "list"
     return _name_problems(tracker.name) + field_rules(tracker.body.fields, is_list=is_list)
-
-
-# Re-exported for type checkers reading `tracker.fields`.
-_FIELD_CLASSES = (TextField, NumberField, BooleanField, ChoiceField)

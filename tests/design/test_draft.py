@@ -375,6 +375,22 @@ class TestVerdict:
             'template: no linked tracker is called "Stamina" (in {{tracker::Stamina::stamina}})'
         ]
 
+    def test_a_sentence_that_spells_a_path_is_not_reworded(self) -> None:
+        """The verdict reads each problem's location and code, never its sentence: a top typed as
+        `fields[0]` is quoted as typed, not turned into `field number 1` (issue 15, item 4)."""
+        draft = _draft()
+        draft = draft.set_field(draft.key("hp"), max_field="fields[0]")
+        (line,) = draft.verdict(["Stamina"]).lines()
+        assert line.startswith('field "hp": maxField ')
+        assert '"fields[0]"' in line
+        assert "field number" not in line
+
+    def test_problems_keep_their_codes(self) -> None:
+        """A problem keeps its code through the verdict: a repeated name, a macro's unknown tracker."""
+        draft = _draft().rename_field(_draft().key("hp_max"), "hp")
+        assert "name_repeated" in [p.code for p in draft.verdict(["Stamina"]).problems]
+        assert [p.code for p in _draft().verdict(["Health"]).problems] == ["no_tracker"]
+
     def test_other_template_errors_held_back(self) -> None:
         """An unknown macro or field of this tracker is held back even with library names."""
         draft = _draft().set(template="{{nope}} {{tracker::Vitals::hpx}}")

@@ -11,8 +11,6 @@ links (TR-47). The draft does no I/O: `save_draft` goes through the `Library` it
 from __future__ import annotations
 
 import enum
-import json
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -33,6 +31,7 @@ from trackerkit.design.rail import starting_state
 from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDecodeError
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in
+from trackerkit.macros import MacroIssue
 from trackerkit.pieces import check_tracker_id
 from trackerkit.prompt import tracker_texts
 from trackerkit.tracker import (
@@ -43,7 +42,7 @@ from trackerkit.tracker import (
     decode_tracker,
     encode_tracker,
 )
-from trackerkit.values import Value
+from trackerkit.values import Value, same_value
 
 __all__ = ["Draft", "DraftField", "DraftVerdict", "save_draft"]
 
@@ -54,7 +53,6 @@ class _Unset(enum.Enum):
 
 _UNSET = _Unset.UNSET
 _NUMBER_ONLY = ("min", "max", "max_field")
-_NOT_LINKED = re.compile(r'no linked tracker is called "(.*)"', re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,10 +350,9 @@ class Draft:
         _, report = tracker_texts([tracker], starting_state(tracker, rows))
         held: list[Problem] = []
         for issue in report.errors:
-            other = _NOT_LINKED.fullmatch(issue.message)
-            if other and other.group(1) in library_names and other.group(1) != tracker.name:
+            if _names_another(issue, tracker.name, library_names):
                 continue
-            held.append(Problem("template", f"{issue.message} (in {issue.macro})"))
+            held.append(Problem(("template",), f"{issue.message} (in {issue.macro})", issue.code))
         return DraftVerdict(tuple(held), tracker, {})
 
     def patch(self) -> dict[str, Any]:
@@ -369,7 +366,7 @@ class Draft:
         body = {
             k: after.get(k)
             for k in dict.fromkeys([*before, *after])
-            if not _same(before.get(k), after.get(k))
+            if not same_value(before.get(k), after.get(k))
         }
         if body:
             out["body"] = body
@@ -417,15 +414,15 @@ class Draft:
         return bind_template(template, self.name, self.fields, known)
 
 
+def _names_another(issue: MacroIssue, own: str, library_names: Collection[str]) -> bool:
+    """True when the macro only names another tracker the library holds (it is linked on use)."""
+    return issue.code == "no_tracker" and issue.name != own and issue.name in library_names
+
+
 def _has(type: FieldType, setting: str) -> bool:
     if setting in _NUMBER_ONLY:
         return type == "number"
     return setting != "choices" or type == "choice"
-
-
-def _same(a: object, b: object) -> bool:
-    # `True == 1` in Python; JSON text keeps a boolean and a number apart.
-    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
 def save_draft(draft: Draft, library: Library) -> Draft:

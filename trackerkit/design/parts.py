@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
-from trackerkit.errors import Problem
+from trackerkit.errors import Location, Problem, render_location
 from trackerkit.fields import BooleanField, ChoiceField, FieldType, NumberField, TextField
 from trackerkit.tracker import Tracker
 from trackerkit.values import AnyField, Value, refusal
@@ -234,27 +234,60 @@ class DraftVerdict:
         return [str(p) for p in self.problems]
 
 
-_FIELD_PATH = re.compile(r"body\.fields\[(\d+)\](?:\.(.+))?", re.DOTALL)
-_FIELD_REF = re.compile(r"\bfields\[(\d+)\]")
-_TRACKER_PATHS = {"name": "tracker name", "body.icon": "tracker icon"}
+_TRACKER_PLACES: dict[Location, str] = {("name",): "tracker name", ("body", "icon"): "tracker icon"}
 
 
 def refused(fields: Sequence[DraftField], problems: Iterable[Problem]) -> DraftVerdict:
-    """The verdict on a draft the decoder refused: `body.fields[2].maxField` worded as `field "hp": maxField`."""
+    """The verdict on a draft the decoder refused: `body.fields[2].maxField` worded as `field "hp": maxField`.
+
+    Read from each problem's location and code, never from its sentence.
+    """
     named: list[Problem] = []
     by_field: dict[str, tuple[str, ...]] = {}
     for problem in problems:
-        match = _FIELD_PATH.fullmatch(problem.path)
-        message = _FIELD_REF.sub(lambda m: f"field number {int(m.group(1)) + 1}", problem.message)
-        if match is None or int(match.group(1)) >= len(fields):
-            path = _TRACKER_PATHS.get(problem.path, problem.path.removeprefix("body."))
-            named.append(Problem(path, message))
+        index = _field_at(problem.where, len(fields))
+        if index is None:
+            named.append(Problem((_tracker_place(problem.where),), problem.message, problem.code))
             continue
-        index, rest = int(match.group(1)), match.group(2)
-        named.append(Problem(_label(fields, index), f"{rest} {message}" if rest else message))
+        message = _worded(problem, fields, index)
+        rest = render_location(problem.where[3:])
+        named.append(
+            Problem(
+                (_label(fields, index),), f"{rest} {message}" if rest else message, problem.code
+            )
+        )
         key = fields[index].key
         by_field[key] = (*by_field.get(key, ()), named[-1].message)
     return DraftVerdict(tuple(named), None, by_field)
+
+
+def _field_at(where: Location, count: int) -> int | None:
+    """The index of the draft field `where` is in (`body.fields[i]` or below a key of it), or None."""
+    if len(where) < 3 or where[:2] != ("body", "fields"):
+        return None
+    index = where[2]
+    if (
+        not isinstance(index, int)
+        or index >= count
+        or (len(where) > 3 and isinstance(where[3], int))
+    ):
+        return None
+    return index
+
+
+def _tracker_place(where: Location) -> str:
+    """A place outside the fields: `tracker name`, `tracker icon`, or the path without `body.`."""
+    if where in _TRACKER_PLACES:
+        return _TRACKER_PLACES[where]
+    return render_location(where[1:] if len(where) > 1 and where[0] == "body" else where)
+
+
+def _worded(problem: Problem, fields: Sequence[DraftField], index: int) -> str:
+    """The problem's sentence, naming another field by its number (`field number 1`) when it names one."""
+    other = problem.other
+    if problem.code != "name_repeated" or other is None or not isinstance(other[-1], int):
+        return problem.message
+    return f'repeats the name "{fields[index].name}" of field number {other[-1] + 1}'
 
 
 def _label(fields: Sequence[DraftField], index: int) -> str:

@@ -67,7 +67,7 @@ def check_raw(piece_id: str, text: str) -> Repair:
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError as error:
-        problem = Problem("", f"is not valid JSON: {error}")
+        problem = Problem((), f"is not valid JSON: {error}", "not_json")
         return Repair(None, (problem,), f"The text is not valid JSON: {error}")
     verdict = piece_verdict(data, Path(f"{piece_id}.json"))
     if verdict.problems:

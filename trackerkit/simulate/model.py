@@ -21,7 +21,7 @@ from typing import Protocol
 import httpx
 from pydantic_core import from_json
 
-from trackerkit.errors import ModelError
+from trackerkit.errors import ModelError, ToolsRefusedError
 from trackerkit.simulate.completion import ModelReply, ModelRequest, ToolCall, read_completion
 from trackerkit.simulate.endpoint import MAX_BODY, post
 from trackerkit.steps import TurnPlan
@@ -36,10 +36,6 @@ __all__ = [
     "ToolsRefusedError",
     "TurnPlan",
 ]
-
-
-class ToolsRefusedError(ModelError):
-    """The model (or its server) does not take tools."""
 
 
 class Model(Protocol):
