@@ -7,6 +7,7 @@ variant with intervals (`metrics`, `intervals`).
 """
 
 from trackerkit.evaluate.client import EndpointModel, retry_after
+from trackerkit.evaluate.harness import count_turns, evaluate
 from trackerkit.evaluate.intervals import Interval, bootstrap_mean, wilson
 from trackerkit.evaluate.metrics import (
     TurnRecord,
@@ -16,8 +17,11 @@ from trackerkit.evaluate.metrics import (
     summarize_variants,
     turn_frame,
 )
+from trackerkit.evaluate.noisy import Noise, NoisyServer, serving_noisy
+from trackerkit.evaluate.results import Results, read_results
 from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluate.scoring import FieldScore, same_value, score_turn
+from trackerkit.evaluate.variants import Variant, load_design, read_variants
 
 __all__ = [
     "MODES",
@@ -25,15 +29,25 @@ __all__ = [
     "FieldScore",
     "Interval",
     "Mode",
+    "Noise",
+    "NoisyServer",
+    "Results",
     "RunResult",
     "TurnRecord",
+    "Variant",
     "bootstrap_mean",
+    "count_turns",
+    "evaluate",
     "field_frame",
+    "load_design",
     "pass_at_k",
     "play_run",
+    "read_results",
+    "read_variants",
     "retry_after",
     "same_value",
     "score_turn",
+    "serving_noisy",
     "summarize_runs",
     "summarize_variants",
     "turn_frame",

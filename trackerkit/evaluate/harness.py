@@ -1,0 +1,142 @@
+"""`evaluate`: scenarios x variants x repeats, played concurrently and scored.
+
+Each run (one variant, one scenario, one repeat) is independent: its own session and its own
+model client. Up to `concurrency` runs are in flight at once on threads (the HTTP client releases
+the GIL while it waits on the network); the turns of one run are always played in order. Results
+come back in the same order whatever the concurrency, so a seeded noisy server gives the same
+table with 1 or 8 threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from trackerkit.errors import BadRequestError
+from trackerkit.evaluate.metrics import field_frame, turn_frame
+from trackerkit.evaluate.results import Results
+from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
+from trackerkit.evaluate.variants import Variant, load_design
+from trackerkit.scene import Scene, load_scene
+from trackerkit.simulate.session import TraceSink
+from trackerkit.steps import decode_steps
+
+__all__ = ["count_turns", "evaluate"]
+
+Progress = Callable[[int, int], None]
+
+
+def _scenes(
+    scenarios: Sequence[str | Path | Scene], trackers: Path | None
+) -> list[tuple[Scene, Path]]:
+    found = []
+    for item in scenarios:
+        if isinstance(item, Scene):
+            if trackers is None:
+                raise BadRequestError(
+                    f"scene {item.id!r} was given as a Scene, not a file: pass trackers= (the "
+                    "folder of its tracker pieces)"
+                )
+            found.append((item, trackers))
+            continue
+        path = Path(item)
+        scene = load_scene(path)
+        if not scene.turns:
+            raise BadRequestError(f"{path}: has no scripted turns to evaluate")
+        found.append((scene, trackers or path.resolve().parent.parent / "trackers"))
+    ids = [s.id for s, _ in found]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise BadRequestError(f"two scenarios have the id {twice[0]!r}; each run is named by it")
+    return found
+
+
+def count_turns(scene: Scene) -> int:
+    """How many turns of `scene` are scored (the model's steps that carry an `expect`)."""
+    return sum(
+        getattr(s, "plan", None) is not None and s.expect is not None
+        for s in decode_steps(scene.turns)
+    )
+
+
+def evaluate(
+    scenarios: Sequence[str | Path | Scene],
+    variants: Sequence[Variant] | None = None,
+    *,
+    runs: int = 1,
+    mode: Mode = "free",
+    concurrency: int = 1,
+    trackers: str | Path | None = None,
+    trace: TraceSink | None = None,
+    tolerance: float = 1.0,
+    progress: Progress | None = None,
+) -> Results:
+    """Play every scenario with every variant `runs` times and score each turn.
+
+    Args:
+        scenarios: scene files (or `Scene`s, with `trackers`) whose steps carry `expect`.
+        variants: what is compared; one scripted variant when None.
+        runs: repeats per scenario and variant (pass^k uses all of them).
+        mode: "free" (errors carry) or "forced" (each turn starts from the expected state).
+        concurrency: runs in flight at once (turns of one run stay in order).
+        trackers: the tracker folder for scenes a variant does not name one for.
+        trace: where every run's turns are written (a `TraceWriter`); None writes nothing.
+        tolerance: numbers within this of the expected value count as within tolerance.
+        progress: called with (turns done, turns in all) after each scored turn.
+
+    Raises:
+        BadRequestError: a bad argument, a scene without turns, or two scenes with one id.
+    """
+    if mode not in MODES:
+        raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
+    if runs < 1 or concurrency < 1:
+        raise BadRequestError("runs and concurrency must be at least 1")
+    chosen = list(variants) if variants else [Variant(name="scripted")]
+    names = [v.name for v in chosen]
+    if len(set(names)) != len(names):
+        raise BadRequestError("two variants share a name; names must differ")
+    scenes = _scenes(scenarios, Path(trackers) if trackers is not None else None)
+    designs = {
+        (v.name, scene.id): load_design(scene, v.trackers or folder)
+        for v in chosen
+        for scene, folder in scenes
+    }
+    jobs = [(v, scene, run) for v in chosen for scene, _ in scenes for run in range(runs)]
+    total = sum(count_turns(scene) for _, scene, _ in jobs)
+    done = 0
+    lock = threading.Lock()
+
+    def advance() -> None:
+        nonlocal done
+        with lock:
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+    def one(job: tuple[Variant, Scene, int]) -> RunResult:
+        variant, scene, run = job
+        return play_run(
+            scene,
+            designs[(variant.name, scene.id)],
+            variant.make_model(),
+            variant=variant.name,
+            run=run,
+            mode=mode,
+            trace=trace,
+            tolerance=tolerance,
+            on_turn=advance,
+        )
+
+    if concurrency == 1:
+        results = [one(job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(
+            max_workers=concurrency, thread_name_prefix="trackerkit-eval"
+        ) as pool:
+            results = list(pool.map(one, jobs))
+    return Results(
+        turn_frame(t for r in results for t in r.turns),
+        field_frame(c for r in results for c in r.fields),
+    )

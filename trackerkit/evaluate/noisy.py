@@ -1,0 +1,301 @@
+"""A noisy model for testing the harness: an OpenAI-compatible server on 127.0.0.1 with known error rates.
+
+`NoisyServer` answers each chat completion from the scenario's own scripted calls (so with every
+rate at 0 it plays exactly as the scripted model), then spoils them at the rates of `Noise`: it
+misses an update, writes a number off by one, writes a field that should not change, sends
+malformed arguments (a refused batch, corrected in the next round), makes no call at all, answers
+slowly, or answers 429 first. Every choice is drawn from a generator seeded by the seed and the
+(scenario, step, run) the harness's client names in its `X-Trackerkit-Eval` header, never by the
+order requests arrive in, so concurrency cannot change them. `injected` lists what was done.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import random
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from trackerkit.evaluate.client import TAG_HEADER
+from trackerkit.evaluate.variants import load_design
+from trackerkit.scene import Scene, load_scene
+from trackerkit.steps import decode_steps
+from trackerkit.tracker import Tracker
+
+__all__ = ["KINDS", "Noise", "NoisyServer", "serving_noisy"]
+
+#: The kinds of noise, in the order their draws are made.
+KINDS = ("rate_limit", "slow", "no_call", "malformed", "miss", "off_by_one", "extra_write")
+
+
+@dataclass(frozen=True, slots=True)
+class Noise:
+    """How often each kind of error happens, per scored turn (each drawn on its own)."""
+
+    rate_limit: float = 0.0
+    slow: float = 0.0
+    no_call: float = 0.0
+    malformed: float = 0.0
+    miss: float = 0.0
+    off_by_one: float = 0.0
+    extra_write: float = 0.0
+    slow_seconds: float = 0.05
+    #: Every answer waits this long (a model's thinking time); `slow` answers wait more.
+    delay: float = 0.0
+    retry_after: str = "0"
+    seed: int = 0
+
+
+class NoisyServer(ThreadingHTTPServer):
+    """Plays the scenarios' scripted calls, spoiled at the rates of `noise`.
+
+    Args:
+        scenes: the scene files the harness plays (their ids name them in requests).
+        noise: the error rates and the seed.
+        trackers: the tracker folder (default: `trackers/` beside each scene's folder), read to
+            pick a field that should not change.
+    """
+
+    daemon_threads = True
+
+    def __init__(
+        self, scenes: Sequence[str | Path], noise: Noise = Noise(), trackers: Path | None = None
+    ) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.noise = noise
+        self.scenes: dict[str, tuple[Scene, list[Any], list[Tracker]]] = {}
+        for item in scenes:
+            path = Path(item)
+            scene = load_scene(path)
+            folder = trackers or path.resolve().parent.parent / "trackers"
+            self.scenes[scene.id] = (scene, decode_steps(scene.turns), load_design(scene, folder))
+        self.injected: list[tuple[str, int, int, str]] = []
+        self.requests = 0
+        #: Every Authorization header seen (so a test can tell the key arrived, and only here).
+        self.authorizations: set[str] = set()
+        self._limited: set[tuple[str, int, int]] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        """The API root to give the harness, `http://127.0.0.1:<port>/v1`."""
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+    def answer(
+        self, tag: str | None, body: Mapping[str, Any]
+    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """(status, JSON body, headers) for one request."""
+        with self._lock:
+            self.requests += 1
+        try:
+            fields = dict(part.strip().split("=", 1) for part in (tag or "").split(";"))
+            key = (fields["scenario"], int(fields["step"]), int(fields["run"]))
+            _, steps, trackers = self.scenes[key[0]]
+            step = steps[key[1]]
+            plan = step.plan()
+        except (KeyError, ValueError, IndexError, AttributeError):
+            return (
+                400,
+                {"error": {"message": f"{TAG_HEADER} must name a scenario step: {tag!r}"}},
+                {},
+            )
+        rng = random.Random(f"{self.noise.seed}/{key[0]}/{key[1]}/{key[2]}")
+        drawn = {kind: rng.random() < getattr(self.noise, kind) for kind in KINDS}
+        messages = body.get("messages") or []
+        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+        round_index = sum(
+            1
+            for m in messages[last_user + 1 :]
+            if m.get("role") == "assistant" and m.get("tool_calls")
+        )
+        first = round_index == 0
+        if drawn["rate_limit"] and first:
+            with self._lock:
+                if key not in self._limited:
+                    self._limited.add(key)
+                    self.injected.append((*key, "rate_limit"))
+                    limited = {"error": {"message": "rate limited (noisy model)"}}
+                    return 429, limited, {"Retry-After": self.noise.retry_after}
+        wait = self.noise.delay + (self.noise.slow_seconds if drawn["slow"] else 0.0)
+        if drawn["slow"] and first:
+            self._note(key, "slow")
+        if wait:
+            time.sleep(wait)
+        reply = _completion(plan.reply, [])
+        if not body.get("tools"):
+            return 200, reply, {}
+        if drawn["no_call"]:
+            if first and plan.rounds:
+                self._note(key, "no_call")
+            return 200, reply, {}
+        index = round_index - 1 if drawn["malformed"] else round_index
+        if drawn["malformed"] and first and plan.rounds:
+            self._note(key, "malformed")
+            return 200, _completion("", [("call_bad", '{"updates": [')]), {}
+        if not plan.rounds and first and drawn["extra_write"]:
+            # A turn where nothing should change: the noisy model writes something anyway.
+            unasked: list[dict[str, Any]] = [{"arguments": {"updates": []}}]
+            if _extra_write(unasked, step, trackers):
+                self._note(key, "extra_write")
+                return (
+                    200,
+                    _completion("", [("call_extra", json.dumps(unasked[0]["arguments"]))]),
+                    {},
+                )
+        if not 0 <= index < len(plan.rounds):
+            return 200, reply, {}
+        calls = copy.deepcopy(plan.rounds[index])
+        if index == 0:
+            for kind in ("miss", "off_by_one", "extra_write"):
+                if drawn[kind] and _SPOIL[kind](calls, step, trackers):
+                    self._note(key, kind)
+        calls = [c for c in calls if _updates(c)]
+        if not calls:
+            return 200, reply, {}
+        sent = [
+            (f"call_{round_index}_{i}", json.dumps(c.get("arguments", {})))
+            for i, c in enumerate(calls)
+        ]
+        return 200, _completion("", sent), {}
+
+    def _note(self, key: tuple[str, int, int], kind: str) -> None:
+        with self._lock:
+            self.injected.append((*key, kind))
+
+
+def _updates(call: dict[str, Any]) -> list[dict[str, Any]]:
+    arguments = call.get("arguments")
+    found = arguments.get("updates") if isinstance(arguments, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def _miss(calls: list[dict[str, Any]], step: Any, trackers: list[Tracker]) -> bool:
+    """Leave out one written field (or one item without fields)."""
+    for call in calls:
+        items = _updates(call)
+        for item in items:
+            written = item.get("set")
+            if isinstance(written, dict) and written:
+                written.pop(next(iter(written)))
+                if not written and not item.get("row"):
+                    items.remove(item)
+                return True
+        if items:
+            items.pop(0)
+            return True
+    return False
+
+
+def _off_by_one(calls: list[dict[str, Any]], step: Any, trackers: list[Tracker]) -> bool:
+    """Write the first number one lower."""
+    for call in calls:
+        for item in _updates(call):
+            for name, value in (item.get("set") or {}).items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    item["set"][name] = value - 1
+                    return True
+    return False
+
+
+def _extra_write(calls: list[dict[str, Any]], step: Any, trackers: list[Tracker]) -> bool:
+    """Write a choice or flag of a record that should not change, to another value."""
+    expected = step.expect.as_mapping() if step.expect is not None else {}
+    items = [i for c in calls for i in _updates(c)]
+    if not calls:
+        return False
+    written = {(i.get("tracker"), n) for i in items for n in (i.get("set") or {})}
+    for tracker in trackers:
+        if tracker.layout != "record" or tracker.name not in expected:
+            continue
+        for field in tracker.fields:
+            if (tracker.name, field.name) in written or field.name not in expected[tracker.name]:
+                continue
+            value = expected[tracker.name][field.name]
+            if field.type == "boolean":
+                other: object = not value
+            elif field.type == "choice":
+                choices = list(getattr(field, "choices", []))
+                other = (
+                    choices[(choices.index(value) + 1) % len(choices)] if value in choices else None
+                )
+                if other == value:
+                    continue
+            else:
+                continue
+            _updates(calls[0]).append({"tracker": tracker.name, "set": {field.name: other}})
+            return True
+    return False
+
+
+_SPOIL = {"miss": _miss, "off_by_one": _off_by_one, "extra_write": _extra_write}
+
+
+def _completion(content: str, calls: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {"id": i, "type": "function", "function": {"name": "update_trackers", "arguments": a}}
+            for i, a in calls
+        ]
+    finish = "tool_calls" if calls else "stop"
+    return {
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: NoisyServer
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        headers: dict[str, str] = {}
+        if not isinstance(body, dict):
+            status, data = 400, {"error": {"message": "the body is not a JSON object"}}
+        else:
+            status, data, headers = self.server.answer(self.headers.get(TAG_HEADER), body)
+        if "Authorization" in self.headers:
+            with self.server._lock:
+                self.server.authorizations.add(self.headers["Authorization"])
+        payload = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        with contextlib.suppress(OSError):  # the client gave up waiting
+            self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Keep the output quiet."""
+
+
+@contextmanager
+def serving_noisy(
+    scenes: Sequence[str | Path], noise: Noise = Noise(), trackers: Path | None = None
+) -> Iterator[NoisyServer]:
+    """Run a `NoisyServer` in a thread; shut it down and close it afterwards."""
+    server = NoisyServer(scenes, noise, trackers)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -1,0 +1,87 @@
+"""An evaluation's results: the turns and fields frames, their summaries, and Parquet.
+
+One Parquet file holds everything, tidy: one row per run x turn x field, each row carrying its
+turn's columns (prefixed `turn_` where a name would clash), so DuckDB or pandas can read it
+alone; `read_results` splits it back into the two frames exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+from trackerkit.evaluate.metrics import TURN_KEYS, TurnRecord, summarize_runs, summarize_variants
+from trackerkit.evaluate.scoring import FieldScore
+
+__all__ = ["Results", "read_results"]
+
+_TURN_ONLY = [f.name for f in fields(TurnRecord) if f.name not in TURN_KEYS]
+_FIELD_ONLY = [f.name for f in fields(FieldScore)]
+#: Marks the row kept for a turn that scored no field, so the turn survives the round trip.
+_NO_FIELD = "none"
+_FORMAT = b"trackerkit.evaluate/1"
+
+
+@dataclass(frozen=True, slots=True)
+class Results:
+    """The turns frame (one row per run x turn) and the fields frame (one per run x turn x field)."""
+
+    turns: pd.DataFrame
+    fields: pd.DataFrame
+
+    def runs(self) -> pd.DataFrame:
+        """One row per run: every metric (see `trackerkit.evaluate.metrics`)."""
+        return summarize_runs(self.turns, self.fields)
+
+    def summary(self, seed: int = 0) -> pd.DataFrame:
+        """One row per variant x mode x metric, with its interval."""
+        return summarize_variants(self.turns, self.fields, seed=seed)
+
+    def table(self, seed: int = 0) -> pd.DataFrame:
+        """The summary as a wide table: one row per variant and mode, `metric` and its interval."""
+        summary = self.summary(seed)
+        summary["shown"] = [
+            f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
+            for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
+        ]
+        wide = summary.pivot(index=["variant", "mode"], columns="metric", values="shown")
+        order = list(dict.fromkeys(summary["metric"]))
+        return wide[order].reset_index()
+
+    def to_parquet(self, path: str | Path) -> Path:
+        """Write both frames to one Parquet file (see the module's note); returns the path."""
+        path = Path(path)
+        turns = self.turns.rename(columns={c: f"turn_{c}" for c in _TURN_ONLY})
+        tidy = turns.merge(self.fields, on=TURN_KEYS, how="left")
+        tidy["kind"] = tidy["kind"].fillna(_NO_FIELD)
+        table = pa.Table.from_pandas(tidy, preserve_index=False)
+        metadata = {**(table.schema.metadata or {}), b"trackerkit.format": _FORMAT}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table.replace_schema_metadata(metadata), path)
+        return path
+
+
+def read_results(path: str | Path) -> Results:
+    """Results written by `Results.to_parquet`.
+
+    Raises:
+        ValueError: the file is not an evaluation's results (the message names it).
+    """
+    path = Path(path)
+    table = pq.read_table(path)
+    if (table.schema.metadata or {}).get(b"trackerkit.format") != _FORMAT:
+        raise ValueError(f"{path}: is not a trackerkit evaluation's results")
+    tidy = table.to_pandas()
+    turn_columns = [*TURN_KEYS, *(f"turn_{c}" for c in _TURN_ONLY)]
+    turns = (
+        tidy[turn_columns]
+        .drop_duplicates(subset=TURN_KEYS)
+        .rename(columns={f"turn_{c}": c for c in _TURN_ONLY})
+        .reset_index(drop=True)
+    )
+    cells = tidy.loc[tidy["kind"] != _NO_FIELD, [*TURN_KEYS, *_FIELD_ONLY]].reset_index(drop=True)
+    return Results(turns, cells.astype({"within_tolerance": "boolean"}))

@@ -1,0 +1,120 @@
+"""What is compared side by side: a variant is a model endpoint and a tracker design.
+
+A variants file is a JSON list of objects with the keys of `Variant` (unknown keys are refused,
+with their path). API keys are never written there: `api_key_env` names the environment variable
+that holds one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from trackerkit.errors import BadRequestError
+from trackerkit.evaluate.client import EndpointModel
+from trackerkit.scene import Scene
+from trackerkit.simulate.model import Model, ScriptedModel
+from trackerkit.steps import plain_problems, problem_sentence
+from trackerkit.tracker import Tracker, decode_tracker
+
+__all__ = ["Variant", "load_design", "read_variants"]
+
+
+class Variant(BaseModel):
+    """One column of the comparison: which model answers, and which trackers it keeps.
+
+    Args:
+        name: the variant's label in tables and figures.
+        model: "scripted" (the scenario's own calls; no network) or "openai" (any
+            OpenAI-compatible endpoint at `base_url`).
+        base_url: the API root, such as `http://127.0.0.1:11434/v1` (Ollama).
+        model_name: the model name the server knows.
+        api_key_env: the environment variable holding the API key (never the key itself).
+        trackers: the folder of tracker pieces (the design); None uses each scene's own
+            `trackers/` folder beside its `scenes/` folder.
+        timeout: seconds for one model call, retries and their waits included.
+        max_retries: tries after a 429 or 5xx.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str = Field(min_length=1)
+    model: Literal["scripted", "openai"] = "scripted"
+    base_url: str | None = None
+    model_name: str = "gpt-4o-mini"
+    api_key_env: str = "OPENAI_API_KEY"
+    trackers: Path | None = None
+    timeout: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=4, ge=0)
+
+    @pydantic.model_validator(mode="after")
+    def _endpoint_has_url(self) -> Variant:
+        if self.model == "openai" and not self.base_url:
+            raise ValueError("a variant with model openai needs base_url (the API root)")
+        return self
+
+    def make_model(self) -> Model:
+        """A fresh model for one run (each run gets its own, so runs share no state)."""
+        if self.model == "scripted":
+            return ScriptedModel()
+        assert self.base_url is not None
+        return EndpointModel(
+            self.base_url,
+            self.model_name,
+            self.api_key_env,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
+
+
+_VARIANTS: pydantic.TypeAdapter[list[Variant]] = pydantic.TypeAdapter(list[Variant])
+
+
+def read_variants(path: str | Path) -> list[Variant]:
+    """The variants of a JSON file (a list of objects); relative `trackers` are read from its folder.
+
+    Raises:
+        BadRequestError: the file is not JSON or a variant is wrong (every problem, with its path,
+            after the file's name); two variants share a name.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise BadRequestError(f"{path}: cannot read the variants ({exc})") from None
+    try:
+        variants = _VARIANTS.validate_python(data)
+    except pydantic.ValidationError as exc:
+        raise BadRequestError(
+            f"{path}: {problem_sentence(plain_problems(exc, 'variants'))}"
+        ) from None
+    names = [v.name for v in variants]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise BadRequestError(f"{path}: two variants are named {twice[0]!r}; names must differ")
+    if not variants:
+        raise BadRequestError(f"{path}: lists no variant")
+    return [
+        v.model_copy(update={"trackers": path.parent / v.trackers})
+        if v.trackers is not None and not v.trackers.is_absolute()
+        else v
+        for v in variants
+    ]
+
+
+def load_design(scene: Scene, folder: Path) -> list[Tracker]:
+    """The scene's linked trackers read from `folder` (a missing piece is left out, as a turn does).
+
+    Raises:
+        TrackerDecodeError: a piece does not decode (the message names its file).
+    """
+    pieces = []
+    for tracker_id in scene.trackers:
+        path = folder / f"{tracker_id}.json"
+        if path.is_file():
+            pieces.append(decode_tracker(json.loads(path.read_text("utf-8")), source=str(path)))
+    return pieces
