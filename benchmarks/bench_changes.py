@@ -15,7 +15,7 @@ from benchmarks._timing import collected_median_ms, interleaved_ms
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat
 from trackerkit.scene import Scene
-from trackerkit.state import Delta, Message, Version, new_message_id
+from trackerkit.state import Delta, Message, Version
 from trackerkit.views.frames import history_frame
 
 TRACKERS = Path(__file__).resolve().parent.parent / "data" / "trackers"
@@ -39,7 +39,7 @@ def build(messages: int, seed: int = 7) -> Chat:
     take = chat.take
     for index in range(messages):
         if index % 2 == 0:
-            take.append(Message(new_message_id(), "user", [Version("go")]))
+            take.append(Message(take.new_id(), "user", [Version("go")]))
             continue
         deltas = [Delta("tracker-record:health", "hp", rng.randint(0, 30))]
         if rng.random() < 0.6:
@@ -58,7 +58,7 @@ def build(messages: int, seed: int = 7) -> Chat:
                 Version("swipe", (Delta("tracker-record:health", "hp", rng.randint(0, 30)),))
             )
         edits = [Delta("tracker-record:health", "mood", "tense")] if index % 20 == 1 else []
-        take.append(Message(new_message_id(), "assistant", versions, len(versions) - 1, edits))
+        take.append(Message(take.new_id(), "assistant", versions, len(versions) - 1, edits))
     return chat
 
 

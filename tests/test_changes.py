@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 from trackerkit import BadRequestError, Chat, Delta, Message, NotFoundError, Scene, Version
 from trackerkit.changes import tracker_changes_between
 from trackerkit.library import Library
-from trackerkit.state import apply_deltas, new_message_id
+from trackerkit.state import apply_deltas
 from trackerkit.tracker import decode_tracker
 from trackerkit.update import tracker_value
 from trackerkit.values import same_value
@@ -56,8 +56,8 @@ QUEST: dict[str, Any] = {
 
 
 def changes(chat: Chat, from_id: str, to_id: str | None = None, **kw: Any) -> dict[str, Any]:
-    """The changes read, checked against the JSON Schema on the way (TR-42)."""
-    result = tracker_changes_between(chat, kw.pop("take", None), from_id, to_id, **kw)
+    """The changes read in the seed's shape (`to_json`), checked against the JSON Schema (TR-42)."""
+    result = tracker_changes_between(chat, kw.pop("take", None), from_id, to_id, **kw).to_json()
     VALIDATOR.validate(result)
     return result
 
@@ -242,7 +242,7 @@ class TestForwardPass:
         back = turn.commit("…")
         # A stored misfit reads as the initial value: writing one over an absent key changes nothing read.
         odd = Message(
-            new_message_id(),
+            chat.take.new_id(),
             "assistant",
             [Version("…", (Delta("tracker-record:health", "mood", "furious"),))],
         )
@@ -254,7 +254,7 @@ class TestForwardPass:
         """TR-43: a stored value over its top reads as the top, as a turn reads it."""
         chat, _ = make_chat()
         m = Message(
-            new_message_id(),
+            chat.take.new_id(),
             "assistant",
             [Version("…", (Delta("tracker-record:health", "hp", 99),))],
         )
@@ -265,9 +265,9 @@ class TestForwardPass:
         """TR-43: a delta on another scene-state slot is ignored, alone or beside a tracker write."""
         chat, _ = make_chat()
         other = Delta("scene-notes:main", "text", "hello")
-        alone = Message(new_message_id(), "assistant", [Version("…", (other,))])
+        alone = Message(chat.take.new_id(), "assistant", [Version("…", (other,))])
         mixed = Message(
-            new_message_id(),
+            chat.take.new_id(),
             "assistant",
             [Version("…", (other, Delta("tracker-record:health", "hp", 4)))],
         )
@@ -377,7 +377,7 @@ class TestTodaysPiece:
         """TR-44: as stored, a null written where nothing was stored is no change."""
         chat, pieces = make_chat()
         m = Message(
-            new_message_id(),
+            chat.take.new_id(),
             "assistant",
             [Version("…", (Delta("tracker-record:health", "hp", None),))],
         )
@@ -650,7 +650,7 @@ def test_a_long_session_matches_a_naive_fold_of_each_prefix() -> None:
     pieces["bag"] = copy.deepcopy(CAPPED_BAG)
     rng = random.Random(42)
     replies = grow(chat, rng, 90)
-    swiped = [m for m in replies if len(m.versions) > 1]
+    swiped = [m for m in replies if len(chat.take.message(m.id).versions) > 1]
     assert swiped
     chat.show_version(swiped[0].id, 0)  # an older message shows its first version again
     chat.cut(replies[80].id)

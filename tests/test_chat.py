@@ -332,7 +332,7 @@ class TestEdit:
         chat = _chat()
         reply = _say(chat, _set_hp(20), {"tracker": "Health", "set": {"mood": "tense"}})
         result = chat.edit("Health", set={"hp": 7}, base_version=chat.take.version)
-        assert chat.take.message(reply).edits == list(result.deltas)
+        assert chat.take.message(reply).edits == tuple(result.deltas)
         for kind in ("swipe", "regenerate"):
             turn = chat.begin_turn(kind)
             assert turn.values()["Health"] == {"hp": 0, "hp_max": 30, "mood": "calm"}

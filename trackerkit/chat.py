@@ -8,14 +8,14 @@ reply version (`fail` drops them). A person's edit writes message-level deltas o
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-from trackerkit.errors import EditRefusedError, NotFoundError, TurnError
+from trackerkit.errors import BadRequestError, EditRefusedError, NotFoundError, TurnError
 from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
-from trackerkit.state import Delta, Message, State, Take, Version, fold
+from trackerkit.state import Delta, Message, State, Take, fold
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker
 from trackerkit.update import (
@@ -24,6 +24,7 @@ from trackerkit.update import (
     read_updates,
     slot_of,
     tracker_value,
+    tracker_values,
 )
 from trackerkit.values import Value
 
@@ -47,14 +48,13 @@ class Turn:
 
     def __init__(
         self,
-        chat: Chat,
         kind: TurnKind,
         take: Take,
         linked: Linked,
         base: State,
         tool: ToolDefinition | None,
+        closed: Callable[[Turn], None],
     ) -> None:
-        self.chat = chat
         self.kind = kind
         self.take = take
         self.linked = linked
@@ -64,6 +64,8 @@ class Turn:
         self.results: list[UpdateResult] = []
         self.open = True
         self.message: Message | None = None
+        # The chat's own hook: told once when the turn closes, so it can take the next one.
+        self._closed = closed
 
     @property
     def trackers(self) -> tuple[Tracker, ...]:
@@ -78,7 +80,7 @@ class Turn:
     def values(self) -> dict[str, Any]:
         """Each loaded tracker's value as the reply sees it now, by tracker name."""
         state = self.state
-        return {t.name: tracker_value(t, state) for t in self.trackers}
+        return tracker_values(self.trackers, state)
 
     def call(self, arguments: object) -> UpdateResult:
         """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38)."""
@@ -103,36 +105,24 @@ class Turn:
             raise TurnError("this turn is closed already; begin a new turn")
         take = self.take
         if self.kind == "reply":
-            message = Message(
-                self.chat.new_message_id(), "assistant", [Version(text, tuple(self.pending))]
-            )
-            take.append(message)
+            message = take.add("assistant", text, self.pending)
         elif self.kind in ("swipe", "regenerate"):
-            message = take.messages[-1]
-            message.versions.append(Version(text, tuple(self.pending)))
-            message.shown = len(message.versions) - 1
-            take.changed(len(take.messages) - 1)
+            message = take.add_version(take.messages[-1].id, text, self.pending)
         else:
-            message = take.messages[-1]
-            old = message.version
-            message.versions[message.shown] = Version(
-                old.text + text, old.deltas + tuple(self.pending)
-            )
-            if self.pending:
-                take.changed(len(take.messages) - 1)
-            else:
-                take.touch()
-        self.open = False
+            message = take.extend_shown(take.messages[-1].id, text, self.pending)
         self.message = message
-        self.chat._turn = None
+        self._close()
         return message
 
     def fail(self) -> None:
         """Drop the pending deltas and close the turn: a failed turn keeps nothing (TR-38)."""
         self.pending.clear()
+        if self.open:
+            self._close()
+
+    def _close(self) -> None:
         self.open = False
-        if self.chat._turn is self:
-            self.chat._turn = None
+        self._closed(self)
 
 
 class Chat:
@@ -152,21 +142,16 @@ class Chat:
         self.scene = scene
         self.source = source_for(pieces)
         self._take_ids = itertools.count(1)
-        # Message ids count per chat, so the same steps played again give the same ids.
-        self._message_ids = itertools.count(1)
-        # One counter for every take's version, so a version read on one take names it (TR-27).
-        self._stamps = itertools.count()
-        first = Take(self._new_take_id(), stamps=self._stamps)
+        # One counter for every take's version, so a version read on one take names it (TR-27),
+        # and one for every take's message ids, so ids count per chat: the same steps played
+        # again give the same ids.
+        first = Take(self._new_take_id(), stamps=itertools.count(), ids=itertools.count(1))
         self.takes: dict[str, Take] = {first.id: first}
         self.current = first.id
         self._turn: Turn | None = None
 
     def _new_take_id(self) -> str:
         return f"t{next(self._take_ids)}"
-
-    def new_message_id(self) -> str:
-        """A fresh message id, `m<n>`, counted in this chat: a replay of its steps gives the same ids."""
-        return f"m{next(self._message_ids)}"
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -200,6 +185,24 @@ class Chat:
         """True while a reply is being written."""
         return self._turn is not None
 
+    def message_id(self, message: str | int) -> str:
+        """A message id from a reference: an id, or a position in the current take (-1 is the last).
+
+        Raises:
+            BadRequestError: a boolean, which is no reference.
+            NotFoundError: the take has no message at that position (an id is checked where used).
+        """
+        if isinstance(message, str):
+            return message
+        if isinstance(message, bool):
+            raise BadRequestError(f"{message!r} is neither a message id nor a position")
+        messages = self.take.messages
+        if not -len(messages) <= message < len(messages):
+            raise NotFoundError(
+                f"the take has {len(messages)} messages; there is no message {message}"
+            )
+        return messages[message].id
+
     def linked(self) -> Linked:
         """Load the linked trackers through the strict decoder, as a turn does (TR-25)."""
         return load_linked(self.scene, self.source)
@@ -207,7 +210,7 @@ class Chat:
     def values(self, message_id: str | None = None) -> dict[str, Any]:
         """Each linked tracker's value at a message (the tip when None), by tracker name."""
         state = self.take.state_at(message_id)
-        return {t.name: tracker_value(t, state) for t in self.linked().trackers}
+        return tracker_values(self.linked().trackers, state)
 
     def panel(self) -> list[PanelEntry]:
         """The Trackers panel (TR-26): each linked tracker's value at the tip and the reply that last changed it."""
@@ -234,9 +237,7 @@ class Chat:
     def add_user(self, text: str) -> Message:
         """Add a person's message at the end of the current take."""
         self._guard("add a message")
-        message = Message(self.new_message_id(), "user", [Version(text)])
-        self.take.append(message)
-        return message
+        return self.take.add("user", text)
 
     def begin_turn(
         self, kind: TurnKind = "reply", *, tools_supported: bool = True, taken: Collection[str] = ()
@@ -271,38 +272,32 @@ class Chat:
             and bool(linked.trackers)
         )
         tool = update_trackers_tool(linked.trackers, taken) if offered else None
-        turn = Turn(self, kind, take, linked, base, tool)
+        turn = Turn(kind, take, linked, base, tool, self._turn_closed)
         self._turn = turn
         return turn
 
-    def show_version(self, message_id: str, index: int) -> None:
-        """Show another version of a reply; the trackers follow that version's writes (TR-23)."""
+    def _turn_closed(self, turn: Turn) -> None:
+        """A turn committed or failed: the chat takes writes (and the next turn) again."""
+        if self._turn is turn:
+            self._turn = None
+
+    def show_version(self, message: str | int, index: int) -> Message:
+        """Show another version of a reply (counted from 0); the trackers follow its writes (TR-23).
+
+        `message` is an id or a position in the take (see `message_id`).
+        """
         self._guard("show another version")
-        take = self.take
-        position = take.index_of(message_id)
-        message = take.messages[position]
-        if not 0 <= index < len(message.versions):
-            raise NotFoundError(
-                f"message {message_id!r} has {len(message.versions)} versions; there is no version {index}"
-            )
-        if message.shown != index:
-            message.shown = index
-            take.changed(position)
+        return self.take.show(self.message_id(message), index)
 
-    def cut(self, message_id: str) -> list[Message]:
-        """Drop a message and everything after it from the current take."""
+    def cut(self, message: str | int) -> list[Message]:
+        """Drop a message (an id or a position) and everything after it from the current take."""
         self._guard("cut")
-        take = self.take
-        return take.cut(take.index_of(message_id))
+        return self.take.cut(self.message_id(message))
 
-    def fork(self, message_id: str) -> Take:
-        """Start a new take sharing the history up to and including `message_id`, and show it."""
+    def fork(self, message: str | int) -> Take:
+        """Start a new take sharing the history up to and including `message`, and show it."""
         self._guard("fork")
-        take = self.take
-        end = take.index_of(message_id) + 1
-        forked = Take(
-            self._new_take_id(), [m.copy() for m in take.messages[:end]], stamps=self._stamps
-        )
+        forked = self.take.fork(self._new_take_id(), self.message_id(message))
         self.takes[forked.id] = forked
         self.current = forked.id
         return forked
@@ -359,9 +354,7 @@ class Chat:
         result = apply_tracker_updates([target], take.state_at(), items)
         if not result.ok:
             raise EditRefusedError("; ".join(str(e) for e in result.errors))
-        if result.deltas:
-            take.messages[-1].edits.extend(result.deltas)
-            take.changed(len(take.messages) - 1)
+        take.add_edits(take.messages[-1].id, result.deltas)
         return result
 
     def _stale(self, take: Take, base_version: int) -> str:

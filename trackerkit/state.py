@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
 from trackerkit.errors import BadRequestError, NotFoundError
+from trackerkit.slots import LIST_PREFIX, RECORD_PREFIX, is_tracker_slot
 
 __all__ = [
     "LIST_PREFIX",
@@ -29,8 +30,6 @@ __all__ = [
     "is_message_id",
 ]
 
-RECORD_PREFIX = "tracker-record:"
-LIST_PREFIX = "tracker-list:"
 Role: TypeAlias = Literal["user", "assistant"]
 #: A folded state: slot -> key -> stored value. A list slot's value is a whole row (no name).
 State: TypeAlias = dict[str, dict[str, object]]
@@ -54,7 +53,7 @@ class Delta:
     @property
     def is_tracker(self) -> bool:
         """True for a tracker slot (the only slots the changes read counts)."""
-        return self.slot.startswith((RECORD_PREFIX, LIST_PREFIX))
+        return is_tracker_slot(self.slot)
 
 
 def apply_deltas(state: State, deltas: Iterable[Delta]) -> None:
@@ -81,7 +80,7 @@ def copy_state(state: Mapping[str, Mapping[str, object]]) -> State:
     return {slot: dict(keys) for slot, keys in state.items()}
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Version:
     """One version (swipe) of a message: its text and the deltas written with it."""
 
@@ -89,15 +88,30 @@ class Version:
     deltas: tuple[Delta, ...] = ()
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Message:
-    """A live message: its versions, the one shown, and its own message-level deltas (edits)."""
+    """A live message: its versions, the one shown, and its own message-level deltas (edits).
+
+    A message is a value: a write (a new version, a continued text, another version shown, an
+    edit) is made by its `Take`, which puts a new message in its place and keeps its folds right.
+    So takes that share a message (a fork) share it safely.
+    """
 
     id: str
     role: Role
-    versions: list[Version]
+    versions: Sequence[Version]
     shown: int = 0
-    edits: list[Delta] = field(default_factory=list)
+    edits: Sequence[Delta] = ()
+
+    def __post_init__(self) -> None:
+        # Stored as tuples whatever the caller passed, so nothing outside a take can write them.
+        object.__setattr__(self, "versions", tuple(self.versions))
+        object.__setattr__(self, "edits", tuple(self.edits))
+        if not 0 <= self.shown < len(self.versions):
+            raise BadRequestError(
+                f"message {self.id!r} has {len(self.versions)} versions; "
+                f"it cannot show version {self.shown}"
+            )
 
     @property
     def version(self) -> Version:
@@ -113,18 +127,6 @@ class Message:
         """What this message writes: the shown version's deltas, then the message's own (TR-23)."""
         return [*self.version.deltas, *self.edits]
 
-    def copy(self) -> Message:
-        """An independent copy (for a fork): versions are immutable in use and shared."""
-        return Message(self.id, self.role, list(self.versions), self.shown, list(self.edits))
-
-
-_MESSAGE_IDS = itertools.count(1)
-
-
-def new_message_id() -> str:
-    """A fresh message id, `m<n>`, unique in this process."""
-    return f"m{next(_MESSAGE_IDS)}"
-
 
 def is_message_id(text: object) -> bool:
     """True when `text` has the shape of a message id (`m` and digits)."""
@@ -134,21 +136,38 @@ def is_message_id(text: object) -> bool:
 class Take:
     """One branch of a chat: an ordered list of live messages and a version that moves on every write.
 
+    The take owns every write to its history: `add` (or `append`) a message, `add_version` (a
+    swipe or regenerate), `extend_shown` (a continue), `show` another version, `add_edits` (a
+    person's edit), `cut` and `fork`. Each moves the version and keeps the folds right itself;
+    `messages` is for reading.
+
     Versions are drawn from `stamps`, which a chat shares among its takes, so a version is never
     held by two takes of one chat: a version read on one take names that take, and an edit that
-    carries it cannot land on another (TR-27). A take on its own counts from 0.
+    carries it cannot land on another (TR-27). A take on its own counts from 0. Message ids are
+    drawn from `ids` (`m<n>`), which a chat shares among its takes too, so ids count per chat: the
+    same steps played again give the same ids. A take on its own counts on from its messages.
 
     The fold of a prefix is served from checkpoints kept every few messages, so the tip's state
-    costs the same at 100 messages as at 10,000; a change at message `i` drops the checkpoints
-    past `i` (swipe, show-version, cut, edit), and appending extends them.
+    costs the same at 100 messages as at 10,000; a write at message `i` drops the checkpoints
+    past `i`, and a write that only adds deltas at the end (an append, an edit on the tip)
+    extends the tip's fold instead.
     """
 
     def __init__(
-        self, take_id: str, messages: Sequence[Message] = (), stamps: Iterator[int] | None = None
+        self,
+        take_id: str,
+        messages: Sequence[Message] = (),
+        stamps: Iterator[int] | None = None,
+        ids: Iterator[int] | None = None,
     ) -> None:
         self.id = take_id
+        #: The live messages, oldest first: read them; write through the take's methods.
         self.messages: list[Message] = list(messages)
         self._stamps = stamps if stamps is not None else itertools.count()
+        if ids is None:
+            numbers = (int(m.id[1:]) for m in self.messages if is_message_id(m.id))
+            ids = itertools.count(max(numbers, default=0) + 1)
+        self._ids = ids
         self.version = next(self._stamps)
         self._index: dict[str, int] = {m.id: i for i, m in enumerate(self.messages)}
         # (count, state): the fold of messages[:count]; count 0 is always the empty state.
@@ -199,37 +218,121 @@ class Take:
         end = len(self.messages) if message_id is None else self.index_of(message_id) + 1
         return self.state_before(end)
 
-    # --- writing: every write moves the version ------------------------------------------
+    # --- writing: every write moves the version and keeps the folds right -----------------
+
+    def new_id(self) -> str:
+        """A fresh message id, `m<n>`, counted across the takes that share this take's ids."""
+        return f"m{next(self._ids)}"
+
+    def add(self, role: Role, text: str, deltas: Iterable[Delta] = ()) -> Message:
+        """Add a new message at the end, under a fresh id, showing one version with `deltas`."""
+        message = Message(self.new_id(), role, (Version(text, tuple(deltas)),))
+        self.append(message)
+        return message
 
     def append(self, message: Message) -> None:
-        """Add a message at the end of the take."""
+        """Add a message made elsewhere at the end of the take.
+
+        Raises:
+            BadRequestError: a live message of this take has that id already.
+        """
+        if message.id in self._index:
+            raise BadRequestError(f"take {self.id!r} holds a message {message.id!r} already")
         tip_count, tip_state = self._tip
         self.messages.append(message)
         self._index[message.id] = len(self.messages) - 1
         if tip_count == len(self.messages) - 1:
             apply_deltas(tip_state, message.deltas())
             self._tip = (tip_count + 1, tip_state)
-        self.touch()
+        self._touch()
 
-    def changed(self, index: int) -> None:
-        """Message `index` changed what it writes: drop the folds that included it."""
-        self._checkpoints = [cp for cp in self._checkpoints if cp[0] <= index]
-        if self._tip[0] > index:
-            self._tip = (0, {})
-        self.touch()
+    def add_version(self, message_id: str, text: str, deltas: Iterable[Delta] = ()) -> Message:
+        """A new version of a message (a swipe, a regenerate), shown at once; returns the message."""
+        index = self.index_of(message_id)
+        old = self.messages[index]
+        versions = (*old.versions, Version(text, tuple(deltas)))
+        return self._put(index, replace(old, versions=versions, shown=len(versions) - 1))
 
-    def touch(self) -> None:
-        """Move the version on: a write that changes no fold (a continue's text) still moves it."""
-        self.version = next(self._stamps)
+    def extend_shown(self, message_id: str, text: str, deltas: Iterable[Delta] = ()) -> Message:
+        """Extend the shown version (a continue): `text` after its text, `deltas` after its deltas."""
+        index = self.index_of(message_id)
+        old = self.messages[index]
+        added = tuple(deltas)
+        versions = list(old.versions)
+        versions[old.shown] = Version(old.text + text, old.version.deltas + added)
+        new = replace(old, versions=tuple(versions))
+        # The new deltas fold before the message's edits, so they extend the tip only without any.
+        return self._put(index, new, tail=added if not old.edits else None)
 
-    def cut(self, index: int) -> list[Message]:
-        """Drop message `index` and every message after it; returns what was dropped."""
+    def show(self, message_id: str, version: int) -> Message:
+        """Show another version of a message (counted from 0); its writes replace the old one's.
+
+        Raises:
+            NotFoundError: the message has no such version.
+        """
+        index = self.index_of(message_id)
+        old = self.messages[index]
+        if not 0 <= version < len(old.versions):
+            raise NotFoundError(
+                f"message {message_id!r} has {len(old.versions)} versions; there is no version {version}"
+            )
+        if version == old.shown:
+            return old
+        return self._put(index, replace(old, shown=version))
+
+    def add_edits(self, message_id: str, deltas: Iterable[Delta]) -> Message:
+        """Add message-level deltas (a person's edit): they fold after the shown version's (TR-23)."""
+        index = self.index_of(message_id)
+        old = self.messages[index]
+        added = tuple(deltas)
+        if not added:
+            return old
+        return self._put(index, replace(old, edits=(*old.edits, *added)), tail=added)
+
+    def cut(self, message_id: str) -> list[Message]:
+        """Drop a message and every message after it; returns what was dropped."""
+        index = self.index_of(message_id)
         dropped = self.messages[index:]
         del self.messages[index:]
         for message in dropped:
             self._index.pop(message.id, None)
-        self.changed(index)
+        self._drop_folds_past(index)
+        self._touch()
         return dropped
+
+    def fork(self, take_id: str, message_id: str) -> Take:
+        """A new take holding this take's messages up to and including `message_id`.
+
+        The two share their messages (values, never written in place), their version stamps and
+        their message ids, so neither can reuse a version or an id of the other.
+        """
+        end = self.index_of(message_id) + 1
+        return Take(take_id, self.messages[:end], stamps=self._stamps, ids=self._ids)
+
+    def _put(self, index: int, message: Message, tail: tuple[Delta, ...] | None = None) -> Message:
+        """Put `message` at `index` and keep the folds right.
+
+        `tail` says the new message writes what the old one did, then `tail`: the tip's fold is
+        then extended when it ends at this message; otherwise every fold past it is dropped.
+        """
+        self.messages[index] = message
+        tip_count, tip_state = self._tip
+        self._drop_folds_past(index)
+        if tail is not None and tip_count == len(self.messages) == index + 1:
+            apply_deltas(tip_state, tail)
+            self._tip = (tip_count, tip_state)
+        self._touch()
+        return message
+
+    def _drop_folds_past(self, index: int) -> None:
+        """Message `index` changed what it writes (or went): drop the folds that included it."""
+        self._checkpoints = [cp for cp in self._checkpoints if cp[0] <= index]
+        if self._tip[0] > index:
+            self._tip = (0, {})
+
+    def _touch(self) -> None:
+        """Move the version on: every write does, even one that changes no fold (a continue's text)."""
+        self.version = next(self._stamps)
 
     def _checkpoint_at_most(self, index: int) -> tuple[int, State]:
         best = self._checkpoints[0]
