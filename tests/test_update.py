@@ -17,7 +17,7 @@ from trackerkit import (
     tracker_value,
 )
 from trackerkit.state import fold
-from trackerkit.update import UpdateError, UpdateItem, read_updates, slot_of
+from trackerkit.update import ItemRefusal, UpdateItem, read_updates, slot_of
 from trackerkit.values import initial_value
 
 HP = "tracker-record:health"
@@ -486,7 +486,7 @@ class TestShape:
 
     def test_error_text_names_item_tracker_row_and_field(self) -> None:
         """An error reads as item number, tracker, row and field, then the reason."""
-        error = UpdateError(1, "Bag", "must be a number", field="qty", row="Rope")
+        error = ItemRefusal(1, "Bag", "must be a number", field="qty", row="Rope")
         assert str(error) == "item 2 (Bag, row 'Rope', qty): must be a number"
 
 

@@ -79,7 +79,7 @@ from trackerkit.state import Delta, Message, Take, Version
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
-from trackerkit.update import UpdateError, UpdateResult, apply_tracker_updates, tracker_value
+from trackerkit.update import ItemRefusal, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
 from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
 from trackerkit.workspace import Workspace, workspace
@@ -103,6 +103,7 @@ __all__ = [
     "ImportRefusedError",
     "ImportReport",
     "Imported",
+    "ItemRefusal",
     "LeftOut",
     "Library",
     "Linked",
@@ -139,7 +140,6 @@ __all__ = [
     "TurnError",
     "TurnPlan",
     "TurnReport",
-    "UpdateError",
     "UpdateResult",
     "Value",
     "Verdict",

@@ -39,7 +39,7 @@ from trackerkit.values import (
 )
 
 __all__ = [
-    "UpdateError",
+    "ItemRefusal",
     "UpdateItem",
     "UpdateResult",
     "apply_tracker_updates",
@@ -86,7 +86,7 @@ class UpdateItem:
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateError:
+class ItemRefusal:
     """Why one item was refused: its index (0-based), tracker, field or row, and a plain reason."""
 
     index: int
@@ -125,7 +125,7 @@ class UpdateResult:
     ok: bool
     deltas: tuple[Delta, ...] = ()
     answer: str = ""
-    errors: tuple[UpdateError, ...] = ()
+    errors: tuple[ItemRefusal, ...] = ()
     changes: tuple[Change, ...] = field(default=())
 
     @property
@@ -136,7 +136,7 @@ class UpdateResult:
 
 def read_updates(
     arguments: object, *, null_is_absent: bool = False
-) -> tuple[list[UpdateItem], list[UpdateError]]:
+) -> tuple[list[UpdateItem], list[ItemRefusal]]:
     """Check only the call's shape (TR-37): `{"updates": [{tracker, row?, remove?, set?}, ...]}`.
 
     Accepts the arguments object or the bare `updates` list. Contents (trackers, fields, values,
@@ -151,16 +151,16 @@ def read_updates(
     updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
     if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
         extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))
-        return [], [UpdateError(-1, None, f"the call takes only updates; found {extra}")]
+        return [], [ItemRefusal(-1, None, f"the call takes only updates; found {extra}")]
     if not isinstance(updates, list):
         return [], [
-            UpdateError(-1, None, f"updates must be a list of items; found {_describe(updates)}")
+            ItemRefusal(-1, None, f"updates must be a list of items; found {_describe(updates)}")
         ]
     items: list[UpdateItem] = []
-    errors: list[UpdateError] = []
+    errors: list[ItemRefusal] = []
     for i, raw in enumerate(updates):
         if not isinstance(raw, Mapping):
-            errors.append(UpdateError(i, None, f"must be an object; found {_describe(raw)}"))
+            errors.append(ItemRefusal(i, None, f"must be an object; found {_describe(raw)}"))
             continue
         name = raw.get("tracker")
         label = name if isinstance(name, str) else None
@@ -188,7 +188,7 @@ def read_updates(
         if values is not None and not isinstance(values, Mapping):
             problems.append(f"set must be an object of field values; found {_describe(values)}")
         if problems:
-            errors.extend(UpdateError(i, label, p) for p in problems)
+            errors.extend(ItemRefusal(i, label, p) for p in problems)
             continue
         assert isinstance(name, str)
         items.append(UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values))
@@ -220,7 +220,7 @@ def apply_tracker_updates(
         and all(isinstance(u, UpdateItem) for u in updates)
     ):
         items: list[UpdateItem] = list(updates)
-        shape_errors: list[UpdateError] = []
+        shape_errors: list[ItemRefusal] = []
     else:
         items, shape_errors = read_updates(updates, null_is_absent=null_is_absent)
     if shape_errors:
@@ -228,7 +228,7 @@ def apply_tracker_updates(
     by_name = {t.name: t for t in trackers}
     folded = {t.name.casefold(): t for t in reversed(trackers)}
     work = copy_state(state)
-    errors: list[UpdateError] = []
+    errors: list[ItemRefusal] = []
     # Keyed by identity: `Tracker.__eq__` compares whole encoded pieces, too slow per item.
     touched: dict[int, _Shape] = {}
     rows: dict[str, _RowIndex] = {}
@@ -237,7 +237,7 @@ def apply_tracker_updates(
         if tracker is None:
             known = ", ".join(t.name for t in trackers) or "none"
             errors.append(
-                UpdateError(
+                ItemRefusal(
                     index,
                     item.tracker,
                     f"no linked tracker is called {line_of(item.tracker)!r} (linked: {known})",
@@ -309,11 +309,11 @@ class _RowIndex:
 # --- one item ------------------------------------------------------------------------------
 
 
-def _apply_record(shape: _Shape, item: UpdateItem, index: int, work: State) -> list[UpdateError]:
+def _apply_record(shape: _Shape, item: UpdateItem, index: int, work: State) -> list[ItemRefusal]:
     tracker = shape.tracker
     if item.row is not None:
         return [
-            UpdateError(
+            ItemRefusal(
                 index,
                 tracker.name,
                 f"row is only for list trackers; {tracker.name} is a record",
@@ -322,12 +322,12 @@ def _apply_record(shape: _Shape, item: UpdateItem, index: int, work: State) -> l
         ]
     if item.remove:
         return [
-            UpdateError(
+            ItemRefusal(
                 index, tracker.name, f"remove is only for list trackers; {tracker.name} is a record"
             )
         ]
     if item.set is None:
-        return [UpdateError(index, tracker.name, "needs set: the field values to write")]
+        return [ItemRefusal(index, tracker.name, "needs set: the field values to write")]
     slot = work.setdefault(slot_of(tracker), {})
     written, errors = _write_fields(shape, item.set, slot, index, None)
     if not errors:
@@ -337,21 +337,21 @@ def _apply_record(shape: _Shape, item: UpdateItem, index: int, work: State) -> l
 
 def _apply_list(
     shape: _Shape, item: UpdateItem, index: int, work: State, rows: dict[str, _RowIndex]
-) -> list[UpdateError]:
+) -> list[ItemRefusal]:
     tracker = shape.tracker
     if item.row is None:
         return [
-            UpdateError(
+            ItemRefusal(
                 index,
                 tracker.name,
                 f"needs row: {tracker.name} is a list, so name the row to change",
             )
         ]
     if not item.row.strip():
-        return [UpdateError(index, tracker.name, "row must not be blank", row=item.row)]
+        return [ItemRefusal(index, tracker.name, "row must not be blank", row=item.row)]
     if item.remove and item.set is not None:
         return [
-            UpdateError(
+            ItemRefusal(
                 index,
                 tracker.name,
                 "remove cannot come with set: remove the row or set its fields",
@@ -366,7 +366,7 @@ def _apply_list(
     if item.remove:
         if key is None:
             return [
-                UpdateError(
+                ItemRefusal(
                     index, tracker.name, f"no row is called {line_of(item.row)!r}", row=item.row
                 )
             ]
@@ -375,7 +375,7 @@ def _apply_list(
         return []
     if item.set is None:
         return [
-            UpdateError(
+            ItemRefusal(
                 index,
                 tracker.name,
                 "needs set (the row's field values) or remove: true",
@@ -402,17 +402,17 @@ def _write_fields(
     stored: Mapping[str, object],
     index: int,
     row: str | None,
-) -> tuple[dict[str, object], list[UpdateError]]:
+) -> tuple[dict[str, object], list[ItemRefusal]]:
     """What one item writes into one record or row: tops first, dependents clamped (TR-14..TR-17)."""
     tracker = shape.tracker
-    errors: list[UpdateError] = []
+    errors: list[ItemRefusal] = []
     values = dict(values)
     for name, value in values.items():
         field_ = shape.by_name.get(name)
         if field_ is None:
             known = ", ".join(f.name for f in shape.fields)
             errors.append(
-                UpdateError(
+                ItemRefusal(
                     index,
                     tracker.name,
                     f"{tracker.name} has no field {line_of(name)!r} (fields: {known})",
@@ -439,7 +439,7 @@ def _write_fields(
         else:
             reason = refusal(field_, value)
         if reason is not None:
-            errors.append(UpdateError(index, tracker.name, reason, field=name, row=row))
+            errors.append(ItemRefusal(index, tracker.name, reason, field=name, row=row))
     if errors:
         return {}, errors
     # What the model was shown matters only for a top and its dependents (TR-16).
@@ -616,7 +616,7 @@ def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
     return "\n".join(lines)
 
 
-def _refused(errors: Sequence[UpdateError]) -> UpdateResult:
+def _refused(errors: Sequence[ItemRefusal]) -> UpdateResult:
     count = len(errors)
     head = f"Nothing was written: {count} {'error' if count == 1 else 'errors'}. Fix them and send the whole call again."
     return UpdateResult(False, (), "\n".join([head, *(f"- {e}" for e in errors)]), tuple(errors))
