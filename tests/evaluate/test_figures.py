@@ -1,0 +1,58 @@
+"""The harness's figures: accuracy per variant with intervals, the per-field heat map, drift."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from trackerkit.errors import BadRequestError
+from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
+from trackerkit.evaluate.harness import evaluate
+from trackerkit.evaluate.noisy import Noise, serving_noisy
+from trackerkit.evaluate.results import Results
+from trackerkit.evaluate.variants import Variant
+
+SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
+TWO = [SCENES / "eval-numbers.json", SCENES / "eval-lists.json"]
+
+
+@pytest.fixture(scope="module")
+def results() -> Results:
+    with serving_noisy(TWO, Noise(off_by_one=0.5, miss=0.3, seed=3)) as server:
+        noisy = Variant(name="noisy", model="openai", base_url=server.url, model_name="n")
+        return evaluate(TWO, [noisy, Variant(name="scripted")], runs=2, concurrency=2)
+
+
+def test_accuracy_per_variant(results: Results) -> None:
+    """One bar per variant, its Wilson interval as asymmetric error bars."""
+    bar = accuracy_figure(results).data[0]
+    assert list(bar.x) == ["noisy (free)", "scripted (free)"]
+    assert bar.y[1] == 1.0
+    assert bar.error_y.arrayminus[1] > 0
+    assert bar.error_y.array[1] == 0
+    assert 0 < bar.y[0] < 1
+    with pytest.raises(
+        BadRequestError, match="no metric 'nope' in these results; there are: joint_accuracy"
+    ):
+        accuracy_figure(results, "nope")
+
+
+def test_field_heatmap(results: Results) -> None:
+    """Fields by variant; the scripted column all right, list rows pooled."""
+    heat = field_heatmap(results).data[0]
+    assert list(heat.x) == ["noisy (free)", "scripted (free)"]
+    assert "Inventory[…].qty" in heat.y
+    assert "Inventory[…].(row)" in heat.y
+    assert "Health.hp" in heat.y
+    assert all(row[1] == 1.0 for row in heat.z)
+
+
+def test_drift(results: Results) -> None:
+    """Joint accuracy per turn, a line per variant; the scenario with the most turns by default."""
+    figure = drift_figure(results)
+    assert "eval-numbers" in figure.layout.title.text or "eval-lists" in figure.layout.title.text
+    assert [t.name for t in figure.data] == ["noisy (free)", "scripted (free)"]
+    assert list(figure.data[1].y) == [1.0] * len(figure.data[1].y)
+    with pytest.raises(BadRequestError, match="no scenario 'x'"):
+        drift_figure(results, "x")

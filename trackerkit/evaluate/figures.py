@@ -1,0 +1,134 @@
+"""The harness's figures (plotly; never shown here: the caller displays or saves them).
+
+- `accuracy_figure`: a metric per variant (joint goal accuracy by default) with its interval;
+- `field_heatmap`: slot accuracy per field (rows) and variant (columns);
+- `drift_figure`: joint accuracy at each turn of a scenario, per variant: errors that carry show
+  as a line falling over the turns in free-running mode.
+
+plotly is imported inside each function, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trackerkit.errors import BadRequestError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import plotly.graph_objects as go
+
+    from trackerkit.evaluate.results import Results
+
+__all__ = ["accuracy_figure", "drift_figure", "field_heatmap"]
+
+
+def accuracy_figure(results: Results, metric: str = "joint_accuracy", seed: int = 0) -> go.Figure:
+    """One bar per variant (and mode) for `metric`, its interval as error bars.
+
+    Raises:
+        BadRequestError: the summary has no such metric (the message lists those it has).
+    """
+    import plotly.graph_objects as go  # here: plotly is slow to import
+
+    summary = results.summary(seed)
+    chosen = summary[summary["metric"] == metric]
+    if chosen.empty:
+        known = ", ".join(dict.fromkeys(summary["metric"]))
+        raise BadRequestError(f"no metric {metric!r} in these results; there are: {known}")
+    labels = [f"{v} ({m})" for v, m in zip(chosen["variant"], chosen["mode"], strict=True)]
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=chosen["estimate"],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": chosen["high"] - chosen["estimate"],
+                "arrayminus": chosen["estimate"] - chosen["low"],
+            },
+            text=[f"{e:.3g}" for e in chosen["estimate"]],
+            customdata=chosen[["low", "high", "n"]],
+            hovertemplate="%{x}: %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}], n=%{customdata[2]}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title=f"{metric.replace('_', ' ')} per variant (95% intervals)",
+        yaxis_title=metric.replace("_", " "),
+        autosize=True,
+    )
+    return figure
+
+
+def _field_names(fields: pd.DataFrame) -> list[str]:
+    """`Tracker.field` for a record, `Tracker[…].field` for a list (rows pooled), `(row)` for presence."""
+    return [
+        f"{t}{'[…]' if r else ''}.{f or '(row)'}"
+        for t, r, f in zip(fields["tracker"], fields["row"], fields["field"], strict=True)
+    ]
+
+
+def field_heatmap(results: Results) -> go.Figure:
+    """Slot accuracy per field (a list's rows pooled under `Tracker[…].field`) and variant."""
+    import plotly.graph_objects as go
+
+    cells = results.fields.assign(
+        name=_field_names(results.fields),
+        column=results.fields["variant"] + " (" + results.fields["mode"] + ")",
+    )
+    table = cells.pivot_table(index="name", columns="column", values="correct", aggfunc="mean")
+    counts = cells.pivot_table(index="name", columns="column", values="correct", aggfunc="size")
+    figure = go.Figure(
+        go.Heatmap(
+            z=table.to_numpy(),
+            x=list(table.columns),
+            y=list(table.index),
+            zmin=0,
+            zmax=1,
+            colorscale="RdYlGn",
+            customdata=counts.reindex_like(table).to_numpy(),
+            hovertemplate="%{y} on %{x}: %{z:.3g} of %{customdata} right<extra></extra>",
+            colorbar={"title": "right"},
+        )
+    )
+    figure.update_layout(title="Slot accuracy per field", autosize=True)
+    return figure
+
+
+def drift_figure(results: Results, scenario: str | None = None) -> go.Figure:
+    """Joint accuracy at each scored turn (pooled over runs), one line per variant and mode.
+
+    Args:
+        results: an evaluation's results.
+        scenario: the scenario to draw (default: the one with the most scored turns).
+    Raises:
+        BadRequestError: no scenario of that id in the results.
+    """
+    import plotly.graph_objects as go
+
+    turns = results.turns
+    if scenario is None:
+        scenario = str(turns.groupby("scenario")["turn"].max().idxmax()) if len(turns) else ""
+    mine = turns[turns["scenario"] == scenario]
+    if mine.empty:
+        known = ", ".join(sorted(set(turns["scenario"])))
+        raise BadRequestError(f"no scenario {scenario!r} in these results; there are: {known}")
+    figure = go.Figure()
+    for (variant, mode), group in mine.groupby(["variant", "mode"], sort=False):
+        by_turn = group.groupby("turn")["joint"].mean()
+        figure.add_trace(
+            go.Scatter(
+                x=by_turn.index + 1,
+                y=by_turn.to_numpy(),
+                mode="lines+markers",
+                name=f"{variant} ({mode})",
+            )
+        )
+    figure.update_layout(
+        title=f"Joint accuracy over the turns of {scenario}",
+        xaxis_title="turn",
+        yaxis_title="joint accuracy (share of runs)",
+        yaxis_range=[-0.05, 1.05],
+        autosize=True,
+    )
+    return figure
