@@ -20,6 +20,7 @@ import base64
 import os
 import shutil
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,11 @@ def figure_outputs(notebook: Any) -> list[tuple[Any, Any]]:
 
 
 async def _draw(figures: list[dict[str, Any]], browser: str) -> list[bytes]:
-    import kaleido  # imported here: executing a notebook without figures needs none of it
+    with warnings.catch_warnings():
+        # kaleido warns at import under plotly < 6.1.1 that `fig.write_image` will not work; this
+        # script does not use it: it hands kaleido the figure's JSON, which draws under any plotly.
+        warnings.filterwarnings("ignore", "(?s).*not compatible with this version of Kaleido")
+        import kaleido  # here: executing a notebook without figures needs none of it
 
     images = []
     # mathjax=False: the notebooks use no TeX, and kaleido's default would fetch MathJax online.
