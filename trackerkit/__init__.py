@@ -75,7 +75,7 @@ from trackerkit.scene import LeftOut, Linked, Scene, load_scene
 from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel, TurnPlan
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import ReadTool, Session
-from trackerkit.state import Delta, Message, Take, Version
+from trackerkit.state import Delta, Message, Take, Version, fold
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
@@ -178,6 +178,7 @@ __all__ = [
     "load_scene",
     "load_scenes",
     "openai_tool",
+    "fold",
     "panel_html",
     "parse_text_updates",
     "piece_verdict",
