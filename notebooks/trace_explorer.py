@@ -8,12 +8,24 @@ with app.setup:
     from pathlib import Path
 
     import marimo as mo
+    import orjson
 
+    from trackerkit import NotFoundError
     from trackerkit.simulate import data_dir
     from trackerkit.trace import (
+        STATUS_AND_FAILURES,
+        TURN_FILTERS,
         assemble_turns,
         assign_turns,
+        cost_summary,
+        costs_by_day,
+        daily_costs,
+        daily_usage,
+        failure_reason,
         failures_by_class,
+        filter_turns,
+        folder_days,
+        plain_data,
         read_trace,
         steps,
         tokens_over_day,
@@ -21,6 +33,7 @@ with app.setup:
         trace_days,
         turn_durations,
         turn_events,
+        turn_failures,
         turn_timeline,
     )
 
@@ -42,7 +55,8 @@ def _():
     An assistant's trace journal: one JSONL file a day (named by the installation's time zone),
     one event a line, seven fields. Choose a folder and a day; the events load into pandas
     (a broken line is listed by file and line and spoils nothing else), turns are put back
-    together by the journal's rules, and each turn can be opened as a timeline.
+    together by the journal's rules, and each turn can be opened as a timeline, with why it
+    failed when it did.
     """)
     return
 
@@ -76,20 +90,56 @@ def _(place):
 @app.cell
 def _(folder):
     try:
-        _there = Path(folder.value).is_dir()
-        days_table = trace_days(Path(folder.value)) if _there else None
+        _files, skipped = folder_days(Path(folder.value))
+    except NotFoundError as _error:
+        mo.stop(
+            True,
+            mo.callout(
+                mo.md(
+                    f"**No trace folder at `{folder.value}`.** {_error} "
+                    "`trackerkit simulate SCENE` writes trace days to your simulated sessions' folder."
+                ),
+                kind="warn",
+                title="Missing folder",
+            ),
+        )
     except Exception as _error:
         mo.stop(True, trouble("Could not read the trace folder", _error))
-    mo.stop(
-        days_table is None,
-        mo.md(f"No trace days in `{folder.value}` yet: `trackerkit simulate SCENE` writes them there."),
+    skipped_note = (
+        mo.callout(
+            mo.md(
+                f"**Skipped {len(skipped)} {'entry' if len(skipped) == 1 else 'entries'}** that "
+                "are not day files (only `YYYY-MM-DD.jsonl` files with a real date are read):\n\n"
+                + "\n".join(f"- `{s.name}`: {s.reason}" for s in skipped)
+            ),
+            kind="info",
+        )
+        if skipped
+        else mo.md("")
     )
-    mo.stop(len(days_table) == 0, mo.md(f"`{folder.value}` holds no day file (`YYYY-MM-DD.jsonl`)."))
+    mo.stop(
+        not _files and not skipped,
+        mo.callout(
+            mo.md(f"`{folder.value}` is empty: no day file (`YYYY-MM-DD.jsonl`) to read."),
+            kind="warn",
+            title="Empty folder",
+        ),
+    )
+    mo.stop(
+        not _files,
+        mo.vstack(
+            [mo.md(f"`{folder.value}` holds no day file (`YYYY-MM-DD.jsonl`)."), skipped_note]
+        ),
+    )
+    try:
+        days_table = trace_days(Path(folder.value))
+    except Exception as _error:
+        mo.stop(True, trouble("Could not read the trace folder", _error))
     day_pick = mo.ui.multiselect(
         options=list(days_table["day"]), value=list(days_table["day"]), label="Days"
     )
     day_table = mo.ui.table(days_table.drop(columns="file"), selection=None, label="Day files")
-    mo.vstack([day_pick, mo.accordion({"Day files": day_table})])
+    mo.vstack([day_pick, mo.accordion({"Day files": day_table}), skipped_note])
     return (day_pick,)
 
 
@@ -156,35 +206,81 @@ def _():
 def _(events, names):
     try:
         turns = assemble_turns(events, names)
-        _columns = ["name", "kind", "source", "start", "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "tool_calls", "failures", "status"]
-        _rows = turns[_columns].astype({"start": str, "duration": str})
     except Exception as _error:
         mo.stop(True, trouble("Could not put the turns together", _error))
-    turns_view = mo.ui.table(_rows, selection="single", page_size=8, label=f"{len(turns)} turns")
-    turns_view
-    return turns, turns_view
+    turn_show = mo.ui.radio(options=list(TURN_FILTERS), value="every turn", inline=True, label="Show")
+    turn_show
+    return turn_show, turns
 
 
 @app.cell
-def _(events, names, turns, turns_view):
+def _(turn_show, turns):
+    try:
+        shown_turns = filter_turns(turns, turn_show.value)
+        _columns = [
+            "name", "day", "status", "failures", "error_class", "error", "kind", "source", "start",
+            "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "steps_without_cost", "tool_calls",
+        ]
+        _rows = shown_turns[_columns].astype({"start": str, "duration": str}).reset_index(drop=True)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not filter the turns", _error))
+    _label = (
+        f"{len(turns)} turns"
+        if turn_show.value == "every turn"
+        else f"{len(shown_turns)} {turn_show.value} (of {len(turns)})"
+    )
+    turns_view = mo.ui.table(_rows, selection="single", page_size=8, label=_label)
+    turns_view
+    return shown_turns, turns_view
+
+
+@app.cell
+def _(events, names, shown_turns, turn_show, turns_view):
     _picked = turns_view.value
-    picked_turn = str(_picked["name"].iloc[0]) if len(_picked) else (str(turns["name"].iloc[0]) if len(turns) else None)
-    mo.stop(picked_turn is None, mo.md("No turn in these days."))
+    picked_turn = (
+        str(_picked["name"].iloc[0])
+        if len(_picked)
+        else (str(shown_turns["name"].iloc[0]) if len(shown_turns) else None)
+    )
+    mo.stop(picked_turn is None, mo.md(f"No {turn_show.value} in these days."))
     try:
         _events = turn_events(events, picked_turn, names)
         _timeline = turn_timeline(events, picked_turn, names)
+        _failures = turn_failures(events, picked_turn, names)
         _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str})
+        _rows["data"] = [orjson.dumps(plain_data(d), default=str).decode() for d in _events["data"]]
     except Exception as _error:
         mo.stop(True, trouble(f"Could not open the turn {picked_turn}", _error))
+    _turn = shown_turns[shown_turns["name"] == picked_turn]
+    _status = str(_turn["status"].iloc[0]) if len(_turn) else "?"
+    _count = int(_turn["failures"].iloc[0]) if len(_turn) else 0
+    _explained = mo.callout(mo.md(STATUS_AND_FAILURES), kind="neutral", title="Status and failures")
+    _why = mo.md(failure_reason(_failures, _status, _count))
+    if _failures.empty:
+        error_pane = mo.vstack([_why, _explained])
+    else:
+        failure_table = mo.ui.table(
+            _failures[["ts", "event", "step", "error_class", "error", "reason"]].astype({"ts": str}),
+            selection=None,
+            label=f"Every failure in this turn ({len(_failures)})",
+        )
+        _data = _failures.loc[_failures["reason"].astype(bool), "data"].iloc[0]
+        error_pane = mo.callout(
+            mo.vstack(
+                [_why, mo.tree(_data, label="The failing event's data"), failure_table, _explained]
+            ),
+            kind="danger" if _status == "failed" else "warn",
+            title=f"Why this turn {'failed' if _status == 'failed' else 'had failures'}",
+        )
     turn_table = mo.ui.table(_rows, selection=None, page_size=12, label="Its events in ts order")
-    mo.vstack([mo.md(f"### `{picked_turn}`"), _timeline, turn_table])
+    mo.vstack([mo.md(f"### `{picked_turn}`"), error_pane, _timeline, turn_table])
     return (picked_turn,)
 
 
 @app.cell(hide_code=True)
 def _():
     mo.md("""
-    ## Over the day: usage, cost, failures
+    ## Per day and over the days: cost, usage, failures
     """)
     return
 
@@ -194,18 +290,33 @@ def _(events, names, turns):
     try:
         step_table = steps(events, names)
         call_table = tool_calls(events, names)
-        _figures = [tokens_over_day(events, names), failures_by_class(events, names), turn_durations(turns)]
+        per_day = costs_by_day(turns)
+        _figures = [
+            daily_costs(turns),
+            daily_usage(turns),
+            tokens_over_day(events, names),
+            failures_by_class(events, names),
+            turn_durations(turns),
+        ]
     except Exception as _error:
-        mo.stop(True, trouble("Could not sum up the day", _error))
+        mo.stop(True, trouble("Could not sum up the days", _error))
+    day_costs_table = mo.ui.table(
+        per_day.round({"cost_usd": 4, "unknown_share": 3}), selection=None, label="Cost and usage per day file"
+    )
     mo.vstack(
         [
             mo.md(
-                f"{len(step_table)} steps · {int(step_table['usage_in'].sum()):,} tokens in · "
-                f"{int(step_table['usage_out'].sum()):,} out · ${step_table['cost_usd'].sum():.4f} · "
+                f"{len(step_table)} steps ({int((step_table['outcome'] == 'failed').sum())} failed) · "
+                f"{int(step_table['usage_in'].sum()):,} tokens in · "
+                f"{int(step_table['usage_out'].sum()):,} out · "
                 f"{len(call_table)} tool calls, {int(call_table['failure'].notna().sum())} failed"
             ),
-            _figures[0],
-            mo.hstack(_figures[1:]),
+            mo.callout(
+                mo.md(f"**Cost:** {cost_summary(turns)}"),
+                kind="warn" if int(turns["steps_without_cost"].sum()) else "info",
+            ),
+            day_costs_table,
+            *_figures,
         ]
     )
     return call_table, step_table

@@ -16,7 +16,16 @@ import pytest
 from playwright.sync_api import expect
 
 from trackerkit.cli import main
-from trackerkit.trace import assemble_turns, assign_turns, read_trace, turn_events
+from trackerkit.trace import (
+    assemble_turns,
+    assign_turns,
+    cost_summary,
+    costs_by_day,
+    filter_turns,
+    read_trace,
+    turn_events,
+    turn_failures,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "data" / "trace"
@@ -35,6 +44,9 @@ TOUCHES = {
         "event_table",
         "turns_view",
         "turn_table",
+        "turn_show",
+        "failure_table",
+        "day_costs_table",
     }
 }
 
@@ -138,16 +150,9 @@ def test_every_control_of_the_trace_explorer(
     expect(turn_table.locator("tbody tr")).to_have_count(int((picked["kind"].astype(str) == picked_kind).sum()))
     screenshot(page, "trace_explorer_turn")
 
-    # The folder: one without trace days says so; a path the system refuses is said in words.
-    empty = tmp_path / "no-days"
-    empty.mkdir()
+    # The folder: a missing one, an empty one, one with only other files, each said on the page.
     folder = _element(page, "Trace folder").get_by_role("textbox")
-    folder.fill(str(tmp_path / "absent"))
-    folder.press("Enter")
-    page.get_by_text("No trace days in").first.wait_for()
-    folder.fill(str(empty))
-    folder.press("Enter")
-    page.get_by_text("holds no day file").first.wait_for()
+    _bad_folders(page, folder, tmp_path, screenshot)
     folder.fill("/" + "x" * 300)
     folder.press("Enter")
     page.get_by_text("Could not read the trace folder").wait_for()
@@ -156,6 +161,112 @@ def test_every_control_of_the_trace_explorer(
     folder.fill(str(BUNDLED))
     folder.press("Enter")
     page.get_by_text(f"{len(events):,} events").first.wait_for()
+
+
+def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]) -> None:
+    """Missing, empty, only non-day files, and days beside other files: each says what it is."""
+    folder.fill(str(tmp_path / "absent"))
+    folder.press("Enter")
+    page.get_by_text("Missing folder", exact=True).wait_for()
+    page.get_by_text(f"{tmp_path / 'absent'} does not exist").first.wait_for()
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    folder.fill(str(empty))
+    folder.press("Enter")
+    page.get_by_text("Empty folder", exact=True).wait_for()
+    page.get_by_text("is empty: no day file").first.wait_for()
+
+    others = tmp_path / "others"
+    others.mkdir()
+    (others / "notes.txt").write_text("not a day\n")
+    folder.fill(str(others))
+    folder.press("Enter")
+    page.get_by_text("holds no day file").first.wait_for()
+    page.get_by_text("Skipped 1 entry").first.wait_for()
+    page.get_by_text("notes.txt", exact=True).wait_for()
+
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    day = sorted(BUNDLED.glob("*.jsonl"))[0]
+    (mixed / day.name).write_bytes(day.read_bytes())
+    (mixed / "notes.txt").write_text("not a day\n")
+    (mixed / "2026-02-30.jsonl").write_text("")
+    folder.fill(str(mixed))
+    folder.press("Enter")
+    events, _ = read_trace(mixed)
+    page.get_by_text(f"{len(events):,} events").first.wait_for()
+    page.get_by_text("Skipped 2 entries").first.wait_for()
+    expect(page.get_by_text("2026-02-30 is not a real date")).to_have_count(1)
+    expect(page.get_by_text("not named YYYY-MM-DD.jsonl", exact=False)).not_to_have_count(0)
+    screenshot(page, "trace_explorer_skipped")
+
+
+def test_why_a_turn_failed_and_the_days(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[[Any, str], Path],
+) -> None:
+    """Failed turns filtered, a failed turn's reason and data shown, failures drawn, cost per day."""
+    events, _ = read_trace(BUNDLED)
+    names = assign_turns(events)
+    turns = assemble_turns(events, names)
+    page = open_page(serve("trace_explorer.py"), "Trace explorer")
+    page.get_by_text(f"{len(turns)} turns", exact=True).wait_for()
+
+    # Per day: the known cost with the unknown share, and one row a day file.
+    page.get_by_text(cost_summary(turns)).first.wait_for()
+    per_day = costs_by_day(turns)
+    day_costs = _element(page, "Cost and usage per day file")
+    for day in per_day["day"]:
+        expect(day_costs.get_by_text(day, exact=True)).to_have_count(1)
+    expect(page.get_by_text("steps carry no cost and are not in these totals")).not_to_have_count(0)
+    expect(page.get_by_text("Tokens per day", exact=True)).to_have_count(1)
+
+    # The filter: failed turns only, then turns with failures (recovered ones too), each counted.
+    failed = filter_turns(turns, "failed turns")
+    page.get_by_role("radio", name="failed turns").click()
+    label = f"{len(failed)} failed turns (of {len(turns)})"
+    page.get_by_text(label, exact=True).wait_for()
+    turns_view = _element(page, label)
+    expect(turns_view.locator("tbody tr")).to_have_count(len(failed))
+
+    # A failed turn whose tools failed first: its reason is the model's failure, with its data.
+    position = next(i for i, n in enumerate(failed["failures"]) if n > 0)
+    turn = failed.iloc[position]
+    turns_view.get_by_role("checkbox", name="Select row").nth(position).click()
+    page.get_by_role("heading", name=str(turn["name"])).wait_for()
+    page.get_by_text("Why this turn failed", exact=True).wait_for()
+    pane = page.locator(".paragraph", has_text=f"{turn['error_class']}: {turn['error']}")
+    expect(pane).to_have_count(1)
+    expect(page.get_by_text(f"status failed, failures {turn['failures']}", exact=False)).to_have_count(1)
+    failures = turn_failures(events, str(turn["name"]), names)
+    failure_table = _element(page, f"Every failure in this turn ({len(failures)})")
+    expect(failure_table.locator("tbody tr")).to_have_count(len(failures))
+    page.get_by_text("The failing event's data", exact=True).wait_for()
+    reason = failures[failures["reason"].astype(bool)].iloc[0]
+    for key in reason["data"]:
+        expect(page.get_by_text(f'"{key}"', exact=False).first).to_be_visible()
+    expect(page.get_by_text("Status and failures", exact=True)).to_be_visible()
+    expect(page.locator(".paragraph", has_text="completed turn may have failures")).to_be_visible()
+    legend = page.locator(".js-plotly-plot .legendtext")
+    for name in ("step failed", "tool failed", "failure"):
+        expect(legend.filter(has_text=name).first).to_be_visible()
+    page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_failed_turn")
+    legend.filter(has_text="failure").first.scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_failed_timeline")
+
+    # Turns with failures: also the completed turns whose tools failed; then every turn again.
+    shown = filter_turns(turns, "turns with failures")
+    page.get_by_role("radio", name="turns with failures").click()
+    page.get_by_text(f"{len(shown)} turns with failures (of {len(turns)})", exact=True).wait_for()
+    page.get_by_role("radio", name="every turn").click()
+    page.get_by_text(f"{len(turns)} turns", exact=True).wait_for()
+    day_costs.scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_days")
+    page.get_by_text("Turn durations", exact=True).scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_durations")
 
 
 def test_the_simulated_sessions_are_listed(
