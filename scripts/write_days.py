@@ -38,7 +38,7 @@ def summary(files: list[Path]) -> list[str]:
     turns = assemble_turns(events)
     table = costs_by_day(turns)
     per_day = events.groupby("day").size()
-    lines = [f"wrote {len(files)} day files to {files[0].parent}:"]
+    lines = [f"wrote {len(files)} day file{'s' if len(files) != 1 else ''} to {files[0].parent}:"]
     for row in table.itertuples(index=False):
         lines.append(
             f"  {row.day}.jsonl  {per_day.get(row.day, 0):>5} events  {row.turns:>3} turns"

@@ -51,7 +51,7 @@ def test_other_files_of_the_folder_are_left_out_of_the_summary(tmp_path: Path) -
     other.write_text("not a trace line\n", encoding="utf-8")
     done = _run("--out", str(tmp_path), "--days", "1")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0] == f"wrote 1 day files to {tmp_path / 'trace'}:"
+    assert done.stdout.splitlines()[0] == f"wrote 1 day file to {tmp_path / 'trace'}:"
     assert "2030-01-01" not in done.stdout
     assert "could not be read back" not in done.stdout
     assert other.read_text(encoding="utf-8") == "not a trace line\n"
