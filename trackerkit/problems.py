@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from trackerkit.errors import Location, Problem
@@ -54,24 +55,40 @@ def _within_ceilings(data: object) -> bool:
         if len(container) > MAX_ITEMS or depth >= _MAX_DEPTH:
             return False
         if type(container) is dict or isinstance(container, dict):
-            for key in container:
-                if type(key) is not str or len(key) > MAX_TEXT or not _plain_text(key):
-                    return False
+            if not _keys_within(container):
+                return False
             items: Any = container.values()
         else:
             items = container
-        for item in items:
-            kind = type(item)
-            if kind is str:
-                if len(item) > MAX_TEXT or not (item.isascii() or _plain_text(item)):
-                    return False
-            elif kind is int or kind is float:
-                if item > MAX_SAFE_INTEGER or item < -MAX_SAFE_INTEGER:
-                    return False
-            elif kind is dict or kind is list or isinstance(item, dict | list):
-                push((item, depth + 1))
-            elif kind is not bool and item is not None and not _scalar_within(item):
+        if not _items_within(items, depth + 1, push):
+            return False
+    return True
+
+
+def _keys_within(container: dict[Any, Any]) -> bool:
+    """True when every key of `container` is valid text within the ceiling."""
+    for key in container:
+        if type(key) is not str or len(key) > MAX_TEXT or not _plain_text(key):
+            return False
+    return True
+
+
+def _items_within(
+    items: Any, depth: int, push: Callable[[tuple[dict[Any, Any] | list[Any], int]], None]
+) -> bool:
+    """True when every scalar of `items` is within its ceiling; each container is pushed at `depth`."""
+    for item in items:
+        kind = type(item)
+        if kind is str:
+            if len(item) > MAX_TEXT or not (item.isascii() or _plain_text(item)):
                 return False
+        elif kind is int or kind is float:
+            if item > MAX_SAFE_INTEGER or item < -MAX_SAFE_INTEGER:
+                return False
+        elif kind is dict or kind is list or isinstance(item, dict | list):
+            push((item, depth))
+        elif kind is not bool and item is not None and not _scalar_within(item):
+            return False
     return True
 
 
@@ -88,83 +105,94 @@ def _scalar_within(value: object) -> bool:
     return True
 
 
+_Pending = list[tuple[object, Location, int]]
+
+
 def _ceiling_paths(data: object) -> list[Problem]:
     """The slow pass, run only when the fast one found something: every problem, with its path."""
     problems: list[Problem] = []
-    stack: list[tuple[object, Location, int]] = [(data, (), 0)]
+    stack: _Pending = [(data, (), 0)]
     while stack and len(problems) < _MAX_PROBLEMS:
         value, path, depth = stack.pop()
         if isinstance(value, str):
-            if len(value) > MAX_TEXT:
-                problems.append(
-                    Problem(
-                        path,
-                        f"is unusually large: a text of {len(value):,} characters passes the ceiling of {MAX_TEXT:,}",
-                        "too_large",
-                    )
-                )
-            if not _plain_text(value):
-                problems.append(Problem(path, _not_text(value), "not_text"))
-        elif isinstance(value, bool) or value is None:
-            continue
-        elif isinstance(value, float) and not math.isfinite(value):
-            continue  # not a number at all; the model's own check says so in plain words
-        elif isinstance(value, int | float):
-            if abs(value) > MAX_SAFE_INTEGER:
-                problems.append(
-                    Problem(
-                        path,
-                        f"is unusually large: {describe_value(value)} passes the ceiling of 2^53-1",
-                        "too_large",
-                    )
-                )
+            problems += _text_problems(value, path)
         elif isinstance(value, list | dict):
-            if len(value) > MAX_ITEMS:
-                what = "a list" if isinstance(value, list) else "an object"
-                problems.append(
-                    Problem(
-                        path,
-                        f"is unusually large: {what} of {len(value):,} items passes the ceiling of {MAX_ITEMS:,}",
-                        "too_large",
-                    )
-                )
-                continue
-            if depth >= _MAX_DEPTH:
-                problems.append(
-                    Problem(
-                        path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels", "too_deep"
-                    )
-                )
-                continue
-            if isinstance(value, list):
-                stack.extend((item, (*path, i), depth + 1) for i, item in enumerate(value))
-            else:
-                for key, item in value.items():
-                    if not isinstance(key, str):
-                        problems.append(
-                            Problem(
-                                path,
-                                f"has a key that is not text; found {describe_value(key)}",
-                                "not_text",
-                            )
-                        )
-                        continue
-                    if len(key) > MAX_TEXT:
-                        problems.append(
-                            Problem(
-                                path,
-                                "is unusually large: a key passes the ceiling of 1,000,000 characters",
-                                "too_large",
-                            )
-                        )
-                        continue
-                    if not _plain_text(key):
-                        problems.append(
-                            Problem(path, f"has a key that {_not_text(key)}", "not_text")
-                        )
-                        continue
-                    stack.append((item, (*path, key), depth + 1))
+            problems += _container_problems(value, path, depth, stack)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            problems += _number_problems(value, path)
     return problems
+
+
+def _text_problems(value: str, path: Location) -> list[Problem]:
+    problems = []
+    if len(value) > MAX_TEXT:
+        problems.append(
+            Problem(
+                path,
+                f"is unusually large: a text of {len(value):,} characters passes the ceiling of {MAX_TEXT:,}",
+                "too_large",
+            )
+        )
+    if not _plain_text(value):
+        problems.append(Problem(path, _not_text(value), "not_text"))
+    return problems
+
+
+def _number_problems(value: int | float, path: Location) -> list[Problem]:
+    if isinstance(value, float) and not math.isfinite(value):
+        return []  # not a number at all; the model's own check says so in plain words
+    if abs(value) > MAX_SAFE_INTEGER:
+        return [
+            Problem(
+                path,
+                f"is unusually large: {describe_value(value)} passes the ceiling of 2^53-1",
+                "too_large",
+            )
+        ]
+    return []
+
+
+def _container_problems(
+    value: list[Any] | dict[Any, Any], path: Location, depth: int, stack: _Pending
+) -> list[Problem]:
+    """A list or object's own ceilings; within them, its items are pushed on `stack` to be seen."""
+    if len(value) > MAX_ITEMS:
+        what = "a list" if isinstance(value, list) else "an object"
+        return [
+            Problem(
+                path,
+                f"is unusually large: {what} of {len(value):,} items passes the ceiling of {MAX_ITEMS:,}",
+                "too_large",
+            )
+        ]
+    if depth >= _MAX_DEPTH:
+        return [Problem(path, f"is unusually deep: nesting passes {_MAX_DEPTH} levels", "too_deep")]
+    if isinstance(value, list):
+        stack.extend((item, (*path, i), depth + 1) for i, item in enumerate(value))
+        return []
+    problems = []
+    for key, item in value.items():
+        problem = _key_problem(key, path)
+        if problem is None:
+            stack.append((item, (*path, key), depth + 1))
+        else:
+            problems.append(problem)
+    return problems
+
+
+def _key_problem(key: object, path: Location) -> Problem | None:
+    """Why a key of the object at `path` cannot be read as text, or None when it can."""
+    if not isinstance(key, str):
+        return Problem(path, f"has a key that is not text; found {describe_value(key)}", "not_text")
+    if len(key) > MAX_TEXT:
+        return Problem(
+            path,
+            "is unusually large: a key passes the ceiling of 1,000,000 characters",
+            "too_large",
+        )
+    if not _plain_text(key):
+        return Problem(path, f"has a key that {_not_text(key)}", "not_text")
+    return None
 
 
 def _not_text(text: str) -> str:

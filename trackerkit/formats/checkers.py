@@ -276,6 +276,16 @@ def check_gemini(tool: object) -> list[Problem]:
 
 
 def _gemini_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
+    """One schema object against Gemini's subset: its keys, type, enum, nullable and required."""
+    return [
+        *_gemini_keys(where, schema),
+        *_gemini_type(where, schema),
+        *_gemini_enum(where, schema),
+        *_gemini_nullable_required(where, schema),
+    ]
+
+
+def _gemini_keys(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     problems = []
     for key in schema:
         if key in _GEMINI_FORBIDDEN:
@@ -284,30 +294,39 @@ def _gemini_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
             )
         elif key not in _GEMINI_KEYS:
             problems.append(Problem(_join(where, key), "is not a key of Gemini's schema object"))
+    return problems
+
+
+def _gemini_type(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     kind = schema.get("type")
     if isinstance(kind, list):
-        problems.append(
+        return [
             Problem(
                 _join(where, "type"),
                 f"must be one type (use nullable: true for null); found {_shown(kind)}",
             )
-        )
-    elif kind is not None and (not isinstance(kind, str) or kind.lower() not in _GEMINI_TYPES):
-        problems.append(
-            Problem(_join(where, "type"), f"must be an OpenAPI type; found {_shown(kind)}")
-        )
-    elif kind is None and "anyOf" not in schema:
-        problems.append(Problem(where, "has no type"))
-    enum = schema.get("enum")
-    if enum is not None:
-        if not isinstance(enum, list) or not all(isinstance(v, str) for v in enum):
-            problems.append(
-                Problem(_join(where, "enum"), f"must list strings only; found {_shown(enum)}")
-            )
-        elif not (isinstance(kind, str) and kind.lower() == "string") and "anyOf" not in schema:
-            problems.append(
-                Problem(_join(where, "enum"), f'needs type "string"; found {_shown(kind)}')
-            )
+        ]
+    if kind is not None and (not isinstance(kind, str) or kind.lower() not in _GEMINI_TYPES):
+        return [Problem(_join(where, "type"), f"must be an OpenAPI type; found {_shown(kind)}")]
+    if kind is None and "anyOf" not in schema:
+        return [Problem(where, "has no type")]
+    return []
+
+
+def _gemini_enum(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
+    enum, kind = schema.get("enum"), schema.get("type")
+    if enum is None:
+        return []
+    if not isinstance(enum, list) or not all(isinstance(v, str) for v in enum):
+        return [Problem(_join(where, "enum"), f"must list strings only; found {_shown(enum)}")]
+    if not (isinstance(kind, str) and kind.lower() == "string") and "anyOf" not in schema:
+        return [Problem(_join(where, "enum"), f'needs type "string"; found {_shown(kind)}')]
+    return []
+
+
+def _gemini_nullable_required(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
+    """`nullable` is a boolean; `required` names only properties that are there."""
+    problems = []
     if "nullable" in schema and not isinstance(schema["nullable"], bool):
         problems.append(
             Problem(

@@ -51,17 +51,7 @@ def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
     title = Path(file).stem
     if "trackerDef" in data:
         definition = data["trackerDef"]
-        for key in ("presetName", "name", "title"):
-            if isinstance(data.get(key), str) and data[key].strip():
-                title = data[key]
-                break
-        for key in data:
-            if key in ("presetName", "name", "title") and data[key] == title:
-                builder.line(
-                    "exact", key, title, "the preset's name names the record of its root fields"
-                )
-            elif key != "trackerDef":
-                builder.unmapped(key, "a preset setting (prompt, template or option), not a field")
+        title = _preset(builder, data, title)
     builder.scene = title
     if not isinstance(definition, dict) or not any(
         isinstance(v, dict) and v.get("type") in _TYPES for v in definition.values()
@@ -69,6 +59,28 @@ def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
         raise ImportRefusedError(
             file, 'holds no trackerDef: a map of fields such as "field-0" with a name and a type'
         )
+    _fields(builder, definition, title)
+    return builder.finish()
+
+
+def _preset(builder: Builder, data: dict[str, Any], title: str) -> str:
+    """A preset's title (its first name of `presetName`, `name`, `title`); its other keys reported."""
+    for key in ("presetName", "name", "title"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            title = data[key]
+            break
+    for key in data:
+        if key in ("presetName", "name", "title") and data[key] == title:
+            builder.line(
+                "exact", key, title, "the preset's name names the record of its root fields"
+            )
+        elif key != "trackerDef":
+            builder.unmapped(key, "a preset setting (prompt, template or option), not a field")
+    return title
+
+
+def _fields(builder: Builder, definition: dict[str, Any], title: str) -> None:
+    """Each field of the trackerDef: texts into one record named `title`, objects into their own."""
     root: TrackerDraft | None = None
     for key, spec in definition.items():
         name = _name(key, spec)
@@ -84,11 +96,10 @@ def sillytavern_tracker_from_data(data: object, file: str) -> Imported:
                 )
             _text(builder, root, name, name, spec, "")
         elif kind == "OBJECT":
-            draft = builder.tracker(name, "record", _about(spec))
+            draft = builder.tracker(name, "record", _about(spec), name)
             _nested(builder, draft, spec, name, [])
         else:
             _keyed(builder, name, spec, kind)
-    return builder.finish()
 
 
 def _name(key: str, spec: object) -> str:
@@ -162,6 +173,8 @@ def _nested(
             dotted = ".".join([*path, name])
             how = f"; flattened as {quoted(dotted)}" if path else ""
             _text(builder, draft, here, dotted, inner, how)
+        elif kind == "OBJECT" and not _nested_specs(inner):
+            builder.unmapped(here, "an OBJECT with no nested fields: nothing in it to make a field")
         elif kind == "OBJECT":
             _nested(builder, draft, inner, here, [*path, name])
         else:
@@ -171,7 +184,7 @@ def _nested(
 
 
 def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None:
-    draft = builder.tracker(name, "list", _about(spec))
+    draft = builder.tracker(name, "list", _about(spec), name)
     presence = spec.get("presence")
     if kind == "FOR_EACH_OBJECT":
         draft.notes.append(f"One row per key of {name}.")
