@@ -8,7 +8,7 @@ with app.setup:
 
     import marimo as mo
 
-    from trackerkit.changes import tracker_changes_between
+    from trackerkit import tracker_changes_between
     from trackerkit.scene import load_scene
     from trackerkit.simulate.links import link_choices, link_trackers
     from trackerkit.simulate.page import (
@@ -159,9 +159,9 @@ def _(playback, session):
         try:
             _take = session.chat.take
             _changes = (
-                tracker_changes_between(session.chat, None, _take.messages[0].id)["messages"] if _take.messages else []
+                tracker_changes_between(session.chat, None, _take.messages[0].id).messages if _take.messages else ()
             )
-            _by_message = {entry["messageId"]: entry for entry in _changes}
+            _by_message = {entry.message_id: entry for entry in _changes}
             _items = []
             for _number, _m in enumerate(_take.messages, start=1):
                 _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""

@@ -2,17 +2,37 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BAG, DATA_TRACKERS, HEALTH
+from conftest import BAG, DATA_TRACKERS, HEALTH, REPO
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
+from state_strategies import batches, linked
 
-from trackerkit import BadRequestError, Chat, Delta, Message, NotFoundError, Scene, Version
+from trackerkit import (
+    BadRequestError,
+    Bar,
+    Chat,
+    Delta,
+    FieldChange,
+    Message,
+    NotFoundError,
+    RowChange,
+    Scene,
+    Session,
+    TrackerkitError,
+    Version,
+    encode_tracker,
+)
 from trackerkit.changes import tracker_changes_between
 from trackerkit.library import Library
 from trackerkit.state import apply_deltas
@@ -666,3 +686,151 @@ def test_a_long_session_matches_a_naive_fold_of_each_prefix() -> None:
         got = changes(chat, take.messages[0].id, take=take_id)
         assert normalized(got) == normalized(naive_changes(chat, take_id, pieces))
         assert len(got["messages"]) > 50
+
+
+# --- the typed answer (issue 15): attributes, copies, the seed's shape on the bundled scenes ----
+
+GOLDEN_CHANGES = Path(__file__).parent / "golden" / "changes"
+#: Bundled scenes whose changes read was recorded in the seed's shape before the read was typed.
+GOLDEN_SCENES = ("branching", "fight", "shop")
+LAWS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class TestTyped:
+    """The changes read as frozen dataclasses: what the views, tables and session read by attribute."""
+
+    def test_a_record_reads_as_field_changes_with_bars(self) -> None:
+        """A record's change is a FieldChange; its topped number's bar a Bar; its icon the field's own."""
+        chat, _ = make_chat()
+        m = reply(chat, {"tracker": "Health", "set": {"hp": 20, "mood": "tense"}})
+        result = tracker_changes_between(chat, None, m.id)
+        (message,) = result.messages
+        (health,) = message.trackers
+        assert result.of(m.id) is message
+        assert (message.message_id, health.tracker_id, health.name, health.style) == (
+            m.id,
+            "health",
+            "Health",
+            "chips",
+        )
+        assert health.changes == (
+            FieldChange("hp", 0, 20),
+            FieldChange("mood", "calm", "tense"),
+        )
+        assert health.bars == {"hp": Bar(0, 30)}
+        assert [health.icon_of(c) for c in health.changes] == ["lucide:heart", None]
+        assert health.changed_cells() == {(None, "hp"), (None, "mood")}
+
+    def test_a_list_reads_as_row_changes_with_flags(self) -> None:
+        """A list's changes are RowChanges: added and removed follow the absent side; only moved fields count."""
+        chat, _ = make_chat()
+        reply(chat, {"tracker": "Bag", "row": "rope", "set": {"qty": 2}})
+        m = reply(
+            chat,
+            {"tracker": "Bag", "row": "rope", "set": {"equipped": True}},
+            {"tracker": "Bag", "row": "torch", "set": {"qty": 1}},
+        )
+        gone = reply(chat, {"tracker": "Bag", "row": "torch", "remove": True})
+        message = tracker_changes_between(chat, None, m.id).of(m.id)
+        assert message is not None
+        rope, torch = message.trackers[0].changes
+        assert isinstance(rope, RowChange)
+        assert isinstance(torch, RowChange)
+        assert (rope.added, rope.removed, rope.changed_fields()) == (False, False, ("equipped",))
+        assert (torch.added, torch.changed_fields()) == (True, ("qty", "equipped"))
+        assert message.trackers[0].changed_cells() == {
+            ("rope", "equipped"),
+            ("torch", "qty"),
+            ("torch", "equipped"),
+        }
+        removed = tracker_changes_between(chat, None, gone.id).of(gone.id)
+        assert removed is not None
+        (change,) = removed.trackers[0].changes
+        assert isinstance(change, RowChange)
+        assert (change.removed, change.changed_fields()) == (True, ())
+
+    def test_a_message_that_changed_nothing_has_no_entry(self) -> None:
+        """`Changes.of` answers None for a message that changed no tracker."""
+        chat, _ = make_chat()
+        user = chat.add_user("hello")
+        assert tracker_changes_between(chat, None, user.id).of(user.id) is None
+        assert tracker_changes_between(chat, None, user.id).to_json() == {"messages": []}
+
+    def test_the_answer_is_frozen(self) -> None:
+        """Every level of the answer refuses assignment."""
+        chat, _ = make_chat()
+        m = reply(chat, {"tracker": "Health", "set": {"hp": 3}})
+        result = tracker_changes_between(chat, None, m.id)
+        entry = result.messages[0].trackers[0]
+        for obj, name in [(result, "messages"), (entry, "name"), (entry.changes[0], "after")]:
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(obj, name, None)
+
+    def test_stored_rows_are_copies_of_the_take(self) -> None:
+        """TR-45: changing a typed row of a piece that cannot be read leaves the take as it was."""
+        chat, pieces = make_chat()
+        m = reply(chat, {"tracker": "Bag", "row": "rope", "set": {"qty": 2}})
+        pieces.pop("bag")
+        (change,) = tracker_changes_between(chat, None, m.id).messages[0].trackers[0].changes
+        change.after["qty"] = 99
+        assert chat.take.state_at()["tracker-list:bag"]["rope"] == {"qty": 2, "equipped": False}
+
+    def test_to_json_shares_nothing_with_the_answer(self) -> None:
+        """Changing what `to_json` returned leaves the typed answer as it was."""
+        chat, _ = make_chat()
+        m = reply(chat, {"tracker": "Bag", "row": "rope", "set": {"qty": 2}})
+        result = tracker_changes_between(chat, None, m.id)
+        shape = result.to_json()
+        shape["messages"][0]["trackers"][0]["changes"][0]["after"]["qty"] = 99
+        assert result.messages[0].trackers[0].changes[0].after == {"qty": 2, "equipped": False}
+
+
+def _scene_changes(name: str) -> dict[str, Any]:
+    """The changes read of every take of a bundled scene played to its end, in the seed's shape;
+    message ids become positions in their take, so the ids' numbering does not matter."""
+    session = Session.from_scene(REPO / "data" / "scenes" / f"{name}.json")
+    session.run()
+    chat = session.chat
+    takes: dict[str, Any] = {}
+    for take_id, take in chat.takes.items():
+        if not take.messages:
+            continue
+        position = {m.id: i for i, m in enumerate(take.messages)}
+        shape = tracker_changes_between(chat, take_id, take.messages[0].id).to_json()
+        VALIDATOR.validate(shape)
+        for message in shape["messages"]:
+            message["messageId"] = position[message["messageId"]]
+        takes[str(len(takes))] = shape
+    return takes
+
+
+@pytest.mark.parametrize("name", GOLDEN_SCENES)
+def test_bundled_scenes_read_as_the_seed_shape_recorded(name: str) -> None:
+    """`to_json` of each bundled scene's takes equals the dicts the untyped read gave (TR-42)."""
+    path = GOLDEN_CHANGES / f"{name}.json"
+    text = json.dumps(_scene_changes(name), indent=1, ensure_ascii=False) + "\n"
+    if os.environ.get("TRACKERKIT_UPDATE_GOLDENS") == "1":
+        path.write_text(text)
+    assert json.loads(text) == json.loads(path.read_text())
+
+
+@LAWS
+@given(data=st.data(), trackers=linked())
+def test_random_histories_read_as_a_naive_fold(data: st.DataObject, trackers: list[Any]) -> None:
+    """TR-43: over drawn trackers and batches (with swipes and edits), `to_json` fits the schema and
+    equals a naive per-prefix diff."""
+    pieces = {t.id: encode_tracker(t) for t in trackers}
+    chat = Chat(Scene(id="s", title="S", prompting={"trackers": list(pieces)}), pieces)
+    first = chat.add_user("go")
+    for _ in range(data.draw(st.integers(1, 5), label="turns")):
+        kind = data.draw(st.sampled_from(["reply", "reply", "swipe"]), label="kind")
+        turn = chat.begin_turn(kind if chat.messages[-1].role == "assistant" else "reply")  # type: ignore[arg-type]
+        turn.call({"updates": data.draw(batches(trackers, max_items=4), label="updates")})
+        turn.commit("…")
+        if data.draw(st.booleans(), label="edit"):
+            edit = data.draw(batches(trackers, max_items=1), label="edit item")[0]
+            with contextlib.suppress(TrackerkitError):
+                chat.edit(**edit)
+    got = tracker_changes_between(chat, None, first.id).to_json()
+    VALIDATOR.validate(got)
+    assert normalized(got) == normalized(naive_changes(chat, chat.current, pieces))

@@ -560,11 +560,17 @@ class TestHostileValues:
         ("item", "reason"),
         [
             ({"tracker": "Bag", "row": "Rope", "set": {"qty": HUGE}}, "has no max to hold it to"),
-            ({"tracker": "Health", "set": {"mood": HUGE}}, "found a number of about 5,000 digits"),
-            ({"tracker": "Health", "set": {"mood": -HUGE}}, "found a negative number of about"),
+            ({"tracker": "Health", "set": {"mood": HUGE}}, "found a whole number of 5,001 digits"),
+            (
+                {"tracker": "Health", "set": {"mood": -HUGE}},
+                "found a negative whole number of 5,001 digits",
+            ),
             ({"tracker": "Bag", "row": "Rope", "set": {"equipped": HUGE}}, "must be true or false"),
             ({"tracker": "Bag", "row": "Rope", "set": {"qty": float("nan")}}, "must be a number"),
-            ({"tracker": "Bag", "row": HUGE}, "row must be text; found a number of about"),
+            (
+                {"tracker": "Bag", "row": HUGE},
+                "row must be text; found a whole number of 5,001 digits",
+            ),
             ({"tracker": "Health", "set": {"mood": float("inf")}}, "a number too large to hold"),
         ],
         ids=[

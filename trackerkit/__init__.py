@@ -3,7 +3,15 @@
 The public API is this module's `__all__`; everything else is private.
 """
 
-from trackerkit.changes import tracker_changes_between
+from trackerkit.changes import (
+    Bar,
+    Changes,
+    FieldChange,
+    MessageChanges,
+    RowChange,
+    TrackerChanges,
+    tracker_changes_between,
+)
 from trackerkit.chat import Chat, PanelEntry, Turn
 from trackerkit.design.draft import Draft, DraftField, DraftVerdict, save_draft
 from trackerkit.design.rail import Rail, rail
@@ -88,9 +96,11 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BadRequestError",
+    "Bar",
     "Block",
     "BooleanField",
     "Card",
+    "Changes",
     "Chat",
     "ChoiceField",
     "Delta",
@@ -100,6 +110,7 @@ __all__ = [
     "EditRefusedError",
     "ExportCost",
     "Field",
+    "FieldChange",
     "ImportRefusedError",
     "ImportReport",
     "Imported",
@@ -110,6 +121,7 @@ __all__ = [
     "Links",
     "MacroReport",
     "Message",
+    "MessageChanges",
     "Model",
     "ModelError",
     "NotFoundError",
@@ -123,6 +135,7 @@ __all__ = [
     "ReadTool",
     "ReportLine",
     "Request",
+    "RowChange",
     "Scene",
     "ScriptedModel",
     "Session",
@@ -134,6 +147,7 @@ __all__ = [
     "TraceLineError",
     "Tracker",
     "TrackerBody",
+    "TrackerChanges",
     "TrackerDecodeError",
     "TrackerkitError",
     "Turn",

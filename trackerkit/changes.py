@@ -1,6 +1,8 @@
 """What each reply changed: one forward pass over a take's live messages (TR-42..TR-45).
 
-The answer has the shape the Messenger reads::
+The answer is typed: `Changes` holds a `MessageChanges` per message that changed a tracker, each
+holding a `TrackerChanges` per tracker, each holding its `FieldChange`s (a record) or `RowChange`s
+(a list). `to_json()` gives the shape the Messenger reads::
 
     {"messages": [{"messageId": "m7", "trackers": [
         {"trackerId": "health", "name": "Health", "style": "chips", "icon"?: ..., "fieldIcons"?: {...},
@@ -10,43 +12,198 @@ The answer has the shape the Messenger reads::
 A list's change is `{"row", "before", "after", "added"?, "removed"?}` with whole rows (no name) and
 null on the absent side. Past lines are read through today's piece, so a rename, a new default or
 a new top applies to history too; a piece that cannot be read is reported by its id with the values
-as stored.
+as stored. The history frame (`views.frames`) walks the same `ForwardPass`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError, TrackerDecodeError
 from trackerkit.fields import NumberField, is_number
 from trackerkit.library import Library
 from trackerkit.scene import FolderSource, PieceSource, source_for
-from trackerkit.state import LIST_PREFIX, RECORD_PREFIX, Delta, State, apply_deltas, is_message_id
+from trackerkit.slots import RECORD_PREFIX, slot_of, slot_parts
+from trackerkit.state import Message, State, apply_deltas, is_message_id
 from trackerkit.tracker import Tracker, decode_tracker
 from trackerkit.values import AnyField, Value, read_values, same_value
 
-__all__ = ["number_bar", "slot_parts", "tracker_changes_between"]
+__all__ = [
+    "Bar",
+    "Change",
+    "Changes",
+    "FieldChange",
+    "ForwardPass",
+    "MessageChanges",
+    "RowChange",
+    "TrackerChanges",
+    "number_bar",
+    "tracker_changes_between",
+]
 
 
-def slot_parts(slot: str) -> tuple[str, str] | None:
-    """`("record" | "list", piece id)` for a tracker slot, None for any other slot."""
-    if slot.startswith(RECORD_PREFIX):
-        return "record", slot[len(RECORD_PREFIX) :]
-    if slot.startswith(LIST_PREFIX):
-        return "list", slot[len(LIST_PREFIX) :]
-    return None
+def _plain(value: Any) -> Any:
+    """A fresh copy of a JSON-like value, so what `to_json` returns shares nothing with the read."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
 
 
-_ABSENT: Any = object()  # a key the slot did not hold
+@dataclass(frozen=True, slots=True)
+class Bar:
+    """A number's bar as a message left it: its bottom (`min`, 0 when unset) and its top (TR-42)."""
+
+    min: int | float
+    top: int | float
+
+    def to_json(self) -> dict[str, int | float]:
+        return {"min": self.min, "top": self.top}
 
 
-def number_bar(field: AnyField, values: Mapping[str, object]) -> dict[str, int | float] | None:
-    """A number's bar, `{"min", "top"}`, as `values` leave it; None when it has no top (TR-42).
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """A record field's net change in one message: the value before and after it.
+
+    Values are read as a turn reads them; for a piece that cannot be read they are as stored
+    (None where nothing was).
+    """
+
+    field: str
+    before: Any
+    after: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"field": self.field, "before": _plain(self.before), "after": _plain(self.after)}
+
+
+@dataclass(frozen=True, slots=True)
+class RowChange:
+    """A list row's net change in one message: the whole row (no name) before and after it.
+
+    `before` is None for a row the message added, `after` None for one it removed. Rows are read
+    as a turn reads them; for a piece that cannot be read they are as stored, whatever they hold.
+    """
+
+    row: str
+    before: Any
+    after: Any
+
+    @property
+    def added(self) -> bool:
+        return self.before is None
+
+    @property
+    def removed(self) -> bool:
+        return self.after is None
+
+    def changed_fields(self) -> tuple[str, ...]:
+        """The fields whose value the message changed, in the row's order: every field of an
+        added row, none of a removed one (nor of a row stored as something other than a row)."""
+        after = self.after
+        if not isinstance(after, Mapping):
+            return ()
+        before = self.before
+        if before is None:
+            return tuple(after)
+        if not isinstance(before, Mapping):
+            return ()
+        return tuple(k for k, v in after.items() if k not in before or not same_value(before[k], v))
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "row": self.row,
+            "before": _plain(self.before),
+            "after": _plain(self.after),
+        }
+        if self.before is None:
+            out["added"] = True
+        if self.after is None:
+            out["removed"] = True
+        return out
+
+
+#: One change: a record field's or a list row's.
+Change: TypeAlias = FieldChange | RowChange
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerChanges:
+    """What one message changed in one tracker, with what the views need to draw it (TR-42).
+
+    `name`, `style`, `icon` and `field_icons` are today's piece's (the id, chips and none for a
+    piece that cannot be read); `bars` holds each changed topped number's bar, by field name.
+    """
+
+    tracker_id: str
+    name: str
+    style: str
+    changes: tuple[Change, ...]
+    icon: str | None = None
+    field_icons: Mapping[str, str] = field(default_factory=dict)
+    bars: Mapping[str, Bar] = field(default_factory=dict)
+
+    def icon_of(self, change: Change) -> str | None:
+        """The icon to draw beside a change: its field's own, else the tracker's."""
+        own = self.field_icons.get(change.field) if isinstance(change, FieldChange) else None
+        return own or self.icon
+
+    def changed_cells(self) -> set[tuple[str | None, str]]:
+        """`(row, field)` for each value the message changed (row None for a record's fields)."""
+        cells: set[tuple[str | None, str]] = set()
+        for change in self.changes:
+            if isinstance(change, FieldChange):
+                cells.add((None, change.field))
+            else:
+                cells.update((change.row, name) for name in change.changed_fields())
+        return cells
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"trackerId": self.tracker_id, "name": self.name, "style": self.style}
+        if self.icon:
+            out["icon"] = self.icon
+        if self.field_icons:
+            out["fieldIcons"] = dict(self.field_icons)
+        if self.bars:
+            out["bars"] = {name: bar.to_json() for name, bar in self.bars.items()}
+        out["changes"] = [change.to_json() for change in self.changes]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MessageChanges:
+    """What one message changed, tracker by tracker, in the order it first wrote them."""
+
+    message_id: str
+    trackers: tuple[TrackerChanges, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"messageId": self.message_id, "trackers": [t.to_json() for t in self.trackers]}
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The changes read: each message of the range that changed a tracker, in take order."""
+
+    messages: tuple[MessageChanges, ...] = ()
+
+    def of(self, message_id: str) -> MessageChanges | None:
+        """The changes of one message; None when it changed no tracker (or is not in the range)."""
+        return next((m for m in self.messages if m.message_id == message_id), None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The seed's exact shape: `{"messages": [{"messageId", "trackers": [...]}]}` (TR-42)."""
+        return {"messages": [m.to_json() for m in self.messages]}
+
+
+def number_bar(field: AnyField, values: Mapping[str, object]) -> Bar | None:
+    """A number's bar as `values` leave it; None when it has no top (TR-42).
 
     The top is the field's own max, or the value of the field its maxField names; the bottom is
     its min, 0 when it sets none. The changes read, the history frame and the panel all use this.
@@ -57,19 +214,25 @@ def number_bar(field: AnyField, values: Mapping[str, object]) -> dict[str, int |
     if not is_number(top):
         return None
     assert isinstance(top, int | float)
-    return {"min": field.min if field.min is not None else 0, "top": top}
+    return Bar(field.min if field.min is not None else 0, top)
+
+
+_ABSENT: Any = object()  # a key the slot did not hold
 
 
 @dataclass(slots=True)
 class _Piece:
-    """Today's piece for one tracker id, read once per call with what the pass needs of it."""
+    """Today's piece for one tracker id, read once per pass with what the pass needs of it."""
 
     tracker_id: str
     tracker: Tracker | None  # None: the piece cannot be read any more
+    name: str
+    style: str = "chips"  # TR-44: a piece that cannot be read is drawn as chips
+    icon: str | None = None
+    field_icons: Mapping[str, str] = field(default_factory=dict)
     fields: Sequence[AnyField] = ()
     order: tuple[int, ...] = ()
     tops: tuple[NumberField, ...] = ()
-    head: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def read(cls, tracker_id: str, source: PieceSource) -> _Piece:
@@ -81,28 +244,27 @@ class _Piece:
             except TrackerDecodeError:
                 tracker = None
         if tracker is None:
-            # TR-44: reported by its id, drawn as chips (the style a piece has when it says none).
-            return cls(
-                tracker_id,
-                None,
-                head={"trackerId": tracker_id, "name": tracker_id, "style": "chips"},
-            )
-        head: dict[str, Any] = {
-            "trackerId": tracker_id,
-            "name": tracker.name,
-            "style": tracker.style,
-        }
-        if tracker.body.icon:
-            head["icon"] = tracker.body.icon
-        icons = tracker.field_icons()
-        if icons:
-            head["fieldIcons"] = icons
+            return cls(tracker_id, None, tracker_id)  # TR-44: reported by its id
+        return cls.of(tracker)
+
+    @classmethod
+    def of(cls, tracker: Tracker) -> _Piece:
         tops = tuple(
             f
             for f in tracker.fields
             if isinstance(f, NumberField) and (f.max is not None or f.max_field is not None)
         )
-        return cls(tracker_id, tracker, tracker.fields, tracker.order, tops, head)
+        return cls(
+            tracker.id,
+            tracker,
+            tracker.name,
+            tracker.style,
+            tracker.body.icon or None,
+            tracker.field_icons(),
+            tracker.fields,
+            tracker.order,
+            tops,
+        )
 
     def readable_as(self, layout: str) -> bool:
         return self.tracker is not None and self.tracker.layout == layout
@@ -113,9 +275,9 @@ class _Piece:
             return None
         return read_values(self.fields, stored, self.order)
 
-    def bars(self, was: Mapping[str, Value] | None, now: Mapping[str, Value]) -> dict[str, Any]:
-        """`{field: {min, top}}` for each changed number with a top, the top as `now` leaves it."""
-        bars: dict[str, Any] = {}
+    def bars(self, was: Mapping[str, Value] | None, now: Mapping[str, Value]) -> dict[str, Bar]:
+        """The bar of each changed number with a top, the top as `now` leaves it."""
+        bars: dict[str, Bar] = {}
         for number in self.tops:
             if was is not None and same_value(was[number.name], now[number.name]):
                 continue
@@ -123,6 +285,18 @@ class _Piece:
             if bar is not None:
                 bars[number.name] = bar
         return bars
+
+    def entry(self, changes: list[Change], bars: dict[str, Bar]) -> TrackerChanges:
+        # A copy of the icons per entry: the caller may hold one entry and change another's.
+        return TrackerChanges(
+            self.tracker_id,
+            self.name,
+            self.style,
+            tuple(changes),
+            self.icon,
+            dict(self.field_icons),
+            bars,
+        )
 
 
 def _source(library: PieceSource | Library | Mapping[str, object] | str | Path) -> PieceSource:
@@ -137,7 +311,7 @@ def tracker_changes_between(
     from_id: str,
     to_id: str | None = None,
     library: PieceSource | Library | Mapping[str, object] | str | Path | None = None,
-) -> dict[str, Any]:
+) -> Changes:
     """What each live message from `from_id` through `to_id` changed in the trackers (TR-42).
 
     One forward pass (TR-43): the state before `from_id`, then each live message's deltas (its
@@ -152,8 +326,8 @@ def tracker_changes_between(
         library: where today's pieces are read from: a `Library`, a folder, a mapping of pieces
             or a `PieceSource` (the chat's own source when None).
     Returns:
-        `{"messages": [...]}`; a message that changed no tracker is left out. Nothing returned
-        shares a mutable object with the take.
+        The `Changes` (`to_json()` for the seed's shape); a message that changed no tracker is
+        left out. Nothing returned shares a mutable object with the take.
     Raises:
         NotFoundError: the take or a message is not there (a 404).
         BadRequestError: `to_id` (or `from_id`) is not a well-formed message id (a 400).
@@ -164,30 +338,50 @@ def tracker_changes_between(
     start = branch.index_of(from_id)
     end = len(branch.messages) - 1 if not to_id else branch.index_of(to_id)
     if end < start:
-        return {"messages": []}
+        return Changes()
     source = chat.source if library is None else _source(library)
-    pass_ = _Pass(branch.state_before(start), source)  # a fresh copy: the read writes nothing
-    out: list[dict[str, Any]] = []
+    pass_ = ForwardPass(branch.state_before(start), source)  # a fresh copy: the read writes nothing
+    out: list[MessageChanges] = []
     for message in branch.messages[start : end + 1]:
-        deltas = [d for d in message.deltas() if d.is_tracker]
-        if not deltas:
-            continue
-        entries = pass_.step(deltas)
+        entries = pass_.step(message)
         if entries:
-            out.append({"messageId": message.id, "trackers": entries})
-    return {"messages": out}
+            out.append(MessageChanges(message.id, tuple(entries.values())))
+    return Changes(tuple(out))
 
 
-class _Pass:
-    """The forward pass: the folded state, today's pieces, and each record's last read."""
+class ForwardPass:
+    """The forward pass: the folded state, today's pieces, and each record's last read (TR-43).
 
-    def __init__(self, state: State, source: PieceSource) -> None:
-        self.state = state
+    `step` folds one message in and answers what it changed, tracker slot by tracker slot. The
+    changes read and the history frame both walk a take with it, so "changed" means one thing.
+
+    Args:
+        state: the state before the first message to step; the pass folds into it, so pass a
+            copy the caller does not keep.
+        source: where today's pieces are read, each once per pass.
+        trackers: pieces already read (the frame's linked trackers), used instead of reading
+            their ids again.
+    """
+
+    def __init__(self, state: State, source: PieceSource, trackers: Iterable[Tracker] = ()) -> None:
+        self._state = state
         self.source = source
-        self.pieces: dict[str, _Piece] = {}
+        self.pieces: dict[str, _Piece] = {t.id: _Piece.of(t) for t in trackers}
         # A readable record slot's value as read after the last message that touched it: only
         # this pass writes `state`, so it stays true and each record is read once per message.
         self.records: dict[str, dict[str, Value]] = {}
+        #: The tracker slots the last message stepped wrote, changed or not.
+        self.written: Collection[str] = ()
+
+    @property
+    def state(self) -> Mapping[str, Mapping[str, object]]:
+        """The state as folded through the last message stepped (not to be changed)."""
+        return self._state
+
+    def record(self, tracker: Tracker) -> dict[str, Value] | None:
+        """A record's value as read after the last message that changed it; None when no
+        message stepped so far touched it. The dict is the pass's own: read, never change it."""
+        return self.records.get(slot_of(tracker))
 
     def piece(self, tracker_id: str) -> _Piece:
         piece = self.pieces.get(tracker_id)
@@ -195,9 +389,16 @@ class _Pass:
             piece = self.pieces[tracker_id] = _Piece.read(tracker_id, self.source)
         return piece
 
-    def step(self, deltas: list[Delta]) -> list[dict[str, Any]]:
-        """Fold one message's tracker deltas in; its entry per tracker whose read value changed."""
-        state = self.state
+    def step(self, message: Message) -> dict[str, TrackerChanges]:
+        """Fold one message's deltas in; what it changed, by tracker slot, in first-write order.
+
+        A slot whose writes read the same afterwards (or ended where they began) is left out.
+        """
+        deltas = [d for d in message.deltas() if d.is_tracker]
+        if not deltas:
+            self.written = ()
+            return {}
+        state = self._state
         # slot -> key -> the raw value before this message (first write wins), in write order.
         touched: dict[str, dict[str, object]] = {}
         for delta in deltas:
@@ -213,14 +414,16 @@ class _Pass:
             if delta.key not in keys:
                 keys[delta.key] = state.get(delta.slot, {}).get(delta.key, _ABSENT)
         apply_deltas(state, deltas)
-        entries = []
+        self.written = touched.keys()
+        entries: dict[str, TrackerChanges] = {}
         for slot, olds in touched.items():
             parts = slot_parts(slot)
             assert parts is not None
             layout, tracker_id = parts
             piece = self.piece(tracker_id)
             new = state.get(slot, {})
-            bars: dict[str, Any] = {}
+            bars: dict[str, Bar] = {}
+            changes: list[Change]
             if not piece.readable_as(layout):
                 changes = _stored_changes(layout, olds, new)
             elif layout == "record":
@@ -228,22 +431,16 @@ class _Pass:
             else:
                 changes, bars = _list_changes(piece, olds, new)
             if changes:
-                entry = dict(piece.head)
-                if "fieldIcons" in entry:
-                    entry["fieldIcons"] = dict(entry["fieldIcons"])
-                if bars:
-                    entry["bars"] = bars
-                entry["changes"] = changes
-                entries.append(entry)
+                entries[slot] = piece.entry(changes, bars)
         return entries
 
     def _record(
         self, slot: str, piece: _Piece, new: Mapping[str, object]
-    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    ) -> tuple[list[Change], dict[str, Bar]]:
         was = self.records[slot]
         now = self.records[slot] = read_values(piece.fields, new, piece.order)
-        changes = [
-            {"field": name, "before": was[name], "after": value}
+        changes: list[Change] = [
+            FieldChange(name, was[name], value)
             for name, value in now.items()
             if not same_value(was[name], value)
         ]
@@ -252,53 +449,36 @@ class _Pass:
 
 def _list_changes(
     piece: _Piece, olds: Mapping[str, object], new: Mapping[str, object]
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+) -> tuple[list[Change], dict[str, Bar]]:
     """Each touched row's net change, in the order the message first wrote them."""
-    changes: list[dict[str, Any]] = []
-    bars: dict[str, Any] = {}
+    changes: list[Change] = []
+    bars: dict[str, Bar] = {}
     for row, old in olds.items():
         was = piece.read_row(old)
         now = piece.read_row(new.get(row))
         if was is None and now is None:
             continue  # added and removed in the same message
-        if was is not None and now is not None and all(same_value(was[k], now[k]) for k in was):
+        if was is not None and now is not None and same_value(was, now):
             continue
         if now is not None:
             bars.update(piece.bars(was, now))
-        changes.append(_row_change(row, was, now))
+        changes.append(RowChange(row, was, now))
     return changes, bars
 
 
 def _stored_changes(
     layout: str, olds: Mapping[str, object], new: Mapping[str, object]
-) -> list[dict[str, Any]]:
+) -> list[Change]:
     """Changes with the values as stored, for a piece that cannot be read (or changed layout)."""
-    changes: list[dict[str, Any]] = []
+    changes: list[Change] = []
     for key, old in olds.items():
         was = None if old is _ABSENT else old
         now = new.get(key)
-        if _same_stored(was, now):
+        if same_value(was, now):
             continue
         # Copies: the values as stored are the take's own objects and the caller may change these.
         was, now = copy.deepcopy(was), copy.deepcopy(now)
-        if layout == "record":
-            changes.append({"field": key, "before": was, "after": now})
-            continue
-        changes.append(_row_change(key, was, now))
+        changes.append(
+            FieldChange(key, was, now) if layout == "record" else RowChange(key, was, now)
+        )
     return changes
-
-
-def _row_change(row: str, was: object, now: object) -> dict[str, Any]:
-    """A list change: whole rows, null on the absent side, and `added` / `removed` flags."""
-    change: dict[str, Any] = {"row": row, "before": was, "after": now}
-    if was is None:
-        change["added"] = True
-    if now is None:
-        change["removed"] = True
-    return change
-
-
-def _same_stored(a: object, b: object) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_same_stored(a[k], b[k]) for k in a)
-    return same_value(a, b)

@@ -291,21 +291,20 @@ def _clock(start: datetime | None) -> Callable[[], datetime]:
 
 
 def _changes(args: argparse.Namespace) -> int:
-    from trackerkit.changes import tracker_changes_between
+    from trackerkit.changes import Changes, tracker_changes_between
     from trackerkit.simulate.session import Session
     from trackerkit.views.tables import changes_lines
 
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
     messages = session.chat.messages
-    if not messages:
-        result: dict[str, object] = {"messages": []}
-    else:
-        result = tracker_changes_between(
-            session.chat, None, args.from_id or messages[0].id, args.to_id
-        )
+    result = (
+        tracker_changes_between(session.chat, None, args.from_id or messages[0].id, args.to_id)
+        if messages
+        else Changes()
+    )
     if args.json:
-        print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
+        print(orjson.dumps(result.to_json(), option=orjson.OPT_INDENT_2).decode())
     else:
         print(changes_lines(result))
     return 0

@@ -1,14 +1,20 @@
-"""`line_of`: the one function that puts any value, row name or model-written text on one line (TR-30)."""
+"""Values as text: `line_of` puts any value, row name or model-written text on one line (TR-30).
+
+This is the one display rule: the prompt block, the update tool's answer, the command line's
+tables, the trace summary and the HTML views all show a value through `line_of`, a row of values
+through `fields_line`, and a text the reader must tell from a number through `quoted_line`.
+"""
 
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Callable, Mapping
 
 import orjson
 
-__all__ = ["line_of"]
+__all__ = ["fields_line", "line_of", "quoted_line"]
 
 # Every character Python's str.splitlines() breaks on, plus the two-character \r\n as one break.
 _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -47,3 +53,15 @@ def _json(value: object) -> str:
             return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":"))
         except (TypeError, ValueError):
             return str(value)
+
+
+def quoted_line(value: object) -> str:
+    """`line_of`, with a text in JSON quotes (`"rope"`), so it is never read as a number or a flag."""
+    if isinstance(value, str):
+        return orjson.dumps(line_of(value)).decode()
+    return line_of(value)
+
+
+def fields_line(values: Mapping[str, object], show: Callable[[object], str] = line_of) -> str:
+    """A record's or row's values on one line, `qty=2, equipped=false`, each value shown by `show`."""
+    return ", ".join(f"{line_of(name)}={show(value)}" for name, value in values.items())

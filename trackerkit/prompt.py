@@ -26,7 +26,7 @@ from trackerkit.macros import (
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, anyof_parameters, tracker_line, update_trackers_tool
 from trackerkit.tracker import Tracker
-from trackerkit.update import tracker_value
+from trackerkit.update import tracker_values
 
 __all__ = [
     "BLOCK_HEADING",
@@ -148,7 +148,7 @@ class _Computed:
 
 
 def _compute(trackers: Sequence[Tracker], state: Mapping[str, Mapping[str, object]]) -> _Computed:
-    values = {t.name: tracker_value(t, state) for t in trackers}
+    values = tracker_values(trackers, state)
     defaults = {t.name: default_text(t, values[t.name]) for t in trackers}
     return _Computed(values, defaults)
 

@@ -10,10 +10,9 @@ is no change.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-
-import orjson
+from typing import Any
 
 from trackerkit.arguments import unicode_problem, valid_text
 from trackerkit.fields import (
@@ -24,8 +23,9 @@ from trackerkit.fields import (
     describe_value,
     is_number,
 )
-from trackerkit.line import line_of
-from trackerkit.state import LIST_PREFIX, RECORD_PREFIX, Delta, State, copy_state
+from trackerkit.line import fields_line, line_of, quoted_line
+from trackerkit.slots import slot_of
+from trackerkit.state import Delta, State, copy_state
 from trackerkit.tracker import Tracker
 from trackerkit.values import (
     AnyField,
@@ -46,15 +46,10 @@ __all__ = [
     "read_updates",
     "slot_of",
     "tracker_value",
+    "tracker_values",
 ]
 
 _ITEM_KEYS = frozenset({"tracker", "row", "remove", "set"})
-
-
-def slot_of(tracker: Tracker) -> str:
-    """The scene-state slot a tracker keeps its state in (TR-21)."""
-    prefix = RECORD_PREFIX if tracker.layout == "record" else LIST_PREFIX
-    return prefix + tracker.id
 
 
 def tracker_value(
@@ -73,6 +68,13 @@ def tracker_value(
         if isinstance(row, Mapping):
             rows[name] = read_values(fields, row, order)
     return rows
+
+
+def tracker_values(
+    trackers: Iterable[Tracker], state: Mapping[str, Mapping[str, object]]
+) -> dict[str, Any]:
+    """Each tracker's value as a turn reads it (`tracker_value`), by tracker name."""
+    return {t.name: tracker_value(t, state) for t in trackers}
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,17 +504,11 @@ def _held(field_: NumberField, value: object) -> int | float | None:
 
 
 def _describe(value: object) -> str:
-    """`describe_value`, safe for an integer too long to print: such a one is described by its size."""
-    if type(value) is int and value.bit_length() > _SHOWN_BITS:
-        digits = int(value.bit_length() * math.log10(2))
-        return f"{'a negative' if value < 0 else 'a'} number of about {digits:,} digits"
+    """`describe_value`, except an infinity: the arguments reader's stand-in for an integer past
+    the digit limit (`read_arguments`), so the model is told what it wrote was too large, not "inf"."""
     if type(value) is float and math.isinf(value):
         return f"a{' negative' if value < 0 else ''} number too large to hold"
     return describe_value(value)
-
-
-#: Integers wider than this are described by their size (Python will not print past 4,300 digits).
-_SHOWN_BITS = 512
 
 
 def _huge_refusal(field_: NumberField, value: object) -> str:
@@ -545,7 +541,7 @@ def _net(
         slot = slot_of(tracker)
         old = before.get(slot, {})
         new = after.get(slot, {})
-        keys = [k for k, v in new.items() if k not in old or not _same(old[k], v)]
+        keys = [k for k, v in new.items() if k not in old or not same_value(old[k], v)]
         if tracker.layout == "list":
             keys += [k for k in old if k not in new]
         if not keys:
@@ -579,18 +575,6 @@ def _read_row(
     return read_values(fields, row, order) if isinstance(row, Mapping) else None
 
 
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    return same_value(a, b)
-
-
-def _show(value: object) -> str:
-    if isinstance(value, str):
-        return orjson.dumps(line_of(value)).decode()
-    return line_of(value)
-
-
 def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
     if not touched:
         return "No change: the call held no updates."
@@ -600,18 +584,18 @@ def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
         if not mine:
             lines.append(f"{tracker.name}: no change")
         elif tracker.layout == "record":
-            parts = [f"{c.key} {_show(c.before)} -> {_show(c.after)}" for c in mine]
+            parts = [f"{c.key} {quoted_line(c.before)} -> {quoted_line(c.after)}" for c in mine]
             lines.append(f"{tracker.name}: " + ", ".join(parts))
         else:
             rows = []
             for change in mine:
                 if change.after is None:
-                    rows.append(f"removed row {_show(change.key)}")
+                    rows.append(f"removed row {quoted_line(change.key)}")
                     continue
                 row = change.after if isinstance(change.after, Mapping) else {}
-                fields = ", ".join(f"{k}={_show(v)}" for k, v in row.items())
                 verb = "added" if change.before is None else "set"
-                rows.append(f"{verb} row {_show(change.key)} ({fields})")
+                row_text = fields_line(row, quoted_line)
+                rows.append(f"{verb} row {quoted_line(change.key)} ({row_text})")
             lines.append(f"{tracker.name}: " + "; ".join(rows))
     return "\n".join(lines)
 

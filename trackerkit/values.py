@@ -102,9 +102,29 @@ def initial_value(field: AnyField) -> Value:
 
 
 def same_value(a: object, b: object) -> bool:
-    """Equality that keeps kinds apart: `True` is not `1`, but `1` is `1.0`."""
-    if isinstance(a, bool) or isinstance(b, bool):
+    """The one equality for tracker values: `True` is not `1`, at any depth, but `1` is `1.0`.
+
+    Rows and other mappings are the same when they hold the same keys with the same values;
+    lists and tuples when they hold the same values in the same order. Every comparison of values
+    (the update tool, the changes read, the history frame, a scenario's `expect`, a draft's
+    patch) goes through here, since Python's `==` takes `True` for `1`.
+    """
+    if type(a) is bool or type(b) is bool:
         return type(a) is type(b) and a == b
+    if isinstance(a, str | int | float) or a is None:
+        return a == b  # the common case first: no container to walk
+    if isinstance(a, Mapping):
+        return (
+            isinstance(b, Mapping)
+            and a.keys() == b.keys()
+            and all(same_value(value, b[key]) for key, value in a.items())
+        )
+    if isinstance(a, list | tuple):
+        return (
+            isinstance(b, list | tuple)
+            and len(a) == len(b)
+            and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+        )
     return a == b
 
 

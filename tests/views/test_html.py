@@ -14,6 +14,7 @@ from trackerkit import (
     Chat,
     NotFoundError,
     Scene,
+    TrackerChanges,
     bars_over_history,
     changes_html,
     history_frame,
@@ -92,7 +93,9 @@ class TestBarsOverHistory:
         fig = bars_over_history(history_frame(chat), "Health", "hp")
         top, value = fig.data
         assert (top.name, value.name) == ("hp top", "hp")
-        assert list(top.x) == list(value.x) == [1, 2, 3], "messages are numbered from 1, as the panel does"
+        assert list(top.x) == list(value.x) == [1, 2, 3], (
+            "messages are numbered from 1, as the panel does"
+        )
         assert list(top.y) == [30, 10, 10]
         assert list(value.y) == [20, 8, 8]
         assert list(value.customdata) == [m.id for m in chat.messages]
@@ -140,12 +143,12 @@ class TestBarsOverHistory:
             bars_over_history(history_frame(chat), tracker, field)
 
 
-def entry_of(chat: Chat, name: str, index: int = -1) -> dict[str, Any]:
+def entry_of(chat: Chat, name: str, index: int = -1) -> TrackerChanges:
     """The changes-read entry of tracker `name` on message `index`."""
     result = tracker_changes_between(chat, None, chat.messages[0].id)
-    message_id = chat.messages[index].id
-    message = next(m for m in result["messages"] if m["messageId"] == message_id)
-    return next(t for t in message["trackers"] if t["name"] == name)
+    message = result.of(chat.messages[index].id)
+    assert message is not None
+    return next(t for t in message.trackers if t.name == name)
 
 
 class TestChangesHtml:
@@ -195,15 +198,15 @@ class TestChangesHtml:
         assert changes_html(entry, style="hidden") == ""
         for style in ("chips", "card", "toast", None):
             assert changes_html(entry, style=style, changes_on=False) == ""
-        message = tracker_changes_between(chat, None, chat.messages[0].id)["messages"][0]
+        message = tracker_changes_between(chat, None, chat.messages[0].id).messages[0]
         assert changes_html(message, changes_on=chat.scene.with_changes(False).changes_on) == ""
 
     def test_a_whole_message_draws_each_tracker_in_its_style(self, chat: Chat) -> None:
         """A message entry draws each tracker in its own style inside one wrapper with one style block."""
-        message = tracker_changes_between(chat, None, chat.messages[0].id)["messages"][-1]
+        message = tracker_changes_between(chat, None, chat.messages[0].id).messages[-1]
         html = changes_html(message)
         assert html.count("<style>") == 1
-        assert f'data-message-id="{message["messageId"]}"' in html
+        assert f'data-message-id="{message.message_id}"' in html
         assert 'tk-card" data-tracker="trust"' in html
         assert 'tk-chips" data-tracker="bag"' in html
 
@@ -221,7 +224,7 @@ class TestChangesHtml:
         chat = make_chat(trust)
         reply(chat, {"tracker": HOSTILE, "row": BREAKOUT, "set": {"level": 5, "note": HOSTILE}})
         reply(chat, {"tracker": HOSTILE, "row": BREAKOUT, "set": {"note": BREAKOUT}})
-        for message in tracker_changes_between(chat, None, chat.messages[0].id)["messages"]:
+        for message in tracker_changes_between(chat, None, chat.messages[0].id).messages:
             html = changes_html(message, style=style)
             assert "<script" not in html
             assert "<img" not in html

@@ -9,7 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from trackerkit.changes import MessageChanges
 from trackerkit.prompt import Request
+from trackerkit.values import same_value
 
 __all__ = ["CallReport", "RoundReport", "TurnReport", "expect_mismatches"]
 
@@ -57,7 +59,7 @@ class TurnReport:
     reply: str | None = None
     message_id: str | None = None
     values: dict[str, Any] = field(default_factory=dict)
-    changes: dict[str, Any] | None = None
+    changes: MessageChanges | None = None
     failed: str | None = None
 
     @property
@@ -103,7 +105,7 @@ class TurnReport:
             "reply": self.reply,
             "messageId": self.message_id,
             "values": self.values,
-            "changes": self.changes,
+            "changes": self.changes.to_json() if self.changes is not None else None,
             "failed": self.failed,
         }
 
@@ -131,13 +133,8 @@ def expect_mismatches(values: Mapping[str, Any], expect: Mapping[str, Any]) -> l
                 found += [
                     f"{tracker}.{key}.{f}: expected {v!r}, found {row.get(f)!r}"
                     for f, v in value.items()
-                    if _differs(row.get(f), v)
+                    if not same_value(row.get(f), v)
                 ]
-            elif _differs(have.get(key), value):
+            elif not same_value(have.get(key), value):
                 found.append(f"{tracker}.{key}: expected {value!r}, found {have.get(key)!r}")
     return found
-
-
-def _differs(found: object, wanted: object) -> bool:
-    # True == 1 in Python; a scenario that expects a flag must not pass on a number, or back.
-    return found != wanted or isinstance(found, bool) != isinstance(wanted, bool)

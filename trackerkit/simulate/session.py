@@ -262,8 +262,8 @@ class Session(ScenarioPlayer):
         report.reply = message.text
         report.message_id = message.id
         report.values = self.chat.values()
-        entries = tracker_changes_between(self.chat, None, message.id, message.id)["messages"]
-        report.changes = entries[0] if entries else None
+        read = tracker_changes_between(self.chat, None, message.id, message.id)
+        report.changes = read.of(message.id)
         step = len(report.rounds) - 1
         self._event(
             key,

@@ -24,6 +24,7 @@ import orjson
 import pandas as pd
 
 from trackerkit.errors import BadRequestError
+from trackerkit.line import fields_line, line_of
 from trackerkit.trace._columns import SKIPPED, ColumnSpec, ColumnType
 from trackerkit.trace._data import INFERRED
 from trackerkit.trace._lazy import jsonable
@@ -93,17 +94,16 @@ def summary(data: Mapping[str, Any]) -> str:
     parts = []
     for key, value in data.items():
         if isinstance(value, dict):
-            value = (
-                "{"
-                + ", ".join(f"{k}={v}" for k, v in value.items() if not isinstance(v, dict | list))
-                + "}"
-            )
+            flat = {k: v for k, v in value.items() if not isinstance(v, dict | list)}
+            value = "{" + fields_line(flat) + "}"
         elif isinstance(value, list):
             value = f"[{len(value)}]"
         elif isinstance(value, str) and len(value) > 60:
             value = repr(value[:57] + "...")
         elif isinstance(value, str):
             value = repr(value)
+        else:
+            value = line_of(value)
         parts.append(f"{key}={value}")
     return " ".join(parts)
 

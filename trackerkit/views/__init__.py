@@ -8,4 +8,11 @@ from trackerkit.views.figures import bars_over_history
 from trackerkit.views.frames import history_frame
 from trackerkit.views.html import ICON_SYMBOLS, changes_html, icon_html, panel_html
 
-__all__ = ["ICON_SYMBOLS", "bars_over_history", "changes_html", "history_frame", "icon_html", "panel_html"]
+__all__ = [
+    "ICON_SYMBOLS",
+    "bars_over_history",
+    "changes_html",
+    "history_frame",
+    "icon_html",
+    "panel_html",
+]

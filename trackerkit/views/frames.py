@@ -1,8 +1,9 @@
 """A take's tracker history as a tidy table, ready for pandas and `plotly.express`.
 
 One row per live message x linked tracker x field (x row for a list), built in one forward pass:
-each message's deltas are folded in and only the trackers it touched are read again, the way a
-turn reads them (`tracker_value`: initial values filled, tops applied).
+the changes read's own `ForwardPass` folds each message in and says what it changed, and only
+the trackers it changed are read again, the way a turn reads them (`tracker_value`: initial values
+filled, tops applied). So `changed` here and the changes read never disagree.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from trackerkit.changes import number_bar
+from trackerkit.changes import ForwardPass, number_bar
 from trackerkit.chat import Chat
 from trackerkit.fields import NumberField, is_number
-from trackerkit.state import State, apply_deltas
+from trackerkit.slots import slot_of
 from trackerkit.tracker import Tracker
-from trackerkit.update import slot_of, tracker_value
-from trackerkit.values import Value, same_value
+from trackerkit.update import tracker_value
+from trackerkit.values import Value
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,24 +78,21 @@ def history_frame(chat: Chat, take: str | None = None) -> pd.DataFrame:
     branch = chat.get_take(take)
     trackers = chat.linked().trackers
     columns: dict[str, list[Any]] = {name: [] for name, _ in HISTORY_COLUMNS}
-    state: State = {}
-    # Each tracker's cells as last read (changed flags off), reused while no delta touches it.
-    idle: dict[str, list[_Cell]] = {}
-    last: dict[str, dict[str, Any]] = {}
-    for tracker in trackers:
-        value = tracker_value(tracker, state)
-        last[tracker.id] = value
-        idle[tracker.id] = _cells(tracker, value, None)
+    pass_ = ForwardPass({}, chat.source, trackers)
+    # Each tracker's cells as last read (changed flags off), kept while no message changes it.
+    idle = {t.id: _cells(t, tracker_value(t, pass_.state), set()) for t in trackers}
+    slots = [(t, slot_of(t)) for t in trackers]
     for index, message in enumerate(branch.messages):
-        deltas = message.deltas()
-        apply_deltas(state, deltas)
-        touched = {d.slot for d in deltas}
+        changed = pass_.step(message)
+        written = pass_.written
         head = (index, message.id, message.role, message.shown, len(message.versions))
-        for tracker in trackers:
-            if slot_of(tracker) in touched:
-                value = tracker_value(tracker, state)
-                cells = _cells(tracker, value, last[tracker.id])
-                last[tracker.id] = value
+        for tracker, slot in slots:
+            if slot in written:
+                # Read again even when nothing changed: a write of 1.0 over 1 reads the same,
+                # yet the value column holds what the state holds now.
+                value = pass_.record(tracker) or tracker_value(tracker, pass_.state)
+                entry = changed.get(slot)
+                cells = _cells(tracker, value, entry.changed_cells() if entry else set())
                 idle[tracker.id] = [(*c[:6], False) for c in cells]
             else:
                 cells = idle[tracker.id]
@@ -105,23 +103,22 @@ def history_frame(chat: Chat, take: str | None = None) -> pd.DataFrame:
 
 
 def _cells(
-    tracker: Tracker, value: Mapping[str, Any], before: Mapping[str, Any] | None
+    tracker: Tracker, value: Mapping[str, Any], changed: set[tuple[str | None, str]]
 ) -> list[_Cell]:
-    """The cells of one tracker's read value; `changed` against `before` (None: nothing changed)."""
+    """The cells of one tracker's read value; `changed` holds the `(row, field)` pairs to flag."""
     if tracker.layout == "record":
-        return _row_cells(tracker, None, value, before)
+        return _row_cells(tracker, None, value, changed)
     cells: list[_Cell] = []
     for row, values in value.items():
-        was = None if before is None else before.get(row, _ADDED)
-        cells.extend(_row_cells(tracker, row, values, was))
+        cells.extend(_row_cells(tracker, row, values, changed))
     return cells
 
 
-_ADDED: dict[str, Any] = {}  # a row the previous message did not hold: every value changed
-
-
 def _row_cells(
-    tracker: Tracker, row: str | None, values: Mapping[str, Value], before: Mapping[str, Any] | None
+    tracker: Tracker,
+    row: str | None,
+    values: Mapping[str, Value],
+    changed: set[tuple[str | None, str]],
 ) -> list[_Cell]:
     cells: list[_Cell] = []
     for field in tracker.fields:
@@ -130,13 +127,12 @@ def _row_cells(
         number = float(value) if is_number(value) else _NAN
         bar = number_bar(field, values)
         if bar is not None:
-            bottom, top = float(bar["min"]), float(bar["top"])
+            bottom, top = float(bar.min), float(bar.top)
         elif isinstance(field, NumberField):
             bottom, top = float(field.min if field.min is not None else 0), _NAN
         else:
             bottom, top = _NAN, _NAN
-        changed = before is not None and (name not in before or not same_value(before[name], value))
-        cells.append((name, row, value, number, bottom, top, changed))
+        cells.append((name, row, value, number, bottom, top, (row, name) in changed))
     return cells
 
 

@@ -1,20 +1,28 @@
 """A reply's changes and the Trackers panel as HTML.
 
 These are HTML strings with one small `<style>` block of `tk-` classes, so they read well in a notebook and
-a browser. Every text in the HTML (names, rows, values) is user data and is escaped.
+a browser. Every text in the HTML (names, rows, values) is user data and is escaped; a value is
+shown by `line_of`, as the prompt block and the command line show it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from trackerkit.changes import number_bar
+from trackerkit.changes import (
+    Bar,
+    Change,
+    FieldChange,
+    MessageChanges,
+    TrackerChanges,
+    number_bar,
+)
 from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError
+from trackerkit.line import fields_line, line_of
 from trackerkit.tracker import CHANGES_STYLES, Tracker
-from trackerkit.values import same_value
 
 __all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html"]
 
@@ -104,23 +112,17 @@ def icon_html(icon: str | None) -> str:
 
 
 def _show(value: object) -> str:
-    """A value as plain text (not yet escaped): booleans as true/false, a missing one as —."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    """A value as escaped HTML text."""
+    return escape(line_of(value))
 
 
-def _bar_html(value: object, bar: Mapping[str, Any] | None) -> str:
+def _bar_html(value: object, bar: Bar | None) -> str:
     """A small horizontal bar for a number with a top; "" when it has none."""
     if bar is None or isinstance(value, bool) or not isinstance(value, int | float):
         return ""
-    low, top = float(bar["min"]), float(bar["top"])
+    low, top = float(bar.min), float(bar.top)
     share = 1.0 if top <= low else min(1.0, max(0.0, (float(value) - low) / (top - low)))
-    title = escape(f"{_show(value)} of {_show(bar['top'])}")
+    title = escape(f"{line_of(value)} of {line_of(bar.top)}")
     return (
         f'<span class="tk-bar" title="{title}">'
         f'<span class="tk-bar-fill" style="width:{share * 100:.0f}%"></span></span>'
@@ -131,14 +133,13 @@ def _bar_html(value: object, bar: Mapping[str, Any] | None) -> str:
 
 
 def changes_html(
-    entry: Mapping[str, Any], style: str | None = None, changes_on: bool = True
+    entry: TrackerChanges | MessageChanges, style: str | None = None, changes_on: bool = True
 ) -> str:
     """One reply's tracker changes drawn in the tracker's style (chips, card, toast or hidden).
 
     Args:
-        entry: a tracker entry of the changes read (`{"trackerId", "name", "style", ...,
-            "changes"}`), or a whole message entry (`{"messageId", "trackers": [...]}`), whose
-            trackers are each drawn in their own style.
+        entry: one tracker's changes of the changes read, or a whole message's, whose trackers
+            are each drawn in their own style.
         style: draw in this style instead of the entry's own.
         changes_on: the scene's `trackerChanges` switch; False draws nothing.
     Returns:
@@ -150,107 +151,91 @@ def changes_html(
         raise BadRequestError(f"style must be one of {', '.join(CHANGES_STYLES)}; found {style!r}")
     if not changes_on:
         return ""
-    if "trackers" in entry:
-        parts = [_tracker_changes(t, style) for t in entry["trackers"]]
-        body = "".join(parts)
+    if isinstance(entry, MessageChanges):
+        body = "".join(_tracker_changes(t, style) for t in entry.trackers)
         if not body:
             return ""
-        message = escape(str(entry.get("messageId", "")))
+        message = escape(entry.message_id)
         return f'{_STYLE}<div class="tk-message-changes" data-message-id="{message}">{body}</div>'
     body = _tracker_changes(entry, style)
     return f"{_STYLE}{body}" if body else ""
 
 
-def _tracker_changes(entry: Mapping[str, Any], style: str | None) -> str:
-    drawn = style or entry.get("style") or "chips"
-    changes = entry.get("changes") or []
-    if drawn == "hidden" or not changes:
+def _tracker_changes(entry: TrackerChanges, style: str | None) -> str:
+    drawn = style or entry.style or "chips"
+    if drawn == "hidden" or not entry.changes:
         return ""
-    data = f'data-tracker="{escape(str(entry.get("trackerId", "")))}"'
+    data = f'data-tracker="{escape(entry.tracker_id)}"'
     if drawn == "card":
-        return _card(entry, changes, data)
+        return _card(entry, data)
     if drawn == "toast":
-        return _toast(entry, changes, data)
-    return _chips(entry, changes, data)
-
-
-def _change_icon(entry: Mapping[str, Any], change: Mapping[str, Any]) -> str | None:
-    field_icons = entry.get("fieldIcons") or {}
-    icon = field_icons.get(change["field"]) if "field" in change else None
-    return icon or entry.get("icon")
+        return _toast(entry, data)
+    return _chips(entry, data)
 
 
 def _arrow() -> str:
     return ' <span class="tk-arrow">→</span> '
 
 
-def _change_text(change: Mapping[str, Any]) -> str:
+def _change_text(change: Change) -> str:
     """One change as escaped HTML: `field before → after`, or a list row's added/removed/edited line."""
-    if "field" in change:
+    if isinstance(change, FieldChange):
         return (
-            f'<span class="tk-field">{escape(str(change["field"]))}</span> '
-            f"{escape(_show(change['before']))}{_arrow()}{escape(_show(change['after']))}"
+            f'<span class="tk-field">{escape(change.field)}</span> '
+            f"{_show(change.before)}{_arrow()}{_show(change.after)}"
         )
-    row = f'<span class="tk-row-name">{escape(str(change["row"]))}</span>'
-    before, after = change.get("before"), change.get("after")
-    if before is None:
-        shown = _fields(after) if isinstance(after, Mapping) else _show(after)
+    row = f'<span class="tk-row-name">{escape(change.row)}</span>'
+    before, after = change.before, change.after
+    if change.added:
+        shown = fields_line(after) if isinstance(after, Mapping) else line_of(after)
         return f"+ {row} ({escape(shown)})"
-    if after is None:
+    if change.removed:
         return f"− {row}"
     if not (isinstance(before, Mapping) and isinstance(after, Mapping)):
         # A piece that cannot be read any more reports rows as stored, whatever they hold.
-        return f"{row}: {escape(_show(before))}{_arrow()}{escape(_show(after))}"
+        return f"{row}: {_show(before)}{_arrow()}{_show(after)}"
     moved = [
-        f"{escape(str(k))} {escape(_show(before.get(k)))}{_arrow()}{escape(_show(v))}"
-        for k, v in after.items()
-        if k not in before or not same_value(before[k], v)
+        f"{escape(k)} {_show(before.get(k))}{_arrow()}{_show(after[k])}"
+        for k in change.changed_fields()
     ]
     return f"{row}: " + ", ".join(moved)
 
 
-def _fields(row: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={_show(v)}" for k, v in row.items())
-
-
-def _chips(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
+def _chips(entry: TrackerChanges, data: str) -> str:
     chips = "".join(
-        f'<span class="tk-chip">{icon_html(_change_icon(entry, c))}{_change_text(c)}</span>'
-        for c in changes
+        f'<span class="tk-chip">{icon_html(entry.icon_of(c))}{_change_text(c)}</span>'
+        for c in entry.changes
     )
-    name = escape(str(entry.get("name", "")))
-    return f'<div class="tk-changes tk-chips" {data} title="{name}">{chips}</div>'
+    return f'<div class="tk-changes tk-chips" {data} title="{escape(entry.name)}">{chips}</div>'
 
 
-def _card(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
-    bars: Mapping[str, Any] = entry.get("bars") or {}
+def _card(entry: TrackerChanges, data: str) -> str:
+    bars = entry.bars
     items = []
-    for change in changes:
+    for change in entry.changes:
         bar = ""
-        if "field" in change:
-            bar = _bar_html(change["after"], bars.get(change["field"]))
-        elif isinstance(change.get("after"), Mapping):
-            after = change["after"]
+        if isinstance(change, FieldChange):
+            bar = _bar_html(change.after, bars.get(change.field))
+        elif isinstance(change.after, Mapping):
+            after = change.after
             bar = "".join(
-                f' <span class="tk-field">{escape(str(k))}</span>{_bar_html(after.get(k), b)}'
+                f' <span class="tk-field">{escape(k)}</span>{_bar_html(after.get(k), b)}'
                 for k, b in bars.items()
                 if k in after
             )
-        icon = icon_html(_change_icon(entry, change))
-        items.append(f"<li>{icon}{_change_text(change)}{bar}</li>")
-    title = f"{icon_html(entry.get('icon'))}{escape(str(entry.get('name', '')))}"
+        items.append(f"<li>{icon_html(entry.icon_of(change))}{_change_text(change)}{bar}</li>")
+    title = f"{icon_html(entry.icon)}{escape(entry.name)}"
     return (
         f'<div class="tk-changes tk-card" {data}><div class="tk-card-title">{title}</div>'
         f"<ul>{''.join(items)}</ul></div>"
     )
 
 
-def _toast(entry: Mapping[str, Any], changes: Sequence[Mapping[str, Any]], data: str) -> str:
-    line = "; ".join(_change_text(c) for c in changes)
-    name = escape(str(entry.get("name", "")))
+def _toast(entry: TrackerChanges, data: str) -> str:
+    line = "; ".join(_change_text(c) for c in entry.changes)
     return (
         f'<div class="tk-changes tk-toast" role="status" {data}>'
-        f"{icon_html(entry.get('icon'))}<strong>{name}</strong>: {line}</div>"
+        f"{icon_html(entry.icon)}<strong>{escape(entry.name)}</strong>: {line}</div>"
     )
 
 
@@ -307,6 +292,6 @@ def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
         bar = _bar_html(value, number_bar(field, values))
         items.append(
             f'<li>{icon_html(field.icon)}<span class="tk-field">{escape(field.name)}</span> '
-            f"{escape(_show(value))}{bar}</li>"
+            f"{_show(value)}{bar}</li>"
         )
     return f"<ul>{''.join(items)}</ul>"

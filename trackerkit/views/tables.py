@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from trackerkit.line import line_of
+from trackerkit.changes import Changes, FieldChange, MessageChanges, TrackerChanges
+from trackerkit.line import fields_line, line_of
 from trackerkit.simulate.report import TurnReport
 
 __all__ = ["changes_lines", "table", "turn_table"]
@@ -33,32 +33,30 @@ def _short(text: str | None, width: int = 32) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _tracker_summary(tracker: TrackerChanges) -> str:
+    """One tracker's changes on one line: `Health: hp 30→22, mood calm→tense` or `Pack: +Rope`."""
+    bits = []
+    for change in tracker.changes:
+        if isinstance(change, FieldChange):
+            bits.append(f"{change.field} {_value(change.before)}→{_value(change.after)}")
+        else:
+            mark = "+" if change.added else "-" if change.removed else "~"
+            bits.append(f"{mark}{line_of(change.row)}")
+    return f"{tracker.name}: {', '.join(bits)}"
+
+
 def _value(value: object) -> str:
+    # A record's value as stored may be a whole object (a piece that cannot be read any more).
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{k}={_value(v)}" for k, v in value.items()) + "}"
+        return "{" + fields_line(value) + "}"
     return line_of(value)
 
 
-def change_summary(entry: Mapping[str, Any] | None) -> str:
+def change_summary(entry: MessageChanges | None) -> str:
     """One reply's changes on one line: `Health: hp 30→22; Pack: +Rope`."""
-    if not entry:
+    if entry is None:
         return ""
-    parts = []
-    for tracker in entry["trackers"]:
-        bits = []
-        for change in tracker["changes"]:
-            if "field" in change:
-                bits.append(
-                    f"{change['field']} {_value(change['before'])}→{_value(change['after'])}"
-                )
-            elif change.get("added"):
-                bits.append(f"+{line_of(change['row'])}")
-            elif change.get("removed"):
-                bits.append(f"-{line_of(change['row'])}")
-            else:
-                bits.append(f"~{line_of(change['row'])}")
-        parts.append(f"{tracker['name']}: {', '.join(bits)}")
-    return "; ".join(parts)
+    return "; ".join(_tracker_summary(tracker) for tracker in entry.trackers)
 
 
 def turn_table(reports: Sequence[TurnReport]) -> str:
@@ -82,12 +80,11 @@ def turn_table(reports: Sequence[TurnReport]) -> str:
     return table(["turn", "kind", "user", "calls", "changes", *_PARTS], rows)
 
 
-def changes_lines(result: Mapping[str, Any]) -> str:
+def changes_lines(result: Changes) -> str:
     """The changes read as text: one line per message and tracker."""
-    lines = []
-    for message in result["messages"]:
-        for tracker in message["trackers"]:
-            lines.append(
-                f"{message['messageId']}  {change_summary({'trackers': [tracker]})}  [{tracker['style']}]"
-            )
+    lines = [
+        f"{message.message_id}  {_tracker_summary(tracker)}  [{tracker.style}]"
+        for message in result.messages
+        for tracker in message.trackers
+    ]
     return "\n".join(lines) if lines else "no changes"
