@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -175,6 +176,23 @@ def step(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """Where one chat turn's events go: its update key, turn id and session, from Telegram."""
+
+    ins: Install
+    key: str
+    turn: str
+    session: str
+
+    def emit(self, kind: str, name: str, /, **data: Any) -> None:
+        self.ins.emit(self.turn, self.session, "telegram", kind, name, **data)
+
+    def inbound(self, kind: str, name: str, /, **data: Any) -> None:
+        """An event of the update before it is bound to a turn (no turn, no session)."""
+        self.ins.emit(self.key, "", "telegram", kind, name, **data)
+
+
 def chat_turn(ins: Install, number: int, variant: int, session: str | None = None) -> None:
     """One chat turn; `variant` picks its tools, a subagent, a stop or a failure (E_MODEL when
     `variant % 9 == 4`); a new session unless `session` is given."""
@@ -184,11 +202,27 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
     bridge(ins, key, ins.update, "message", "admitted")
     if variant % 5 == 1:
         bridge(ins, key, ins.update, "message", "queued", count=2, parts=2)
+    at = _Turn(ins, key, turn, session)
+    hello = _received(at)
+    _started(at, hello)
+    step(ins, turn, session, "telegram", 0, "tool-calls")
+    calls = [variant % len(_RESULTS), (variant * 3 + 1) % len(_RESULTS)]
+    tool_step(ins, turn, session, "telegram", 0, calls)
+    if variant % 4 == 2:
+        _subagent(at)
+    if variant % 4 == 3:
+        _stopped(at, variant)
+    elif variant % 9 == 4:
+        _failed(at)
+    else:
+        _answered(at, variant)
+
+
+def _received(at: _Turn) -> str:
+    """The user's message received, accepted and passed by the inbound gate; returns its text."""
+    ins = at.ins
     hello = ins.text(ins.rng.randrange(3, 30))
-    ins.emit(
-        key,
-        "",
-        "telegram",
+    at.inbound(
         "inbound",
         "received",
         chatId=42,
@@ -198,10 +232,7 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         allowlisted=True,
         text=hello,
     )
-    ins.emit(
-        key,
-        "",
-        "telegram",
+    at.inbound(
         "inbound",
         "accepted",
         chatId=42,
@@ -210,10 +241,7 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         partChars=[len(hello)],
         context=[hello],
     )
-    ins.emit(
-        key,
-        "",
-        "telegram",
+    at.inbound(
         "gate",
         "inbound",
         surface="telegram",
@@ -223,11 +251,13 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         truncatedChars=0,
         chars=len(hello),
     )
-    ins.emit(turn, session, "telegram", "turn", "bound", chatKey="tg:42", updateKey=key)
-    ins.emit(
-        turn,
-        session,
-        "telegram",
+    return hello
+
+
+def _started(at: _Turn, hello: str) -> None:
+    """The update bound to its turn, the context's parts, and the turn started on the message."""
+    at.emit("turn", "bound", chatKey="tg:42", updateKey=at.key)
+    at.emit(
         "context",
         "parts",
         core=2048,
@@ -237,104 +267,75 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         unit="bytes",
         approximate=True,
     )
-    ins.emit(turn, session, "telegram", "eve", "turn.started", sequence=0, sessionId=session)
+    at.emit("eve", "turn.started", sequence=0, sessionId=at.session)
+    at.emit("eve", "message.received", sequence=1, parts=1, message=hello)
+
+
+def _subagent(at: _Turn) -> None:
+    """A subagent: its steps carry `turn_N#planner` (TC-8, TC-22)."""
+    ins = at.ins
+    call = f"call_{ins.rng.randrange(16**8):08x}"
+    sub = {
+        "callId": call,
+        "subagentName": "planner",
+        "name": "planner",
+        "childSessionId": ins.session(),
+    }
+    at.emit("eve", "subagent.called", **sub)
+    at.emit("eve", "subagent.started", **sub)
     ins.emit(
-        turn, session, "telegram", "eve", "message.received", sequence=1, parts=1, message=hello
+        f"{at.turn}#planner",
+        at.session,
+        "unknown",
+        "eve",
+        "step.completed",
+        sequence=1,
+        stepIndex=0,
+        finishReason="stop",
+        usage={"in": 600, "out": 90, "cacheRead": 0, "cacheWrite": 0},
+        subagent="planner",
+        parentCallId=call,
     )
-    step(ins, turn, session, "telegram", 0, "tool-calls")
-    tool_step(
-        ins,
-        turn,
-        session,
-        "telegram",
-        0,
-        [variant % len(_RESULTS), (variant * 3 + 1) % len(_RESULTS)],
+    at.emit("eve", "subagent.completed", **sub, output=ins.text(40))
+
+
+def _stopped(at: _Turn, variant: int) -> None:
+    """A stop pressed while the turn runs (TC-14): the turn is cancelled, the update handled."""
+    ins = at.ins
+    ins.update += 1
+    bridge(ins, f"tg:42:stop:{ins.update}", ins.update, "message", "admitted")
+    outcome = ["stopped", "idle", "failed"][(variant // 4) % 3]
+    at.emit(
+        "stop", {"stopped": "requested"}.get(outcome, outcome), chatKey="tg:42", outcome=outcome
     )
-    if variant % 4 == 2:  # a subagent: its steps carry turn_N#planner (TC-8, TC-22)
-        call = f"call_{ins.rng.randrange(16**8):08x}"
-        sub = {
-            "callId": call,
-            "subagentName": "planner",
-            "name": "planner",
-            "childSessionId": ins.session(),
-        }
-        ins.emit(turn, session, "telegram", "eve", "subagent.called", **sub)
-        ins.emit(turn, session, "telegram", "eve", "subagent.started", **sub)
-        ins.emit(
-            f"{turn}#planner",
-            session,
-            "unknown",
-            "eve",
-            "step.completed",
-            sequence=1,
-            stepIndex=0,
-            finishReason="stop",
-            usage={"in": 600, "out": 90, "cacheRead": 0, "cacheWrite": 0},
-            subagent="planner",
-            parentCallId=call,
-        )
-        ins.emit(turn, session, "telegram", "eve", "subagent.completed", **sub, output=ins.text(40))
-    if variant % 4 == 3:  # a stop pressed while the turn runs (TC-14)
-        ins.update += 1
-        bridge(ins, f"tg:42:stop:{ins.update}", ins.update, "message", "admitted")
-        outcome = ["stopped", "idle", "failed"][(variant // 4) % 3]
-        ins.emit(
-            turn,
-            session,
-            "telegram",
-            "stop",
-            {"stopped": "requested"}.get(outcome, outcome),
-            chatKey="tg:42",
-            outcome=outcome,
-        )
-        ins.emit(turn, session, "telegram", "eve", "turn.cancelled", sequence=9)
-        bridge(
-            ins, key, ins.update - 1, "message", "delivered", accepted="handled", ms=900, parts=1
-        )
-        return
-    if variant % 9 == 4:
-        ins.emit(
-            turn,
-            session,
-            "telegram",
-            "eve",
-            "step.failed",
-            sequence=8,
-            stepIndex=1,
-            code="E_MODEL",
-            message="the model endpoint answered 529",
-            details={"retry": 3},
-        )
-        ins.emit(
-            turn,
-            session,
-            "telegram",
-            "gate",
-            "outbound",
-            clean=True,
-            findings=[],
-            chars=38,
-            text="Something went wrong, please try again.",
-        )  # alone (TC-17)
-        ins.emit(
-            turn,
-            session,
-            "telegram",
-            "eve",
-            "turn.failed",
-            sequence=9,
-            stepIndex=1,
-            code="E_MODEL",
-            message="the model endpoint answered 529",
-            details="gave up after 3 tries",
-        )
-        bridge(ins, key, ins.update, "message", "rejected", accepted=False, ms=4000, parts=1)
-        return
-    step(ins, turn, session, "telegram", 1)
-    ins.emit(
-        turn,
-        session,
-        "telegram",
+    at.emit("eve", "turn.cancelled", sequence=9)
+    bridge(ins, at.key, ins.update - 1, "message", "delivered", accepted="handled", ms=900, parts=1)
+
+
+def _failed(at: _Turn) -> None:
+    """The model fails (E_MODEL): the outbound gate sees the apology alone (TC-17), the update is
+    rejected."""
+    failure = {"code": "E_MODEL", "message": "the model endpoint answered 529"}
+    at.emit("eve", "step.failed", sequence=8, stepIndex=1, **failure, details={"retry": 3})
+    at.emit(
+        "gate",
+        "outbound",
+        clean=True,
+        findings=[],
+        chars=38,
+        text="Something went wrong, please try again.",
+    )
+    at.emit(
+        "eve", "turn.failed", sequence=9, stepIndex=1, **failure, details="gave up after 3 tries"
+    )
+    bridge(at.ins, at.key, at.ins.update, "message", "rejected", accepted=False, ms=4000, parts=1)
+
+
+def _answered(at: _Turn, variant: int) -> None:
+    """The second step reasons and answers; the answer passes the gate and goes out (or fails to)."""
+    ins = at.ins
+    step(ins, at.turn, at.session, "telegram", 1)
+    at.emit(
         "eve",
         "reasoning.completed",
         sequence=12,
@@ -342,22 +343,11 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         reasoning=ins.text(ins.rng.randrange(5, 60)),
     )
     answer = ins.text(ins.rng.randrange(10, 80))
-    ins.emit(
-        turn,
-        session,
-        "telegram",
-        "eve",
-        "message.completed",
-        sequence=13,
-        stepIndex=1,
-        finishReason="stop",
-        message=answer,
+    at.emit(
+        "eve", "message.completed", sequence=13, stepIndex=1, finishReason="stop", message=answer
     )
     findings = ["token:github"] if variant % 6 == 5 else []
-    ins.emit(
-        turn,
-        session,
-        "telegram",
+    at.emit(
         "gate",
         "outbound",
         clean=not findings,
@@ -365,15 +355,16 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
         chars=len(answer),
         text=answer,
     )
-    fell = variant % 5 == 3
-    error = (
-        "buttons dropped: sendRichMessage 400: Bad Request: BUTTON_DATA_INVALID" if fell else None
-    )
+    _outbox(at, variant, answer)
+    at.emit("eve", "turn.completed", sequence=14)
+    ms = ins.rng.randrange(900, 9000)
+    bridge(ins, at.key, ins.update, "message", "delivered", accepted=True, ms=ms, parts=1)
+
+
+def _outbox(at: _Turn, variant: int, answer: str) -> None:
+    """The answer delivered (its buttons dropped when `variant % 5 == 3`), or blocked by the user."""
     if variant % 8 == 6:
-        ins.emit(
-            turn,
-            session,
-            "telegram",
+        at.emit(
             "outbox",
             "failed",
             ok=False,
@@ -383,28 +374,18 @@ def chat_turn(ins: Install, number: int, variant: int, session: str | None = Non
             chars=len(answer),
             ms=120,
         )
-    else:
-        ins.emit(
-            turn,
-            session,
-            "telegram",
-            "outbox",
-            "delivered",
-            ok=True,
-            delivered=True,
-            fellBack=fell,
-            error=error,
-            chars=len(answer),
-            ms=ins.rng.randrange(60, 900),
-        )
-    ins.emit(turn, session, "telegram", "eve", "turn.completed", sequence=14)
-    bridge(
-        ins,
-        key,
-        ins.update,
-        "message",
+        return
+    fell = variant % 5 == 3
+    error = (
+        "buttons dropped: sendRichMessage 400: Bad Request: BUTTON_DATA_INVALID" if fell else None
+    )
+    at.emit(
+        "outbox",
         "delivered",
-        accepted=True,
-        ms=ins.rng.randrange(900, 9000),
-        parts=1,
+        ok=True,
+        delivered=True,
+        fellBack=fell,
+        error=error,
+        chars=len(answer),
+        ms=at.ins.rng.randrange(60, 900),
     )

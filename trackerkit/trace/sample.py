@@ -105,6 +105,30 @@ def _night(ins: Install, session: str, number: int, source: str) -> None:
 
 def _specials(ins: Install, day: int) -> None:
     """Callbacks, drops, proactive sends, web gate, and the writer's marks (TC-7, TC-14)."""
+    _callback(ins)
+    _dropped(ins)
+    _proactive(ins)
+    session, turn = ins.session(), f"turn_{90 + day}"
+    ins.emit(turn, session, "digest" if day == 0 else "http", "eve", "turn.started", sequence=0)
+    ins.emit(
+        turn,
+        session,
+        "web",
+        "gate",
+        "web",
+        surface="web",
+        blocked=True,
+        reason="prompt-injection",
+        flags=["ignore-previous"],
+        truncatedChars=0,
+        chars=300,
+    )
+    _oversized(ins, turn, session)
+    _unwritable(ins, turn, session)
+
+
+def _callback(ins: Install) -> None:
+    """A button press: a callback admitted and handled."""
     ins.update += 1
     bridge(ins, f"tg:42:cb:{ins.update}", ins.update, "callback", "admitted")
     bridge(
@@ -117,6 +141,10 @@ def _specials(ins: Install, day: int) -> None:
         ms=40,
         parts=1,
     )
+
+
+def _dropped(ins: Install) -> None:
+    """A message from a chat nobody owns, dropped at the bridge and at the inbound."""
     ins.update += 1
     bridge(ins, f"tg:99:{ins.update}", ins.update, "message", "dropped", decision="unownable")
     ins.emit(
@@ -131,6 +159,10 @@ def _specials(ins: Install, day: int) -> None:
         partChars=[5],
         context=["hello"],
     )
+
+
+def _proactive(ins: Install) -> None:
+    """Sends no turn asked for (watch, brief, insight): through the gate and out, without a turn."""
     for source in ("watch", "brief", "insight"):
         note = ins.text(25)
         ins.emit(
@@ -149,21 +181,11 @@ def _specials(ins: Install, day: int) -> None:
             chars=len(note),
             ms=200,
         )
-    session, turn = ins.session(), f"turn_{90 + day}"
-    ins.emit(turn, session, "digest" if day == 0 else "http", "eve", "turn.started", sequence=0)
-    ins.emit(
-        turn,
-        session,
-        "web",
-        "gate",
-        "web",
-        surface="web",
-        blocked=True,
-        reason="prompt-injection",
-        flags=["ignore-previous"],
-        truncatedChars=0,
-        chars=300,
-    )
+
+
+def _oversized(ins: Install, turn: str, session: str) -> None:
+    """Events past the writer's limits: a message cut at 4,096 (TC-6), a large result, and a
+    request rebuilt (TC-5)."""
     long = "".join(ins.rng.choice("abcdefgh \n") for _ in range(9000))
     ins.emit(
         turn,
@@ -203,6 +225,11 @@ def _specials(ins: Install, day: int) -> None:
         args=[{"text": long[: 3000 + i]} for i in range(6)],
         input=long * 3,
     )  # rebuilt (TC-5)
+
+
+def _unwritable(ins: Install, turn: str, session: str) -> None:
+    """What the writer marks: data it cannot write, data that is no mapping (TC-7), and an event
+    trimmed to fit (TC-5)."""
     ins.emit(
         turn,
         session,
