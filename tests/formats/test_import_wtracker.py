@@ -40,7 +40,7 @@ class TestFixture:
             "exact: schemaPresets.default.value.properties.characters.items.properties.outfit -> Default characters.outfit: text",
             "exact: schemaPresets.default.value.properties.characters.items.properties.hp -> Default characters.hp: number min 0 max 100",
             "unmapped: schemaPresets.default.value.properties.characters.items.properties.pose: an object inside a row; a row holds plain fields only",
-            "unmapped: schemaPresets.default.value.properties.events: an array of objects with no name-like key (name, title, id) to key rows by",
+            "unmapped: schemaPresets.default.value.properties.events: an array of objects with no name-like text key (name, title, id) to key rows by",
             "exact: schemaPresets.ledger.value.properties.gold -> Ledger.gold: number min 0; integer (a trackerkit number may hold fractions)",
         ]
 

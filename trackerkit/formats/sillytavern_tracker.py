@@ -208,10 +208,11 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
         )
     else:
         nested = _nested_specs(spec)
-        names = [n for n, _ in nested]
+        # Rows are keyed by a text sub-field: a name-like one first, else the first text one.
+        names = [n for n, v in nested if isinstance(v, dict) and v.get("type") == "STRING"]
         key = next((k for k in NAME_KEYS if k in names), names[0] if names else None)
         if key is None:
-            builder.unmapped(name, "an ARRAY_OBJECT with no sub-fields to key its rows by")
+            builder.unmapped(name, "an ARRAY_OBJECT with no text sub-field to key its rows by")
             return
         builder.line(
             "guessed",
@@ -219,5 +220,6 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             draft.name,
             f"keyed list (ARRAY_OBJECT): rows keyed by the sub-field {quoted(key)}",
         )
-        rest = {k: v for k, v in (spec.get("nestedFields") or {}).items() if _name(k, v) != key}
+        keyed = next(k for k, v in spec["nestedFields"].items() if _name(k, v) == key)
+        rest = {k: v for k, v in spec["nestedFields"].items() if k != keyed}
         _nested(builder, draft, {"nestedFields": rest}, name, [])

@@ -234,10 +234,18 @@ def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -
     if not isinstance(properties, dict):
         builder.unmapped(where, "an array of objects with no properties")
         return
-    key = next((k for k in NAME_KEYS if k in properties), None)
+    key = next(
+        (
+            k
+            for k in NAME_KEYS
+            if isinstance(properties.get(k), dict) and properties[k].get("type") == "string"
+        ),
+        None,
+    )
     if key is None:
         builder.unmapped(
-            where, "an array of objects with no name-like key (name, title, id) to key rows by"
+            where,
+            "an array of objects with no name-like text key (name, title, id) to key rows by",
         )
         return
     about = prop.get("description")
