@@ -1,6 +1,7 @@
 """The tracker designer's logic: the field list by identity, tops without loops, saving, repair.
 
-The designer notebook (`notebooks/designer.py`) holds only widgets and calls into this package;
+The designer notebook (`notebooks/designer.py`) holds only widgets and calls into this package
+(also for "Import…", `importing`, and the exports' costs in the rail, `rail.export_rows`);
 the draft itself is `trackerkit.design.draft.Draft` (TR-47..TR-51).
 """
 
@@ -15,32 +16,60 @@ from trackerkit.design.fields import (
     top_candidates,
     top_labels,
 )
+from trackerkit.design.importing import (
+    ALL_IMPORTED,
+    ImportView,
+    Taken,
+    format_label,
+    format_options,
+    free_id,
+    open_imported,
+    read_path,
+    read_upload,
+    report_html,
+    take_imported,
+)
 from trackerkit.design.macros import macro_suggestions
+from trackerkit.design.rail import ExportRow, export_rows, exports_html
 from trackerkit.design.repair import Repair, check_raw, raw_text, refused_files, save_raw
 from trackerkit.design.report import attempt, readable
 from trackerkit.design.saving import SaveOutcome, holds, id_problem, save, suggest_id
 
 __all__ = [
+    "ALL_IMPORTED",
+    "ExportRow",
+    "ImportView",
     "Repair",
     "SaveOutcome",
+    "Taken",
     "attempt",
     "check_raw",
     "dropped_tops",
+    "export_rows",
+    "exports_html",
     "field_labels",
+    "format_label",
+    "format_options",
+    "free_id",
     "holds",
     "id_problem",
     "macro_suggestions",
     "move_field",
+    "open_imported",
     "parse_number",
     "parse_start",
     "raw_text",
+    "read_path",
+    "read_upload",
     "readable",
     "refused_files",
+    "report_html",
     "save",
     "save_raw",
     "selected_key",
     "start_text",
     "suggest_id",
+    "take_imported",
     "top_candidates",
     "top_labels",
 ]

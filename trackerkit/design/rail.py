@@ -1,14 +1,22 @@
-"""The editor's rail: what the model gets from one tracker, at its starting values (TR-51)."""
+"""The editor's rail: what the model gets from one tracker, at its starting values (TR-51).
+
+Beside the prompt block it shows each export of the update tool (the line-per-tracker tool, its
+anyOf variant, OpenAI strict, Anthropic, Gemini) with its token cost in both OpenAI encodings,
+and what each provider's checker finds, so the designer sees which provider would refuse it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import html
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trackerkit.formats.checkers import check_provider_tool
+from trackerkit.formats.providers import PROVIDERS, export_costs, provider_tool
 from trackerkit.macros import MacroReport
 from trackerkit.prompt import PromptContext, default_text, render_trackers_block
-from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
+from trackerkit.tokens import DEFAULT_ENCODING, ENCODINGS, count_tokens
 from trackerkit.tool import tracker_line
 from trackerkit.tracker import Tracker
 from trackerkit.update import slot_of, tracker_value
@@ -16,7 +24,16 @@ from trackerkit.update import slot_of, tracker_value
 if TYPE_CHECKING:
     from trackerkit.design.draft import Draft
 
-__all__ = ["SAMPLE_ROW", "Rail", "rail", "starting_state"]
+__all__ = [
+    "PROVIDER_NAMES",
+    "SAMPLE_ROW",
+    "ExportRow",
+    "Rail",
+    "export_rows",
+    "exports_html",
+    "rail",
+    "starting_state",
+]
 
 #: The one row a list shows at its starting values (the rail, a draft's template check).
 SAMPLE_ROW = "Sample"
@@ -84,3 +101,102 @@ def rail(
         tool_line=tracker_line(tracker),
         report=block.report,
     )
+
+
+#: Each provider export's name as the rail says it.
+PROVIDER_NAMES: Mapping[str, str] = {
+    "openai": "OpenAI (strict)",
+    "anthropic": "Anthropic",
+    "gemini": "Gemini",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportRow:
+    """One export of the update tool for the rail: its cost and, for a provider, what its checker finds.
+
+    Attributes:
+        key: `tool`, `anyof`, `openai`, `anthropic` or `gemini`.
+        label: what the export is, in words.
+        tokens: its cost in each OpenAI encoding (`cl100k_base`, `o200k_base`); for Anthropic and
+            Gemini an estimate, not those providers' own counts.
+        provider: the provider whose rules were checked, or None (no provider checker applies).
+        problems: each rule the export breaks, with its path (empty: the provider takes it).
+    """
+
+    key: str
+    label: str
+    tokens: Mapping[str, int]
+    provider: str | None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        """True when the provider's rules refuse this export."""
+        return bool(self.problems)
+
+    def verdict(self) -> str:
+        """What the provider makes of it, in words."""
+        if self.provider is None:
+            return "no provider rules to check"
+        name = PROVIDER_NAMES.get(self.provider, self.provider)
+        if not self.problems:
+            return f"{name} takes it"
+        count = len(self.problems)
+        return f"{name} would refuse it ({count} {'problem' if count == 1 else 'problems'})"
+
+
+def export_rows(subject: Draft | Tracker) -> list[ExportRow]:
+    """Each export of the update tool for one tracker (or draft), with its cost and its checker's problems.
+
+    Raises:
+        TrackerDecodeError: a draft the strict decoder refuses (its verdict says why).
+    """
+    tracker = subject if isinstance(subject, Tracker) else subject.tracker()
+    rows = []
+    for cost in export_costs([tracker]):
+        provider = next((p for p in PROVIDERS if p == cost.key), None)
+        problems: tuple[str, ...] = ()
+        if provider is not None:
+            found = check_provider_tool(provider, provider_tool(provider, [tracker]))
+            problems = tuple(str(p) for p in found)
+        rows.append(ExportRow(cost.key, cost.label, dict(cost.tokens), provider, problems))
+    return rows
+
+
+_EXPORTS_STYLE = (
+    "<style>"
+    ".export-costs{border-collapse:collapse;font-size:0.9em}"
+    ".export-costs th,.export-costs td{border:1px solid #d4d4d8;padding:3px 6px;"
+    "text-align:left;vertical-align:top}"
+    ".export-costs th{background:#f4f4f5}"
+    ".export-costs td.tokens{text-align:right;font-variant-numeric:tabular-nums}"
+    ".export-costs .refused{background:#fee2e2}"
+    "</style>"
+)
+
+
+def exports_html(rows: Iterable[ExportRow]) -> str:
+    """The exports as an HTML table: label, tokens per encoding, the provider's verdict and problems."""
+    head = (
+        "<tr><th>Export</th>"
+        + "".join(f"<th>{html.escape(e)}</th>" for e in ENCODINGS)
+        + "<th>Provider rules</th></tr>"
+    )
+    body = []
+    for row in rows:
+        tokens = "".join(
+            f'<td class="tokens">{row.tokens[e]:,}</td>'
+            if e in row.tokens
+            else '<td class="tokens">—</td>'
+            for e in ENCODINGS
+        )
+        said = html.escape(row.verdict())
+        if row.problems:
+            said += "<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in row.problems) + "</ul>"
+        mark = ' class="refused"' if row.refused else ""
+        body.append(
+            f'<tr{mark} data-export="{html.escape(row.key)}"><td>{html.escape(row.label)}</td>'
+            f"{tokens}<td>{said}</td></tr>"
+        )
+    return f'{_EXPORTS_STYLE}<table class="export-costs"><thead>{head}</thead><tbody>{"".join(body)}</tbody></table>'
