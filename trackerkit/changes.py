@@ -21,6 +21,7 @@ import copy
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from trackerkit.chat import Chat
@@ -49,6 +50,8 @@ __all__ = [
 
 def _plain(value: Any) -> Any:
     """A fresh copy of a JSON-like value, so what `to_json` returns shares nothing with the read."""
+    if isinstance(value, str | int | float) or value is None:
+        return value  # most values: nothing to copy
     if isinstance(value, Mapping):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -260,7 +263,7 @@ class _Piece:
             tracker.name,
             tracker.style,
             tracker.body.icon or None,
-            tracker.field_icons(),
+            MappingProxyType(tracker.field_icons()),
             tracker.fields,
             tracker.order,
             tops,
@@ -287,14 +290,14 @@ class _Piece:
         return bars
 
     def entry(self, changes: list[Change], bars: dict[str, Bar]) -> TrackerChanges:
-        # A copy of the icons per entry: the caller may hold one entry and change another's.
+        # The icons are a read-only view, so every entry of the piece can share them.
         return TrackerChanges(
             self.tracker_id,
             self.name,
             self.style,
             tuple(changes),
             self.icon,
-            dict(self.field_icons),
+            self.field_icons,
             bars,
         )
 
@@ -370,8 +373,9 @@ class ForwardPass:
         # A readable record slot's value as read after the last message that touched it: only
         # this pass writes `state`, so it stays true and each record is read once per message.
         self.records: dict[str, dict[str, Value]] = {}
-        #: The tracker slots the last message stepped wrote, changed or not.
-        self.written: Collection[str] = ()
+        #: The tracker slots the last message stepped wrote, changed or not, each with the keys
+        #: (fields or rows) it wrote.
+        self.written: Mapping[str, Collection[str]] = {}
 
     @property
     def state(self) -> Mapping[str, Mapping[str, object]]:
@@ -396,7 +400,7 @@ class ForwardPass:
         """
         deltas = [d for d in message.deltas() if d.is_tracker]
         if not deltas:
-            self.written = ()
+            self.written = {}
             return {}
         state = self._state
         # slot -> key -> the raw value before this message (first write wins), in write order.
@@ -414,7 +418,7 @@ class ForwardPass:
             if delta.key not in keys:
                 keys[delta.key] = state.get(delta.slot, {}).get(delta.key, _ABSENT)
         apply_deltas(state, deltas)
-        self.written = touched.keys()
+        self.written = touched
         entries: dict[str, TrackerChanges] = {}
         for slot, olds in touched.items():
             parts = slot_parts(slot)

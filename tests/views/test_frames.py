@@ -10,8 +10,21 @@ import pandas as pd
 import plotly.express as px
 import pytest
 from conftest import BAG, HEALTH
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from state_strategies import batches, linked
 
-from trackerkit import Chat, NotFoundError, Scene, history_frame
+from trackerkit import (
+    Chat,
+    NotFoundError,
+    Scene,
+    Tracker,
+    encode_tracker,
+    history_frame,
+    tracker_value,
+)
+from trackerkit.state import apply_deltas
+from trackerkit.values import same_value
 from trackerkit.views.frames import HISTORY_COLUMNS
 
 
@@ -145,3 +158,53 @@ class TestHistoryFrame:
         fig = px.line(frame[frame["field"] == "hp"], x="message_index", y="number", color="tracker")
         assert list(fig.data[0].y) == [0.0, 20.0, 20.0, 10.0, 10.0]
         assert isinstance(frame, pd.DataFrame)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), trackers=linked())
+def test_changed_flags_and_values_are_a_naive_read_of_each_message(
+    data: st.DataObject, trackers: list[Tracker]
+) -> None:
+    """Over drawn trackers and batches (swipes among them), `changed` flags exactly the values a
+    naive before/after read of each message differs on, and `value` is that read, kind and all."""
+    pieces = {t.id: encode_tracker(t) for t in trackers}
+    chat = Chat(Scene(id="s", title="S", prompting={"trackers": list(pieces)}), pieces)
+    for _ in range(data.draw(st.integers(1, 5), label="turns")):
+        chat.add_user("go")
+        turn = chat.begin_turn()
+        turn.call({"updates": data.draw(batches(trackers, max_items=4), label="updates")})
+        turn.commit("…")
+        if data.draw(st.booleans(), label="swipe"):
+            turn = chat.begin_turn("swipe")
+            turn.call({"updates": data.draw(batches(trackers, max_items=4), label="swiped")})
+            turn.commit("…")
+    frame = history_frame(chat)
+    flagged = {
+        (r.message_index, r.tracker_id, r.row, r.field)
+        for r in frame[frame["changed"]].itertuples()
+    }
+    shown = {(r.message_index, r.tracker_id, r.row, r.field): r.value for r in frame.itertuples()}
+    expected: set[tuple[int, str, str | None, str]] = set()
+    read: dict[tuple[int, str, str | None, str], Any] = {}
+    state: dict[str, dict[str, object]] = {}
+    linked_trackers = chat.linked().trackers
+    for index, message in enumerate(chat.messages):
+        before = {t.id: tracker_value(t, state) for t in linked_trackers}
+        apply_deltas(state, message.deltas())
+        for tracker in linked_trackers:
+            was, now = before[tracker.id], tracker_value(tracker, state)
+            rows = (
+                [(None, was, now)]
+                if tracker.layout == "record"
+                else [(row, was.get(row, {}), values) for row, values in now.items()]
+            )
+            for row, old, new in rows:
+                assert isinstance(old, dict)
+                assert isinstance(new, dict)
+                for name, value in new.items():
+                    read[(index, tracker.id, row, name)] = value
+                    if name not in old or not same_value(old[name], value):
+                        expected.add((index, tracker.id, row, name))
+    assert flagged == expected
+    assert shown.keys() == read.keys()
+    assert all(type(shown[k]) is type(v) and same_value(shown[k], v) for k, v in read.items())

@@ -9,7 +9,7 @@ filled, tops applied). So `changed` here and the changes read never disagree.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from trackerkit.changes import ForwardPass, number_bar
@@ -18,7 +18,7 @@ from trackerkit.fields import NumberField, is_number
 from trackerkit.slots import slot_of
 from trackerkit.tracker import Tracker
 from trackerkit.update import tracker_value
-from trackerkit.values import Value
+from trackerkit.values import Value, read_values
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -82,15 +82,22 @@ def history_frame(chat: Chat, take: str | None = None) -> pd.DataFrame:
     # Each tracker's cells as last read (changed flags off), kept while no message changes it.
     idle = {t.id: _cells(t, tracker_value(t, pass_.state), set()) for t in trackers}
     slots = [(t, slot_of(t)) for t in trackers]
+    lists: dict[str, dict[str, dict[str, Value]]] = {t.id: {} for t in trackers}
     for index, message in enumerate(branch.messages):
         changed = pass_.step(message)
         written = pass_.written
         head = (index, message.id, message.role, message.shown, len(message.versions))
         for tracker, slot in slots:
-            if slot in written:
+            keys = written.get(slot)
+            if keys is not None:
                 # Read again even when nothing changed: a write of 1.0 over 1 reads the same,
                 # yet the value column holds what the state holds now.
-                value = pass_.record(tracker) or tracker_value(tracker, pass_.state)
+                if tracker.layout == "record":
+                    value = pass_.record(tracker) or tracker_value(tracker, pass_.state)
+                else:
+                    value = lists[tracker.id] = _list_value(
+                        tracker, pass_.state.get(slot, {}), keys, lists[tracker.id]
+                    )
                 entry = changed.get(slot)
                 cells = _cells(tracker, value, entry.changed_cells() if entry else set())
                 idle[tracker.id] = [(*c[:6], False) for c in cells]
@@ -100,6 +107,24 @@ def history_frame(chat: Chat, take: str | None = None) -> pd.DataFrame:
     return pd.DataFrame(
         {name: pd.Series(values, dtype=_DTYPES.get(name)) for name, values in columns.items()}
     )
+
+
+def _list_value(
+    tracker: Tracker,
+    stored: Mapping[str, object],
+    written: Collection[str],
+    last: Mapping[str, dict[str, Value]],
+) -> dict[str, dict[str, Value]]:
+    """A list's value as `tracker_value` reads it, reading again only the rows just written (the
+    others are as `last` read them), in the stored order."""
+    rows: dict[str, dict[str, Value]] = {}
+    for name, row in stored.items():
+        if name in written:
+            if isinstance(row, Mapping):
+                rows[name] = read_values(tracker.fields, row, tracker.order)
+        elif name in last:
+            rows[name] = last[name]
+    return rows
 
 
 def _cells(
