@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from trackerkit.tracker import Tracker
+from trackerkit.values import same_value
 
 __all__ = ["FieldScore", "same_value", "score_turn"]
 
@@ -40,15 +41,6 @@ class FieldScore:
     within_tolerance: bool | None
     should_change: bool
     changed: bool
-
-
-def same_value(a: object, b: object) -> bool:
-    """Equal as a tracker holds them: a flag is never equal to a number (True == 1 in Python)."""
-    if isinstance(a, bool) != isinstance(b, bool):
-        return False
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    return a == b
 
 
 def _folded(rows: Mapping[str, Any]) -> dict[str, Any]:
