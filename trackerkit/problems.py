@@ -23,7 +23,7 @@ from trackerkit.fields import (
     shown_text,
 )
 
-__all__ = ["MAX_ITEMS", "MAX_TEXT", "ceiling_problems", "dedupe", "plain"]
+__all__ = ["MAX_ITEMS", "MAX_TEXT", "ceiling_problems", "plain_problem"]
 
 #: TR-11 ceilings: about a hundred times past real use; not design limits.
 MAX_ITEMS = 10_000
@@ -231,7 +231,9 @@ def _lookup(data: object, loc: tuple[int | str, ...]) -> object:
     return at
 
 
-def plain(err: Any, data: object) -> Problem:
+def plain_problem(err: Any, data: object) -> Problem:
+    """One of pydantic's errors on the piece `data` as a `Problem`: its location in the document
+    (the union's tags left out), a plain sentence, and a code."""
     loc: tuple[int | str, ...] = tuple(err["loc"])
     kind: str = err["type"]
     path = _where(loc)
@@ -275,7 +277,3 @@ def plain(err: Any, data: object) -> Problem:
     if kind in messages:
         return Problem(path, f"{messages[kind]}; found {found}", "wrong_type")
     return Problem(path, str(err["msg"]))
-
-
-def dedupe(problems: list[Problem]) -> list[Problem]:
-    return list(dict.fromkeys(problems))

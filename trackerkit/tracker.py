@@ -17,7 +17,7 @@ from trackerkit.fields import (
     describe_value,
     read_fields,
 )
-from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, dedupe, plain
+from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, plain_problem
 from trackerkit.rules import field_rules, read_what_parsed
 from trackerkit.values import AnyField, top_order
 
@@ -200,9 +200,9 @@ def decode_tracker(data: object, *, source: str | None = None) -> Tracker:
     except pydantic.ValidationError as exc:
         errors = [*exc.errors(), *errors]
     if errors:
-        problems = [plain(err, data) for err in errors]
+        problems = [plain_problem(err, data) for err in errors]
         problems += _loose_problems(data, errors, parsed)
-        raise TrackerDecodeError(dedupe(problems), source) from None
+        raise TrackerDecodeError(list(dict.fromkeys(problems)), source) from None
     if parsed is not None:
         # The fields were validated by the body's own field schema; put them in place.
         body = tracker.body.model_copy(update={"fields": parsed})

@@ -4,6 +4,9 @@ A draft field holds its top (`maxField`) as the key of the field it names, and a
 `{{tracker::Name::field}}` and `{{tracker::Name::row::field}}` macros that name the draft's own
 tracker as bound macros (the tracker itself, and the key of the field read). Names are rendered
 from the keys only when the piece is produced, so links follow identity, never names.
+
+`fits` (a value against a draft field) and `refused` (a decoder refusal worded for the designer)
+serve the draft alone and are left out of `__all__`.
 """
 
 from __future__ import annotations
@@ -24,10 +27,8 @@ __all__ = [
     "DraftVerdict",
     "Template",
     "bind_template",
-    "fits",
     "from_model",
     "names_like",
-    "refused",
     "render_template",
 ]
 
