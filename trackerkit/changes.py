@@ -29,7 +29,7 @@ from trackerkit.errors import BadRequestError, TrackerDecodeError
 from trackerkit.fields import NumberField, is_number
 from trackerkit.library import Library
 from trackerkit.scene import FolderSource, PieceSource, source_for
-from trackerkit.slots import RECORD_PREFIX, slot_of, slot_parts
+from trackerkit.slots import slot_of, slot_parts
 from trackerkit.state import Message, State, apply_deltas, is_message_id
 from trackerkit.tracker import Tracker, decode_tracker
 from trackerkit.values import AnyField, Value, read_values, same_value
@@ -409,8 +409,9 @@ class ForwardPass:
             keys = touched.get(delta.slot)
             if keys is None:
                 keys = touched[delta.slot] = {}
-                if delta.slot.startswith(RECORD_PREFIX) and delta.slot not in self.records:
-                    piece = self.piece(delta.slot[len(RECORD_PREFIX) :])
+                parts = slot_parts(delta.slot)
+                if parts is not None and parts[0] == "record" and delta.slot not in self.records:
+                    piece = self.piece(parts[1])
                     if piece.readable_as("record"):
                         self.records[delta.slot] = read_values(
                             piece.fields, state.get(delta.slot, {}), piece.order
