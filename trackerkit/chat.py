@@ -312,9 +312,9 @@ class Chat:
     def edit(
         self,
         tracker: str,
-        set: Mapping[str, object] | None = None,
-        row: str | None = None,
-        remove: bool = False,
+        set: object = None,
+        row: object = None,
+        remove: object = False,
         base_version: int | None = None,
     ) -> UpdateResult:
         """A person's edit (TR-27): the tool's item shape and clamps, written on the tip message.

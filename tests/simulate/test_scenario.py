@@ -12,9 +12,10 @@ from conftest import BAG, HEALTH, REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trackerkit import EditRefusedError, Scene, Session, TurnError
+from trackerkit import Chat, EditRefusedError, Scene, Session, TurnError, TurnReport
 from trackerkit.errors import BadRequestError
 from trackerkit.scene import Prompting
+from trackerkit.simulate.scenario import ScenarioPlayer
 from trackerkit.steps import (
     ContinueStep,
     CutStep,
@@ -210,3 +211,53 @@ class TestPlayer:
         session.play_next()
         with pytest.raises(TurnError, match=r"^turns\[1\]\.message: is required$"):
             session.play_next()
+
+    def test_the_player_plays_on_any_stage(self) -> None:
+        """A player needs only a stage (its chat and the four turn verbs): actions go to the chat, positions included."""
+
+        class Stage:
+            def __init__(self) -> None:
+                scene = Scene(id="s", title="S", prompting=Prompting(trackers=["health"]))
+                self.chat = Chat(scene, {"health": copy.deepcopy(HEALTH)})
+                self.said: list[str] = []
+
+            def turn(self, user_text: str, script: object = None) -> TurnReport:
+                self.said.append(user_text)
+                self.chat.add_user(user_text)
+                message = self.chat.begin_turn().commit("ok")
+                report = TurnReport(len(self.said) - 1, "reply", user_text, False, *[None] * 4)
+                report.message_id = message.id
+                return report
+
+            def swipe(self, script: object = None) -> TurnReport:
+                raise AssertionError("not played")
+
+            regenerate = continue_ = swipe
+
+        stage = Stage()
+        player = ScenarioPlayer(
+            stage,
+            [
+                {"user": "a"},
+                {"user": "b"},
+                {"action": "edit", "tracker": "Health", "set": {"hp": 3}},
+                {"action": "fork", "message": 1},
+                {"action": "cut", "message": -1, "expect": {"Health": {"hp": 3}}},
+            ],
+        )
+        reports = player.run()
+        assert ([r.user for r in reports], stage.said) == (["a", "b"], ["a", "b"])
+        assert [m.text for m in stage.chat.messages] == ["a"]
+        assert (stage.chat.current, list(stage.chat.takes)) == ("t2", ["t1", "t2"])
+        assert player.done
+        assert player.mismatches == ["step 5: Health.hp: expected 3, found 0"]
+
+    def test_a_session_composes_its_player(self) -> None:
+        """A session is no player: it holds one, playing on the session, and its steps are the scene's."""
+        scene = Scene(id="s", title="S", turns=[{"user": "a", "reply": "b"}])
+        session = Session(scene, {})
+        assert not isinstance(session, ScenarioPlayer)
+        assert session.player.stage is session
+        assert session.steps == [{"user": "a", "reply": "b"}]
+        session.run()
+        assert (session.done, session.player.step_index) == (True, 1)

@@ -16,6 +16,7 @@ from conftest import BAG, HEALTH, REPO
 from trackerkit import (
     EditRefusedError,
     ModelError,
+    NotFoundError,
     ReadTool,
     Scene,
     ScriptedModel,
@@ -268,20 +269,20 @@ class TestTurnKinds:
         session = self._two_replies()
         session.swipe({"calls": [_update(_hp(3))], "reply": "Third."})
         assert session.values()["Health"]["hp"] == 3
-        session.show_version(-1, 0)
+        session.chat.show_version(-1, 0)
         assert session.values()["Health"]["hp"] == 10
 
     def test_cut(self) -> None:
         """Cutting the last user message drops it and the reply after it."""
         session = self._two_replies()
-        session.cut(-2)
+        session.chat.cut(-2)
         assert [m.text for m in session.chat.messages] == ["go", "First."]
         assert session.values()["Health"]["hp"] == 20
 
     def test_fork(self) -> None:
         """A fork shares the history up to the message and becomes the take shown."""
         session = self._two_replies()
-        take = session.fork(1)
+        take = session.chat.fork(1).id
         assert session.chat.current == take
         assert session.values()["Health"]["hp"] == 20
         report = _say(session, _update(_hp(7)))
@@ -293,7 +294,7 @@ class TestTurnKinds:
     def test_edit_is_clamped_and_survives_a_swipe(self) -> None:
         """A person's edit is held to its top and wins on the tip message through a swipe (TR-27)."""
         session = self._two_replies()
-        session.edit("Health", set={"hp": 999})
+        session.chat.edit("Health", set={"hp": 999})
         assert session.values()["Health"]["hp"] == 30
         session.swipe({"calls": [_update(_hp(4))], "reply": "Swiped."})
         assert session.values()["Health"]["hp"] == 30
@@ -301,8 +302,8 @@ class TestTurnKinds:
     def test_a_message_that_is_not_there(self) -> None:
         """A message index past the take is refused in words."""
         session = self._two_replies()
-        with pytest.raises(TurnError, match="there is no message 9"):
-            session.cut(9)
+        with pytest.raises(NotFoundError, match="there is no message 9"):
+            session.chat.cut(9)
 
 
 class TestToolLoop:
@@ -577,6 +578,16 @@ def _ticking(start: datetime) -> Callable[[], datetime]:
 START = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 
 
+class _Sink:
+    """A trace sink that keeps every event it is given."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+
+    def write(self, **event: Any) -> None:
+        self.events.append(event)
+
+
 @pytest.fixture
 def traced(tmp_path: Path) -> tuple[Session, Path]:
     """The fight scenario played with a trace writer into a scratch data dir and a fixed clock."""
@@ -589,6 +600,61 @@ def traced(tmp_path: Path) -> tuple[Session, Path]:
 
 class TestTrace:
     """The turn events a session writes follow the journal contract (TC-4, TC-9, TC-16, TR-39)."""
+
+    def test_one_turn_writes_its_events_in_order(self) -> None:
+        """A turn with one update call: bound, started, a step with its request and result, a plain step, the reply; one sequence."""
+        sink = _Sink()
+        session = _session("health", trace=sink, clock=_ticking(START))
+        _say(session, _update(_hp(12)), reply="Done.")
+        assert [(e["turn"], e["kind"], e["name"]) for e in sink.events] == [
+            ("turn_0", "turn", "bound"),
+            *(
+                ("turn_0", "eve", name)
+                for name in (
+                    "turn.started",
+                    "step.started",
+                    "actions.requested",
+                    "action.result",
+                    "step.completed",
+                    "step.started",
+                    "step.completed",
+                    "message.completed",
+                    "turn.completed",
+                )
+            ),
+        ]
+        sequences = [e["data"]["sequence"] for e in sink.events[1:]]
+        assert sequences == list(range(1, 10))
+        result = sink.events[4]["data"]
+        assert json.loads(result["result"]) == {"ok": True, "changes": 1}
+        assert (result["status"], result["toolName"], result["isError"]) == (
+            "ok",
+            "update_trackers",
+            False,
+        )
+        assert sink.events[-2]["data"] == {
+            "sequence": 8,
+            "stepIndex": 1,
+            "finishReason": "stop",
+            "message": "Done.",
+        }
+
+    def test_a_failed_turn_ends_in_turn_failed_and_the_sink_can_be_set_later(self) -> None:
+        """The sink may be set between turns; a failed turn's last event names its code and step."""
+        session = _session("health", max_rounds=1)
+        _say(session, _update(_hp(12)), reply="Done.")
+        sink = _Sink()
+        session.trace = sink
+        report = _say(session, _update(_hp(3)), reply="Never.")
+        assert report.failed is not None
+        assert sink.events[0]["turn"] == "turn_1"
+        assert sink.events[-1]["name"] == "turn.failed"
+        assert sink.events[-1]["data"] == {
+            "sequence": sink.events[-2]["data"]["sequence"] + 1,
+            "stepIndex": 0,
+            "code": "round_limit",
+            "message": report.failed,
+        }
 
     def test_lines_have_the_seven_fields_in_order(self, traced: tuple[Session, Path]) -> None:
         """Every line is one JSON object with ts, turn, session, source, kind, name, data (TC-4)."""

@@ -252,7 +252,7 @@ def play_page(
     count = len(session.steps) if scripted is None else max(0, min(scripted, len(session.steps)))
     for index in range(count):
         _play(playback, dict(session.steps[index]), index + 1, scripted=True)
-    session.step_index = count
+    session.player.step_index = count
     for index, step in enumerate(steps, start=count + 1):
         _play(playback, dict(step), index, scripted=False)
     return playback
@@ -287,7 +287,7 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
         if kind == "fork":
             message_id = _message_id(session, step["message"])
             position = session.chat.take.index_of(message_id) + 1
-            new = session.fork(message_id)
+            new = session.chat.fork(message_id).id
             playback.forks[new] = ForkPoint(take, message_id, position)
             playback.outcomes.append(Outcome(number, kind, scripted, take=new, typed=typed))
             return None
@@ -341,7 +341,7 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
 def _message_id(session: Session, reference: object) -> str:
     """A message id from a step's reference: an id, or an index such as -1 (scene files)."""
     if isinstance(reference, int) and not isinstance(reference, bool):
-        return session._message_id(reference)
+        return session.chat.message_id(reference)
     return str(reference)
 
 

@@ -1,13 +1,16 @@
-"""Playing a scene's scripted steps on a session: turns and actions, each checked against its `expect`.
+"""Playing a scene's scripted steps on a stage: turns and actions, each checked against its `expect`.
 
-The steps themselves (the scenario file format) are decoded by `trackerkit.steps`.
+The steps themselves (the scenario file format) are decoded by `trackerkit.steps`. A
+`ScenarioPlayer` plays them on a `Stage`: something that runs whole turns (a `Session`) and holds
+the chat they write, on which the actions (edit, cut, fork, show a version) are made directly.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias
 
+from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError, EditRefusedError, TurnError
 from trackerkit.simulate.report import TurnReport, expect_mismatches
 from trackerkit.steps import (
@@ -25,32 +28,37 @@ from trackerkit.steps import (
     step_kind,
 )
 
-if TYPE_CHECKING:
-    from trackerkit.update import UpdateResult
+__all__ = ["ScenarioPlayer", "Stage"]
 
-__all__ = ["ScenarioPlayer"]
+#: A turn's script: a plan, a step's dict of one, or None for what the model was planned already.
+Script: TypeAlias = TurnPlan | Mapping[str, Any] | None
+
+
+class Stage(Protocol):
+    """What a scenario is played on: the chat, and the four verbs that run a whole turn on it."""
+
+    @property
+    def chat(self) -> Chat: ...
+
+    def turn(self, user_text: str, script: Script = None) -> TurnReport: ...
+    def swipe(self, script: Script = None) -> TurnReport: ...
+    def regenerate(self, script: Script = None) -> TurnReport: ...
+    def continue_(self, script: Script = None) -> TurnReport: ...
 
 
 class ScenarioPlayer:
-    """Plays the scripted steps of a scene on the session that inherits it."""
+    """Plays scripted steps, in order, on a stage; keeps every `expect` mismatch.
 
-    steps: list[dict[str, Any]]
-    step_index: int
-    mismatches: list[str]
+    Args:
+        stage: where the steps are played (a `Session`).
+        steps: the steps as stored (a scene's `turns`), decoded one by one as they are played.
+    """
 
-    if TYPE_CHECKING:
-        # What the player needs of its session; `Session` defines each.
-        def turn(
-            self, user_text: str, script: TurnPlan | Mapping[str, Any] | None = None
-        ) -> TurnReport: ...
-        def swipe(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def regenerate(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def continue_(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport: ...
-        def show_version(self, message: str | int, index: int) -> None: ...
-        def cut(self, message: str | int) -> None: ...
-        def fork(self, message: str | int) -> str: ...
-        def edit(self, tracker: str, **item: Any) -> UpdateResult: ...
-        def values(self) -> dict[str, Any]: ...
+    def __init__(self, stage: Stage, steps: Sequence[Mapping[str, Any]] = ()) -> None:
+        self.stage = stage
+        self.steps: list[dict[str, Any]] = [dict(step) for step in steps]
+        self.step_index = 0
+        self.mismatches: list[str] = []
 
     @property
     def done(self) -> bool:
@@ -92,8 +100,9 @@ class ScenarioPlayer:
         if label is None:
             label = f"after {step.user!r}" if isinstance(step, TurnStep) else f"after {step.kind}"
         if step.expect is not None:
+            values = self.stage.chat.values()
             self.mismatches.extend(
-                f"{label}: {m}" for m in expect_mismatches(self.values(), step.expect.as_mapping())
+                f"{label}: {m}" for m in expect_mismatches(values, step.expect.as_mapping())
             )
         if getattr(step, "expect_no_call", False) and report is not None:
             made = sum(c.name == report.tool_name for c in report.calls)
@@ -102,22 +111,23 @@ class ScenarioPlayer:
         return report
 
     def _play(self, step: Step) -> TurnReport | None:
+        stage, chat = self.stage, self.stage.chat
         if isinstance(step, TurnStep):
-            return self.turn(step.user, step.plan())
+            return stage.turn(step.user, step.plan())
         if isinstance(step, SwipeStep):
-            return self.swipe(step.plan())
+            return stage.swipe(step.plan())
         if isinstance(step, RegenerateStep):
-            return self.regenerate(step.plan())
+            return stage.regenerate(step.plan())
         if isinstance(step, ContinueStep):
-            return self.continue_(step.plan())
+            return stage.continue_(step.plan())
         if isinstance(step, EditStep):
-            self.edit(step.tracker, set=step.set_, row=step.row, remove=step.remove)
+            chat.edit(step.tracker, set=step.set_, row=step.row, remove=step.remove)
         elif isinstance(step, CutStep):
-            self.cut(step.message)
+            chat.cut(step.message)
         elif isinstance(step, ForkStep):
-            self.fork(step.message)
+            chat.fork(step.message)
         else:
-            self.show_version(step.message, step.version)
+            chat.show_version(step.message, step.version)
         return None
 
     def run(self, progress: Callable[[int, int], None] | None = None) -> list[TurnReport]:

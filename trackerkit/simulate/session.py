@@ -1,27 +1,28 @@
 """The simulator: one turn = prompt, model, tool loop, commit, changes, trace events.
 
-`Session` runs a scene turn by turn against a model (the scripted one by default). Each turn
-assembles the request (card, `### Trackers` block, history, the update tool when offered), runs
-the tool loop (model call -> tool calls -> answers -> model call, until the model answers without
-calls or the round limit), commits the reply with its pending deltas (a failed turn keeps none),
-reads the reply's changes, and appends the turn's events to the trace journal when a writer is set.
+`Session` runs a scene turn by turn against a model (the scripted one by default). It composes a
+`Chat` (`session.chat`: the takes, the actions a person makes, the values) and a `ScenarioPlayer`
+(`session.player`: the scene's scripted steps). Each turn assembles the request (card,
+`### Trackers` block, history, the update tool when offered), runs the tool loop (model call ->
+tool calls -> answers -> model call, until the model answers without calls or the round limit),
+commits the reply with its pending deltas (a failed turn keeps none), reads the reply's changes,
+and writes the turn's events (`trackerkit.simulate.events`) when a trace sink is set.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from trackerkit.arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
-from trackerkit.errors import ModelError, TrackerkitError, TurnError
+from trackerkit.errors import ModelError, TrackerkitError
 from trackerkit.prompt import (
     PromptContext,
     Request,
@@ -30,6 +31,7 @@ from trackerkit.prompt import (
     render_trackers_block,
 )
 from trackerkit.scene import PieceSource, Scene, load_scene
+from trackerkit.simulate.events import SessionTrace, TraceSink, TurnTrace
 from trackerkit.simulate.model import (
     Model,
     ModelReply,
@@ -40,11 +42,11 @@ from trackerkit.simulate.model import (
     TurnPlan,
 )
 from trackerkit.simulate.report import CallReport, RoundReport, TurnReport
-from trackerkit.simulate.scenario import ScenarioPlayer
+from trackerkit.simulate.scenario import ScenarioPlayer, Script
+from trackerkit.steps import Step
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
 from trackerkit.tool import ToolDefinition
 from trackerkit.tracker import Tracker
-from trackerkit.update import UpdateResult
 
 __all__ = [
     "MAX_TOOL_ANSWER",
@@ -56,22 +58,6 @@ __all__ = [
 #: Other tools' answers past this many characters are shortened (TR-39: never update_trackers').
 MAX_TOOL_ANSWER = 12_000
 _SHORTENED = "…[truncated]"
-
-
-class TraceSink(Protocol):
-    """Where turn events go: one call per event, with the journal's seven fields."""
-
-    def write(
-        self,
-        *,
-        turn: str,
-        session: str,
-        source: str,
-        kind: str,
-        name: str,
-        data: Mapping[str, Any],
-        ts: datetime | None = None,
-    ) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +75,24 @@ class ReadTool:
         return ToolDefinition(self.name, self.description, dict(self.parameters)).to_openai()
 
 
-class Session(ScenarioPlayer):
+@dataclass(slots=True)
+class _Running:
+    """One turn while it runs: the chat's turn, its report, its trace, and the tool loop's own messages."""
+
+    turn: Turn
+    report: TurnReport
+    trace: TurnTrace
+    #: The tool loop's messages so far (calls asked, answers given), sent after the history.
+    said: list[dict[str, Any]] = field(default_factory=list)
+    #: Seconds other tools have spent in this turn (update_trackers is never counted, TR-39).
+    spent: float = 0.0
+
+
+class Session:
     """A simulated chat on a scene, turn by turn.
+
+    The four turn verbs (`turn`, `swipe`, `regenerate`, `continue_`) run the model; everything a
+    person does besides (edit, cut, fork, show a version, switch takes) is made on `chat`.
 
     Args:
         scene: the scene (trackers linked, card, names, window, tool access, scripted turns).
@@ -122,20 +124,16 @@ class Session(ScenarioPlayer):
         self.scene = scene
         self.chat = Chat(scene, pieces)
         self.model: Model = model if model is not None else ScriptedModel()
-        self.trace = trace
         self.max_rounds = max_rounds
         self.tools = {t.name: t for t in tools}
         self.tool_budget = tool_budget
         self.tools_supported = tools_supported
         self.encoding = encoding
-        self.clock = clock or (lambda: datetime.now(UTC))
         self.reports: list[TurnReport] = []
-        self.steps: list[dict[str, Any]] = list(scene.turns)
-        self.step_index = 0
-        self.mismatches: list[str] = []
         self.session_id = f"sim_{scene.id}_{uuid.uuid4().hex[:8]}"
-        self._sequence = 0
-        self._turns = 0
+        self._events = SessionTrace(trace, self.session_id, clock or (lambda: datetime.now(UTC)))
+        self._turns = 0  # turns begun, failed ones too: the next turn's index and trace key
+        self.player = ScenarioPlayer(self, scene.turns)
 
     @classmethod
     def from_scene(
@@ -154,60 +152,108 @@ class Session(ScenarioPlayer):
         )
         return cls(scene, folder, model, **options)
 
+    @property
+    def trace(self) -> TraceSink | None:
+        """Where turn events go (None writes nothing); it may be set between turns."""
+        return self._events.sink
+
+    @trace.setter
+    def trace(self, sink: TraceSink | None) -> None:
+        self._events.sink = sink
+
+    # --- the scene's scripted steps (played by `player`) --------------------------------
+
+    @property
+    def steps(self) -> list[dict[str, Any]]:
+        """The scene's scripted steps, as stored."""
+        return self.player.steps
+
+    @property
+    def done(self) -> bool:
+        """True when every scripted step of the scene has been played."""
+        return self.player.done
+
+    @property
+    def mismatches(self) -> list[str]:
+        """Every `expect` a played step missed, in words."""
+        return self.player.mismatches
+
+    def play(
+        self, step: Step | Mapping[str, Any], *, label: str | None = None, where: str = "step"
+    ) -> TurnReport | None:
+        """Play one scenario step (see `ScenarioPlayer.play`)."""
+        return self.player.play(step, label=label, where=where)
+
+    def play_next(self) -> TurnReport | None:
+        """Play the scene's next scripted step (see `ScenarioPlayer.play_next`)."""
+        return self.player.play_next()
+
+    def run(self, progress: Callable[[int, int], None] | None = None) -> list[TurnReport]:
+        """Play every remaining scripted step; returns the turn reports."""
+        return self.player.run(progress)
+
     # --- turns --------------------------------------------------------------------------
 
-    def turn(
-        self, user_text: str, script: TurnPlan | Mapping[str, Any] | None = None
-    ) -> TurnReport:
+    def turn(self, user_text: str, script: Script = None) -> TurnReport:
         """Add the person's message and run one whole turn that writes a new reply."""
         self.chat.add_user(user_text)
         return self._run("reply", user_text, script)
 
-    def swipe(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport:
+    def swipe(self, script: Script = None) -> TurnReport:
         """A new version of the last reply; it sees the state before the reply it replaces."""
         return self._run("swipe", None, script)
 
-    def regenerate(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport:
+    def regenerate(self, script: Script = None) -> TurnReport:
         """Write the last reply again (a new version), seeing the state before it."""
         return self._run("regenerate", None, script)
 
-    def continue_(self, script: TurnPlan | Mapping[str, Any] | None = None) -> TurnReport:
+    def continue_(self, script: Script = None) -> TurnReport:
         """Extend the last reply; it sees the state as it stands and is offered no tool."""
         return self._run("continue", None, script)
 
-    def show_version(self, message: str | int, index: int) -> None:
-        """Show another version of a reply."""
-        self.chat.show_version(self._message_id(message), index)
-
-    def cut(self, message: str | int) -> None:
-        """Drop a message and all after it."""
-        self.chat.cut(self._message_id(message))
-
-    def fork(self, message: str | int) -> str:
-        """Start a new take sharing the history up to `message`; returns its id."""
-        return self.chat.fork(self._message_id(message)).id
-
-    def edit(self, tracker: str, **item: Any) -> UpdateResult:
-        """A person's edit on the tip message (the update tool's item shape, TR-27)."""
-        return self.chat.edit(tracker, **item)
-
     def values(self) -> dict[str, Any]:
-        """Each linked tracker's value at the tip, by name."""
+        """Each linked tracker's value at the tip, by name (as `chat.values()`)."""
         return self.chat.values()
-
-    def _message_id(self, message: str | int) -> str:
-        if isinstance(message, int):
-            messages = self.chat.messages
-            if not -len(messages) <= message < len(messages):
-                raise TurnError(
-                    f"the take has {len(messages)} messages; there is no message {message}"
-                )
-            return messages[message].id
-        return message
 
     # --- one turn ------------------------------------------------------------------------
 
-    def _plan(self, script: TurnPlan | Mapping[str, Any] | None) -> None:
+    def _run(self, kind: TurnKind, user_text: str | None, script: Script) -> TurnReport:
+        run = self._begin(kind, user_text)
+        try:
+            self._plan(script)
+            reply = self._loop(run)
+        except TrackerkitError as exc:
+            code, sentence = _failure(exc)
+            return self._fail(run, sentence, code)
+        except BaseException:
+            run.turn.fail()  # never leave the chat with a turn open
+            raise
+        if reply is None:
+            limit = f"The model was still calling tools after {self.max_rounds} rounds; the turn failed and kept nothing."
+            return self._fail(run, limit, "round_limit")
+        return self._commit(run, reply)
+
+    def _begin(self, kind: TurnKind, user_text: str | None) -> _Running:
+        """Open the chat's turn, its report and its trace (its `bound` and `turn.started` events)."""
+        turn = self.chat.begin_turn(
+            kind, tools_supported=self.tools_supported, taken=tuple(self.tools)
+        )
+        index = self._turns
+        self._turns += 1
+        tool = turn.tool
+        report = TurnReport(
+            index,
+            kind,
+            user_text,
+            tool is not None,
+            tool.name if tool else None,
+            tool.description if tool else None,
+            None,
+            None,
+        )
+        return _Running(turn, report, self._events.turn(index, self.scene.id))
+
+    def _plan(self, script: Script) -> None:
         if isinstance(self.model, ScriptedModel):
             if script is not None:
                 self.model.plan(
@@ -215,90 +261,95 @@ class Session(ScenarioPlayer):
                 )
             self.model.start_turn()
 
-    def _run(
-        self, kind: TurnKind, user_text: str | None, script: TurnPlan | Mapping[str, Any] | None
-    ) -> TurnReport:
-        turn = self.chat.begin_turn(
-            kind, tools_supported=self.tools_supported, taken=tuple(self.tools)
-        )
-        index = self._turns
-        self._turns += 1
-        report = TurnReport(
-            index,
-            kind,
-            user_text,
-            turn.tool is not None,
-            turn.tool.name if turn.tool else None,
-            turn.tool.description if turn.tool else None,
-            None,
-            None,
-        )
-        key = f"turn_{index}"
-        self._event(
-            key,
-            "turn",
-            "bound",
-            {"chatKey": f"sim:{self.scene.id}", "updateKey": f"sim:{self.scene.id}:{index}"},
-        )
-        self._event(key, "eve", "turn.started", {"sequence": self._next()})
-        try:
-            self._plan(script)
-            reply = self._loop(turn, report, key)
-        except ToolsRefusedError as exc:
-            refused = f"The model does not take tools, so this scene's trackers cannot be offered; the turn failed ({exc})."
-            return self._fail(turn, report, key, refused, "tools_refused")
-        except ModelError as exc:
-            failed = f"The model failed: {str(exc).rstrip('.')}."
-            return self._fail(turn, report, key, failed, "model_error")
-        except TrackerkitError as exc:
-            return self._fail(turn, report, key, str(exc), "turn_error")
-        except BaseException:
-            turn.fail()  # never leave the chat with a turn open
-            raise
-        if reply is None:
-            limit = f"The model was still calling tools after {self.max_rounds} rounds; the turn failed and kept nothing."
-            return self._fail(turn, report, key, limit, "round_limit")
-        message = turn.commit(reply.content)
+    def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:
+        """Stamp the reply with the turn's writes; the report takes its values and changes."""
+        message = run.turn.commit(reply.content)
+        report = run.report
         report.reply = message.text
         report.message_id = message.id
         report.values = self.chat.values()
         read = tracker_changes_between(self.chat, None, message.id, message.id)
         report.changes = read.of(message.id)
-        step = len(report.rounds) - 1
-        self._event(
-            key,
-            "eve",
-            "message.completed",
-            {
-                "sequence": self._next(),
-                "stepIndex": step,
-                "finishReason": reply.finish_reason,
-                "message": reply.content,
-            },
-        )
-        self._event(key, "eve", "turn.completed", {"sequence": self._next()})
+        run.trace.message_completed(len(report.rounds) - 1, reply.finish_reason, reply.content)
+        run.trace.turn_completed()
         self.reports.append(report)
         return report
 
-    def _fail(
-        self, turn: Turn, report: TurnReport, key: str, sentence: str, code: str
-    ) -> TurnReport:
-        turn.fail()
+    def _fail(self, run: _Running, sentence: str, code: str) -> TurnReport:
+        """Close the turn keeping nothing; the report says why."""
+        run.turn.fail()
+        report = run.report
         report.failed = sentence
         report.values = self.chat.values()
-        self._event(
-            key,
-            "eve",
-            "turn.failed",
-            {
-                "sequence": self._next(),
-                "stepIndex": max(len(report.rounds) - 1, 0),
-                "code": code,
-                "message": sentence,
-            },
-        )
+        run.trace.turn_failed(max(len(report.rounds) - 1, 0), code, sentence)
         self.reports.append(report)
         return report
+
+    # --- the tool loop ---------------------------------------------------------------------
+
+    def _loop(self, run: _Running) -> ModelReply | None:
+        """Ask the model, answer its calls, ask again; the plain reply, or None past the round limit."""
+        for round_index in range(self.max_rounds):
+            reply, tokens_in, tokens_out = self._ask(run, round_index)
+            if reply.tool_calls:
+                run.trace.actions_requested(round_index, reply.tool_calls)
+                self._answer(run, round_index, reply)
+            run.trace.step_completed(round_index, reply.finish_reason, tokens_in, tokens_out)
+            if not reply.tool_calls:
+                return reply
+        return None
+
+    def _ask(self, run: _Running, round_index: int) -> tuple[ModelReply, int, int]:
+        """One model call on a freshly assembled request; the reply and its tokens in and out."""
+        # The block is assembled again each round, so later rounds read the new values (TR-32).
+        request, block = self._request(run.turn)
+        if round_index == 0:
+            run.report.request, run.report.block = request, block
+        said = count_tokens(_flatten(run.said), self.encoding) if run.said else 0
+        parts = {**request.parts, **({"turn": said} if said else {})}
+        run.trace.step_started(round_index)
+        reply = self.model.complete(
+            ModelRequest(request.messages + run.said, self._offered(run.turn, request))
+        )
+        out = count_tokens(
+            reply.content + "".join(c.name + c.arguments for c in reply.tool_calls), self.encoding
+        )
+        tokens_in = reply.usage_in if reply.usage_in is not None else sum(parts.values())
+        tokens_out = reply.usage_out if reply.usage_out is not None else out
+        names = tuple(c.name for c in reply.tool_calls)
+        run.report.rounds.append(
+            RoundReport(round_index, parts, tokens_in, tokens_out, names, reply.finish_reason)
+        )
+        return reply, tokens_in, tokens_out
+
+    def _offered(self, turn: Turn, request: Request) -> list[dict[str, Any]]:
+        """The tools of one model call: the request's (the update tool when offered), then the others."""
+        # Other tools follow the connection and the turn kind, not whether a tracker loaded.
+        others = self.scene.tool_access and self.tools_supported and turn.kind != "continue"
+        return list(request.tools) + (
+            [t.to_openai() for t in self.tools.values()] if others else []
+        )
+
+    def _answer(self, run: _Running, round_index: int, reply: ModelReply) -> None:
+        """Run each call of a reply in order; the model's calls and the answers join the loop's messages."""
+        run.said.append(
+            {
+                "role": "assistant",
+                "content": reply.content or None,
+                "tool_calls": [c.to_openai() for c in reply.tool_calls],
+            }
+        )
+        tool = run.turn.tool
+        for call in reply.tool_calls:
+            started = time.monotonic()
+            result = self._call(run.turn, call, round_index, run.spent)
+            if result.name in self.tools:
+                run.spent += time.monotonic() - started
+            run.report.calls.append(result)
+            run.said.append({"role": "tool", "tool_call_id": call.id, "content": result.answer})
+            # The trace keeps the update call's number of changes, not its answer (TR-39).
+            counts = tool is not None and result.name == tool.name
+            run.trace.action_result(round_index, result, counts_changes=counts)
 
     def _history(self, turn: Turn) -> list[tuple[str, str]]:
         messages = turn.take.messages
@@ -324,75 +375,6 @@ class Session(ScenarioPlayer):
             encoding=self.encoding,
         )
         return request, block.text
-
-    def _loop(self, turn: Turn, report: TurnReport, key: str) -> ModelReply | None:
-        in_turn: list[dict[str, Any]] = []
-        spent = 0.0
-        # Other tools follow the connection and the turn kind, not whether a tracker loaded.
-        offer_others = self.scene.tool_access and self.tools_supported and turn.kind != "continue"
-        others = [t.to_openai() for t in self.tools.values()]
-        for round_index in range(self.max_rounds):
-            # The block is assembled again each round, so later rounds read the new values (TR-32).
-            request, block = self._request(turn)
-            if round_index == 0:
-                report.request, report.block = request, block
-            tools = list(request.tools) + (others if offer_others else [])
-            turn_tokens = count_tokens(_flatten(in_turn), self.encoding) if in_turn else 0
-            parts = {**request.parts, **({"turn": turn_tokens} if turn_tokens else {})}
-            self._event(
-                key, "eve", "step.started", {"sequence": self._next(), "stepIndex": round_index}
-            )
-            reply = self.model.complete(ModelRequest(request.messages + in_turn, tools))
-            out = count_tokens(
-                reply.content + "".join(c.name + c.arguments for c in reply.tool_calls),
-                self.encoding,
-            )
-            tokens_in = reply.usage_in if reply.usage_in is not None else sum(parts.values())
-            tokens_out = reply.usage_out if reply.usage_out is not None else out
-            report.rounds.append(
-                RoundReport(
-                    round_index,
-                    parts,
-                    tokens_in,
-                    tokens_out,
-                    tuple(c.name for c in reply.tool_calls),
-                    reply.finish_reason,
-                )
-            )
-            if not reply.tool_calls:
-                self._step_completed(key, round_index, reply.finish_reason, tokens_in, tokens_out)
-                return reply
-            self._event(
-                key,
-                "eve",
-                "actions.requested",
-                {
-                    "sequence": self._next(),
-                    "stepIndex": round_index,
-                    "actions": [
-                        {"kind": "tool", "callId": c.id, "toolName": c.name}
-                        for c in reply.tool_calls
-                    ],
-                    "args": [c.arguments for c in reply.tool_calls],
-                },
-            )
-            in_turn.append(
-                {
-                    "role": "assistant",
-                    "content": reply.content or None,
-                    "tool_calls": [c.to_openai() for c in reply.tool_calls],
-                }
-            )
-            for call in reply.tool_calls:
-                started = time.monotonic()
-                result = self._call(turn, call, round_index, spent)
-                if result.name in self.tools:
-                    spent += time.monotonic() - started
-                report.calls.append(result)
-                in_turn.append({"role": "tool", "tool_call_id": call.id, "content": result.answer})
-                self._result_event(key, round_index, call, result, turn)
-            self._step_completed(key, round_index, reply.finish_reason, tokens_in, tokens_out)
-        return None
 
     def _call(self, turn: Turn, call: ToolCall, round_index: int, spent: float) -> CallReport:
         def answer(ok: bool, text: str, changes: int = 0, failure: str | None = None) -> CallReport:
@@ -428,56 +410,17 @@ class Session(ScenarioPlayer):
             text = text[:MAX_TOOL_ANSWER] + _SHORTENED
         return answer(True, text)
 
-    # --- trace ---------------------------------------------------------------------------
 
-    def _next(self) -> int:
-        self._sequence += 1
-        return self._sequence
-
-    def _event(self, turn: str, kind: str, name: str, data: Mapping[str, Any]) -> None:
-        if self.trace is not None:
-            self.trace.write(
-                turn=turn,
-                session=self.session_id,
-                source="web",
-                kind=kind,
-                name=name,
-                data=data,
-                ts=self.clock(),
-            )
-
-    def _step_completed(
-        self, key: str, step: int, finish: str, tokens_in: int, tokens_out: int
-    ) -> None:
-        usage = {"in": tokens_in, "out": tokens_out, "cacheRead": 0, "cacheWrite": 0}
-        self._event(
-            key,
-            "eve",
-            "step.completed",
-            {"sequence": self._next(), "stepIndex": step, "finishReason": finish, "usage": usage},
+def _failure(exc: TrackerkitError) -> tuple[str, str]:
+    """A failed turn's trace code and its sentence, from the error that ended it."""
+    if isinstance(exc, ToolsRefusedError):
+        return (
+            "tools_refused",
+            f"The model does not take tools, so this scene's trackers cannot be offered; the turn failed ({exc}).",
         )
-
-    def _result_event(
-        self, key: str, step: int, call: ToolCall, result: CallReport, turn: Turn
-    ) -> None:
-        data: dict[str, Any] = {
-            "sequence": self._next(),
-            "stepIndex": step,
-            "status": "ok" if result.ok else "failed",
-            "callId": call.id,
-            "toolName": call.name,
-            "isError": not result.ok,
-            "outChars": len(result.answer),
-        }
-        if result.failure:
-            data["failure"] = result.failure
-        # The trace keeps the call's arguments and the number of changes, not the answer (TR-39).
-        is_tracker_tool = turn.tool is not None and result.name == turn.tool.name
-        summary = (
-            {"ok": result.ok, "changes": result.changes} if is_tracker_tool else {"ok": result.ok}
-        )
-        data["result"] = json.dumps(summary)  # one line of JSON, as the journal keeps results
-        self._event(key, "eve", "action.result", data)
+    if isinstance(exc, ModelError):
+        return "model_error", f"The model failed: {str(exc).rstrip('.')}."
+    return "turn_error", str(exc)
 
 
 def _flatten(messages: Sequence[Mapping[str, Any]]) -> str:
