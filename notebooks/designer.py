@@ -31,6 +31,9 @@ def _():
     fields, and watch what the model will get: the `### Trackers` block at the starting values,
     the plain line it falls back to, its cost in tokens, and its line in the update tool.
     Renames follow the field, not its name; a draft the decoder refuses is not saved.
+    The rail also prices each export of the update tool (OpenAI strict, Anthropic, Gemini) and
+    says which provider would refuse it; **Import…** at the foot of the page brings in trackers
+    made with other tools (MagVarUpdate, SillyTavern-Tracker, WTracker, RPG Companion, Marinara).
     The line under this one says which data folder is read and where a save goes
     (`marimo run notebooks/designer.py -- --data DIR` works on DIR's `trackers/` and `scenes/`).
     """)
@@ -411,6 +414,30 @@ def _(verdict):
     return (the_rail,)
 
 
+@app.cell
+def _(verdict):
+    # Each export of the update tool for this draft: its cost, and which provider would refuse it.
+    if verdict is None or verdict.tracker is None:
+        _view = mo.md("")
+    else:
+        try:
+            _rows = design.export_rows(verdict.tracker)
+        except Exception as _error:
+            _view = mo.callout(design.readable(_error, "price the exports"), kind="danger")
+        else:
+            _view = mo.vstack(
+                [
+                    mo.md(
+                        "**Exports of the update tool** · tokens in OpenAI's encodings "
+                        "(for Anthropic and Gemini, estimates, not their own counts)"
+                    ),
+                    mo.Html(design.exports_html(_rows)),
+                ]
+            )
+    _view
+    return
+
+
 @app.cell(hide_code=True)
 def _():
     mo.md("""
@@ -495,6 +522,131 @@ def _(
     _patch = get_draft().patch()
     _parts.append(mo.md(f"Patch on the revision opened: `{_patch or 'nothing edited'}`"))
     mo.vstack(_parts)
+    return
+
+
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    ## Import…
+
+    Trackers made with another tool: a MagVarUpdate `[InitVar]` entry or world book, a
+    SillyTavern-Tracker preset, a WTracker schema preset, an RPG Companion config, a Marinara
+    Engine game state, or a character card carrying trackers (JSON, YAML or a PNG card). The
+    report says what became of every key of the file: mapped exactly, guessed (and from what
+    text), or left behind (and why). Take the trackers into the library, or open one in the
+    draft above to edit it before saving.
+    """)
+    return
+
+
+@app.cell
+def _():
+    get_import_source, set_import_source = mo.state(None)
+    get_import_note, set_import_note = mo.state(None)
+
+    def import_from(source):
+        set_import_note(None)
+        set_import_source(source)
+
+    import_upload = mo.ui.file(
+        label="Upload a tracker file",
+        on_change=lambda files: import_from(("upload", files[0].name, files[0].contents)) if files else None,
+    )
+    import_path = mo.ui.text(
+        value="",
+        label="…or its path on this machine",
+        placeholder="/path/to/preset.json",
+        full_width=True,
+        on_change=lambda v: import_from(("path", v)),
+    )
+    import_format = mo.ui.dropdown(
+        options=design.format_options(),
+        value=next(iter(design.format_options())),
+        label="Read as",
+    )
+    mo.vstack([mo.hstack([import_upload, import_format], justify="start", align="center"), import_path])
+    return get_import_note, get_import_source, import_format, set_import_note
+
+
+@app.cell
+def _(get_import_source, import_format):
+    # Reading never raises: a file that cannot be read is a view whose problem says why.
+    _source = get_import_source()
+    if _source is None:
+        import_view = None
+    elif _source[0] == "upload":
+        import_view = design.read_upload(_source[1], _source[2], import_format.value or None)
+    else:
+        import_view = design.read_path(_source[1], import_format.value or None)
+    return (import_view,)
+
+
+@app.cell
+def _(
+    get_place,
+    import_view,
+    set_draft,
+    set_id_text,
+    set_import_note,
+    set_key,
+    set_new,
+    set_note,
+    set_outcome,
+    set_place,
+    set_problem,
+    set_refresh,
+):
+    import_choice = take_button = open_button = None
+    if import_view is not None and import_view.trackers:
+        _choices = import_view.choices()
+        import_choice = mo.ui.dropdown(options=_choices, value=next(iter(_choices)), label="Which")
+
+        def take_imported():
+            # Through the designer's own save; the bundled data is copied to the workspace first.
+            target = get_place().for_writing()
+            taken = design.take_imported(import_view.imported, Library(target.trackers), import_choice.value, target.scenes)
+            if target != get_place():
+                set_place(target)
+            set_refresh(lambda n: n + 1)
+            set_import_note(("success" if taken.ok else "danger", taken.message()))
+
+        def open_imported():
+            opened, new_id = design.open_imported(import_view.imported, import_choice.value, Library(get_place().trackers).ids())
+            set_draft(opened)
+            set_key(opened.fields[0].key)
+            set_new(True)
+            set_id_text(new_id)
+            for clear in (set_note, set_problem):
+                clear("")
+            set_outcome(None)
+            set_import_note(("info", f'Opened "{opened.name}" in the draft above as a new tracker; Save writes it as `{new_id}.json`.'))
+
+        def failed(message):
+            set_import_note(("danger", message))
+
+        take_button = mo.ui.button(label="Take into the library", kind="success", on_click=lambda _: design.attempt(take_imported, failed, "take the trackers into the library"))
+        open_button = mo.ui.button(label="Open in the draft", on_click=lambda _: design.attempt(open_imported, failed, "open the tracker"))
+    return import_choice, open_button, take_button
+
+
+@app.cell
+def _(get_import_note, import_choice, import_view, open_button, take_button):
+    if import_view is None:
+        _view = mo.md("_Upload a file or type its path (then Enter) to see what it holds._")
+    else:
+        _parts = [mo.md(import_view.summary())]
+        if import_view.problem:
+            _parts.append(mo.callout(mo.md(import_view.problem), kind="danger"))
+        if take_button is not None:
+            _parts.append(mo.hstack([import_choice, take_button, open_button], justify="start", align="end"))
+        if get_import_note() is not None:
+            _kind, _said = get_import_note()
+            _parts.append(mo.callout(mo.md(_said), kind=_kind))
+        if import_view.imported is not None:
+            _parts.append(mo.Html(design.report_html(import_view.imported.report)))
+        _view = mo.vstack(_parts)
+    _view
     return
 
 

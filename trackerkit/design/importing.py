@@ -94,7 +94,7 @@ class ImportView:
         """One line (markdown) for the page: the file, how it was read, what came of it."""
         head = f"**{self.file}**"
         if self.format is None:
-            return f"{head} · format not told"
+            return f"{head} · not imported"
         how = format_label(self.format)
         if self.detected == self.format:
             read = f"read as {how}, the format its content shows"
