@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import json_values
 
-from trackerkit.line import line_of
+from trackerkit.line import fields_line, line_of, quoted_line
 from trackerkit.prompt import render_trackers_block
 from trackerkit.tracker import Tracker, decode_tracker
 from trackerkit.update import slot_of
@@ -104,6 +104,38 @@ class TestValues:
     def test_any_json_value_is_one_line(self, value: object) -> None:
         """Any JSON-like value, NaN and huge ints included, is written on one line without failing."""
         assert len(line_of(value).splitlines()) <= 1
+
+
+class TestRowsAndQuotes:
+    """`fields_line` and `quoted_line`: the display of a row and of a text set apart from numbers."""
+
+    def test_a_row_is_name_equals_value(self) -> None:
+        """Each value of a row is shown by `line_of`, in the row's order."""
+        row = {"qty": 2, "equipped": False, "notes": "a\nb", "weight": 2.5, "gone": None}
+        assert fields_line(row) == "qty=2, equipped=false, notes=a b, weight=2.5, gone=null"
+
+    def test_a_row_with_quoted_texts(self) -> None:
+        """With `quoted_line`, a text is quoted and a number or flag is not."""
+        assert fields_line({"n": 1, "t": "1", "f": True}, quoted_line) == 'n=1, t="1", f=true'
+
+    @pytest.mark.parametrize(
+        ("value", "text"),
+        [
+            ("rope", '"rope"'),
+            ("a\nb", '"a b"'),
+            ('say "hi"', '"say \\"hi\\""'),
+            (2, "2"),
+            (None, "null"),
+        ],
+        ids=["text", "break", "quote", "number", "null"],
+    )
+    def test_quoted(self, value: object, text: str) -> None:
+        """A text goes in JSON quotes on one line; anything else is `line_of`."""
+        assert quoted_line(value) == text
+
+    def test_an_empty_row_is_empty(self) -> None:
+        """A row with no fields shows as nothing."""
+        assert fields_line({}) == ""
 
 
 class TestLaws:

@@ -211,9 +211,42 @@ class TestSameValue:
 
     @pytest.mark.parametrize(
         ("a", "b", "same"),
-        [(1, 1.0, True), (True, 1, False), (False, 0, False), (True, True, True), ("a", "a", True)],
-        ids=["int-float", "true-1", "false-0", "bools", "texts"],
+        [
+            (1, 1.0, True),
+            (True, 1, False),
+            (False, 0, False),
+            (True, True, True),
+            ("a", "a", True),
+            (None, None, True),
+            (None, 0, False),
+            ({"qty": 2, "ok": True}, {"ok": True, "qty": 2.0}, True),
+            ({"ok": True}, {"ok": 1}, False),
+            ({"a": {"b": False}}, {"a": {"b": 0}}, False),
+            ({"qty": 2}, {"qty": 2, "ok": False}, False),
+            ([1, True], (1.0, True), True),
+            ([True], [1], False),
+            ([1], [1, 1], False),
+            ({"a": 1}, [("a", 1)], False),
+        ],
+        ids=[
+            "int-float",
+            "true-1",
+            "false-0",
+            "bools",
+            "texts",
+            "nulls",
+            "null-0",
+            "rows",
+            "row-flag-1",
+            "nested-flag-0",
+            "row-more-keys",
+            "list-tuple",
+            "list-flag-1",
+            "list-lengths",
+            "mapping-list",
+        ],
     )
     def test_table(self, a: object, b: object, same: bool) -> None:
-        """True is not 1, but 1 is 1.0."""
+        """True is not 1 at any depth, but 1 is 1.0; rows by keys, lists by order."""
         assert same_value(a, b) is same
+        assert same_value(b, a) is same
