@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from trackerkit.cli import build_parser, main
+from trackerkit.trace.cli import summary
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
 DAYS = Path(__file__).parent / "days"
@@ -153,3 +154,16 @@ def test_every_trace_command_is_documented() -> None:
     assert set(commands.choices) == {"days", "turns", "show", "export"}
     for action in commands._choices_actions:
         assert action.help
+
+
+def test_show_summarises_values_as_the_prompt_shows_them() -> None:
+    """`trace show`'s one-line summary writes flags and nulls as JSON does and keeps a text inside
+    an object on one line (`line_of`, the one display rule); top-level texts stay quoted."""
+    data = {
+        "ok": True,
+        "error": None,
+        "result": {"ok": False, "note": "a\nb", "deep": {"x": 1}},
+        "calls": [1, 2],
+        "name": "x",
+    }
+    assert summary(data) == "ok=true error=null result={ok=false, note=a b} calls=[2] name='x'"

@@ -263,6 +263,22 @@ class TestPanelHtml:
         assert 'data-tracker="gone"' in html
         assert "left out" in html
 
+    def test_values_are_shown_as_the_prompt_shows_them(self) -> None:
+        """The panel and a change show a value by `line_of`, as the prompt block does: a float as
+        JSON writes it and a text on one line (a row's note with a line break included)."""
+        trust = copy.deepcopy(TRUST)
+        trust["body"]["fields"].append({"name": "note", "description": "A note.", "type": "text"})
+        chat = make_chat(HEALTH, trust)
+        reply(chat, {"tracker": "Health", "set": {"hp": 12.5}})
+        mid = reply(chat, {"tracker": "Trust", "row": "Ana", "set": {"level": 4.0, "note": "a\nb"}})
+        panel = panel_html(chat)
+        assert '<span class="tk-field">hp</span> 12.5' in panel
+        assert '<span class="tk-field">level</span> 4.0' in panel
+        assert '<span class="tk-field">note</span> a b<' in panel
+        message = tracker_changes_between(chat, None, mid).of(mid)
+        assert message is not None
+        assert "(level=4.0, note=a b)" in changes_html(message)
+
     def test_hostile_text_is_escaped(self) -> None:
         """Row names, values and tracker names in the panel are escaped."""
         trust = copy.deepcopy(TRUST)
