@@ -20,12 +20,14 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 
 def _registrars() -> list[Registrar]:
+    from trackerkit.evaluate.cli import register as register_eval
     from trackerkit.trace.cli import register as register_trace
 
     return [
         register_trackers,
         register_prompt,
         register_simulate,
+        register_eval,
         register_trace,
         register_import,
         register_export,

@@ -104,7 +104,8 @@ def evaluate(
         for scene, folder in scenes
     }
     jobs = [(v, scene, run) for v in chosen for scene, _ in scenes for run in range(runs)]
-    total = sum(count_turns(scene) for _, scene, _ in jobs)
+    lengths = {scene.id: count_turns(scene) for scene, _ in scenes}
+    total = sum(lengths[scene.id] for _, scene, _ in jobs)
     done = 0
     lock = threading.Lock()
 
@@ -132,10 +133,13 @@ def evaluate(
     if concurrency == 1:
         results = [one(job) for job in jobs]
     else:
+        # The longest runs start first, so a long one does not start last and run alone.
+        order = sorted(range(len(jobs)), key=lambda i: -lengths[jobs[i][1].id])
         with ThreadPoolExecutor(
             max_workers=concurrency, thread_name_prefix="trackerkit-eval"
         ) as pool:
-            results = list(pool.map(one, jobs))
+            futures = {i: pool.submit(one, jobs[i]) for i in order}
+            results = [futures[i].result() for i in range(len(jobs))]
     return Results(
         turn_frame(t for r in results for t in r.turns),
         field_frame(c for r in results for c in r.fields),

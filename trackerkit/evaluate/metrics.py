@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pandas as pd
@@ -78,14 +78,19 @@ _TURN_COLUMNS = [f.name for f in fields(TurnRecord)]
 
 def turn_frame(records: Iterable[TurnRecord]) -> pd.DataFrame:
     """The turns frame: one row per run x turn."""
-    return pd.DataFrame([asdict(r) for r in records], columns=_TURN_COLUMNS)
+    rows = list(records)
+    return pd.DataFrame({c: [getattr(r, c) for r in rows] for c in _TURN_COLUMNS})
 
 
 def field_frame(rows: Iterable[tuple[Sequence[Any], FieldScore]]) -> pd.DataFrame:
     """The fields frame from (turn keys, score) pairs; the keys in `TURN_KEYS` order."""
-    data = [[*keys, *(getattr(s, c) for c in _FIELD_COLUMNS)] for keys, s in rows]
-    frame = pd.DataFrame(data, columns=[*TURN_KEYS, *_FIELD_COLUMNS])
-    return frame.astype({"within_tolerance": "boolean", "abs_error": float})
+    pairs = list(rows)
+    columns: dict[str, Any] = {k: [p[0][i] for p in pairs] for i, k in enumerate(TURN_KEYS)}
+    for name in _FIELD_COLUMNS:
+        columns[name] = [getattr(p[1], name) for p in pairs]
+    columns["within_tolerance"] = pd.array(columns["within_tolerance"], dtype="boolean")
+    columns["abs_error"] = pd.array(columns["abs_error"], dtype=float)
+    return pd.DataFrame(columns)
 
 
 def _share(mask: pd.Series, within: pd.Series) -> tuple[int, int]:

@@ -42,15 +42,21 @@ class Results:
         return summarize_variants(self.turns, self.fields, seed=seed)
 
     def table(self, seed: int = 0) -> pd.DataFrame:
-        """The summary as a wide table: one row per variant and mode, `metric` and its interval."""
+        """The summary to read: one row per metric, one column per variant and mode.
+
+        Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`.
+        """
         summary = self.summary(seed)
         summary["shown"] = [
             f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
             for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
         ]
-        wide = summary.pivot(index=["variant", "mode"], columns="metric", values="shown")
-        order = list(dict.fromkeys(summary["metric"]))
-        return wide[order].reset_index()
+        summary["column"] = summary["variant"].astype(str) + " (" + summary["mode"] + ")"
+        wide = summary.pivot(index="metric", columns="column", values="shown")
+        wide = wide.reindex(index=list(dict.fromkeys(summary["metric"])))
+        wide = wide[list(dict.fromkeys(summary["column"]))]
+        wide.columns.name = None
+        return wide
 
     def to_parquet(self, path: str | Path) -> Path:
         """Write both frames to one Parquet file (see the module's note); returns the path."""

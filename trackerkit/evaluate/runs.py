@@ -36,6 +36,7 @@ from trackerkit.steps import (
     decode_steps,
 )
 from trackerkit.tracker import Tracker
+from trackerkit.update import tracker_values
 
 __all__ = ["MODES", "Mode", "RunResult", "play_run"]
 
@@ -115,13 +116,14 @@ def play_run(
         if hasattr(model, "tag"):
             model.tag = (scene.id, index, run)
         retries = int(getattr(model, "retries", 0))
-        before = session.values()
+        # Read with the design's trackers as loaded once (Session.values decodes them again).
+        before = tracker_values(trackers, session.chat.take.state_at())
         started = time.perf_counter()
         report = session.play(step)
         latency = time.perf_counter() - started
         assert report is not None
-        after = session.values()
-        scores = score_turn(trackers_of(session), before, _expected(step), after, tolerance)
+        after = report.values  # the session's values after the turn, read once at its end
+        scores = score_turn(trackers, before, _expected(step), after, tolerance)
         keys = (variant, scene.id, run, mode, index, len(turns))
         calls = [c for c in report.calls if c.name == report.tool_name]
         turns.append(
@@ -149,11 +151,6 @@ def play_run(
         if on_turn is not None:
             on_turn()
     return RunResult(turns, cells)
-
-
-def trackers_of(session: Session) -> tuple[Tracker, ...]:
-    """The trackers the session's scene links, as its turns load them."""
-    return session.chat.linked().trackers
 
 
 def _aside(session: Session) -> Callable[[], None]:

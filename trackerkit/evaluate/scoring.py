@@ -9,11 +9,12 @@ case-folded, as the update rules match them (TR-20).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from trackerkit.tracker import Tracker
 from trackerkit.values import same_value
@@ -48,7 +49,7 @@ def _folded(rows: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _text(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def _number(value: object) -> float | None:

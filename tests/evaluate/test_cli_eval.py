@@ -1,0 +1,97 @@
+"""`trackerkit eval`: end to end on the scripted model and on the loopback noisy server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from trackerkit.cli import main
+from trackerkit.evaluate.noisy import Noise, serving_noisy
+from trackerkit.evaluate.results import read_results
+
+ROOT = Path(__file__).resolve().parents[2]
+FIGHT = str(ROOT / "data" / "scenes" / "fight.json")
+QUIET = str(ROOT / "data" / "scenes" / "eval-quiet.json")
+
+
+def test_scripted_run_writes_results_and_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The table on stdout, the Parquet file, and the turns in DATA/trace (never the repo's)."""
+    out = tmp_path / "results.parquet"
+    before = sorted((ROOT / "data" / "trace").iterdir())
+    code = main(
+        ["eval", FIGHT, QUIET, "--runs", "2", "--out", str(out), "--data", str(tmp_path / "d")]
+    )
+    captured = capsys.readouterr()
+    assert code == 0
+    lines = captured.out.splitlines()
+    assert lines[0].split() == ["scripted", "(free)"]
+    assert lines[2].split()[:2] == ["joint_accuracy", "1"]
+    assert any(line.split()[:2] == ["pass^2", "1"] for line in lines)
+    assert f"results written to {out}" in captured.err
+    results = read_results(out)
+    assert set(results.turns["scenario"]) == {"fight", "eval-quiet"}
+    assert results.turns["joint"].all()
+    days = list((tmp_path / "d" / "trace").glob("*.jsonl"))
+    assert days
+    sessions = {json.loads(line)["session"] for line in days[0].read_text().splitlines()}
+    assert len(sessions) == 4  # two scenarios, two runs each
+    assert sorted((ROOT / "data" / "trace").iterdir()) == before
+
+
+def test_openai_model_options_and_variants(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same model options as simulate, or a variants file: side by side, in forced mode."""
+    with serving_noisy([FIGHT], Noise(off_by_one=0.5, seed=2)) as server:
+        code = main(
+            [
+                "eval",
+                FIGHT,
+                "--model",
+                "openai",
+                "--base-url",
+                server.url,
+                "--model-name",
+                "noisy",
+                "--mode",
+                "forced",
+                "--no-trace",
+            ]
+        )
+        assert code == 0
+        assert capsys.readouterr().out.splitlines()[0].split() == ["noisy", "(forced)"]
+        variants = tmp_path / "variants.json"
+        variants.write_text(
+            json.dumps(
+                [
+                    {"name": "noisy", "model": "openai", "base_url": server.url, "model_name": "n"},
+                    {"name": "scripted"},
+                ]
+            )
+        )
+        code = main(
+            ["eval", FIGHT, "--variants", str(variants), "--concurrency", "2", "--no-trace"]
+        )
+    assert code == 0
+    assert capsys.readouterr().out.splitlines()[0].split() == [
+        "noisy",
+        "(free)",
+        "scripted",
+        "(free)",
+    ]
+
+
+def test_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No base URL, a bad variants file, a scene without turns: one line each, exit 1."""
+    assert main(["eval", FIGHT, "--model", "openai", "--no-trace"]) == 1
+    assert "--model openai needs --base-url" in capsys.readouterr().err
+    bad = tmp_path / "v.json"
+    bad.write_text(json.dumps([{"name": "x", "api_key": "sk-1"}]))
+    assert main(["eval", FIGHT, "--variants", str(bad), "--no-trace"]) == 1
+    assert "variants[0].api_key: is not a known key" in capsys.readouterr().err
+    assert main(["eval", str(ROOT / "data" / "scenes" / "typical.json"), "--no-trace"]) == 1
+    assert "typical.json: has no scripted turns to evaluate" in capsys.readouterr().err

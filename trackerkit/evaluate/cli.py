@@ -1,0 +1,154 @@
+"""`trackerkit eval`: score a model's tracker updates on scenarios, variants side by side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from trackerkit.errors import BadRequestError
+
+__all__ = ["register"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `eval` command."""
+    command = sub.add_parser(
+        "eval",
+        help="score a model's tracker updates on scenarios (variants side by side)",
+        description=(
+            "Play scenarios (scene files whose steps carry `expect`) with a model, or with each "
+            "variant of --variants FILE, --runs times, and score every turn against the expected "
+            "state: joint goal and slot accuracy, numbers' error, list rows' F1, changes, no-call "
+            "turns, refused batches, clamps, retries, tokens and latency, each with a 95%% "
+            "interval. Every run's turns go to the trace journal DATA/trace/YYYY-MM-DD.jsonl "
+            "unless --no-trace (DATA as for simulate)."
+        ),
+    )
+    command.add_argument("scenarios", metavar="SCENARIO", nargs="+", type=Path, help="scene files")
+    command.add_argument(
+        "--model",
+        choices=["scripted", "openai"],
+        default="scripted",
+        help="the model (default: scripted)",
+    )
+    command.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    command.add_argument(
+        "--model-name",
+        metavar="NAME",
+        default="gpt-4o-mini",
+        help="the model name the server knows",
+    )
+    command.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default="OPENAI_API_KEY",
+        help="the environment variable holding the API key",
+    )
+    command.add_argument(
+        "--variants",
+        metavar="FILE",
+        type=Path,
+        help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers); "
+        "replaces the model options",
+    )
+    command.add_argument(
+        "--runs", metavar="K", type=int, default=1, help="repeats of each scenario (default 1)"
+    )
+    command.add_argument(
+        "--mode",
+        choices=["free", "forced"],
+        default="free",
+        help="free: errors carry from turn to turn; forced: each turn starts from the expected state",
+    )
+    command.add_argument(
+        "--concurrency", metavar="N", type=int, default=1, help="runs in flight at once (default 1)"
+    )
+    command.add_argument(
+        "--out", metavar="FILE", type=Path, help="write the results to this Parquet file"
+    )
+    command.add_argument(
+        "--trackers",
+        metavar="DIR",
+        type=Path,
+        help="the tracker folder (default: trackers/ beside the scenes' folder)",
+    )
+    command.add_argument(
+        "--tolerance", type=float, default=1.0, help="numbers this close count as within tolerance"
+    )
+    command.add_argument(
+        "--timeout", type=float, default=60.0, help="seconds per model call, retries included"
+    )
+    command.add_argument(
+        "--data", metavar="DIR", type=Path, help="the data directory for the trace"
+    )
+    command.add_argument(
+        "--timezone", metavar="TZ", help="the IANA time zone naming the trace day file"
+    )
+    command.add_argument("--no-trace", action="store_true", help="write no trace events")
+    command.set_defaults(func=_eval)
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from trackerkit.evaluate.harness import evaluate
+    from trackerkit.evaluate.variants import Variant, read_variants
+    from trackerkit.simulate import check_data_dir, data_dir, time_zone
+
+    zone = time_zone(args.timezone)
+    if args.variants is not None:
+        variants = read_variants(args.variants)
+    elif args.model == "openai":
+        if not args.base_url:
+            raise BadRequestError(
+                "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
+            )
+        variants = [
+            Variant(
+                name=args.model_name,
+                model="openai",
+                base_url=args.base_url,
+                model_name=args.model_name,
+                api_key_env=args.api_key_env,
+                timeout=args.timeout,
+            )
+        ]
+    else:
+        variants = [Variant(name="scripted")]
+    trace = None
+    if not args.no_trace:
+        from trackerkit.trace import TraceWriter
+
+        trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone)
+    try:
+        with tqdm(unit="turn", disable=None, leave=False, file=sys.stderr) as bar:
+
+            def advance(done: int, total: int) -> None:
+                bar.total = total
+                bar.update(done - bar.n)
+
+            results = evaluate(
+                args.scenarios,
+                variants,
+                runs=args.runs,
+                mode=args.mode,
+                concurrency=args.concurrency,
+                trackers=args.trackers,
+                trace=trace,
+                tolerance=args.tolerance,
+                progress=advance,
+            )
+    finally:
+        if trace is not None:
+            trace.close()
+    if trace is not None:
+        print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
+    print(results.table().to_string())
+    if args.out is not None:
+        print(f"trackerkit: results written to {results.to_parquet(args.out)}", file=sys.stderr)
+    return 0
