@@ -29,6 +29,7 @@ from trackerkit.errors import (
     TrackerkitError,
     TurnError,
 )
+from trackerkit.evaluate import EvaluationResults, Variant, evaluate, read_results, read_variants
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
 from trackerkit.formats import (
     ExportCost,
@@ -108,6 +109,7 @@ __all__ = [
     "DraftField",
     "DraftVerdict",
     "EditRefusedError",
+    "EvaluationResults",
     "ExportCost",
     "Field",
     "FieldChange",
@@ -156,6 +158,7 @@ __all__ = [
     "TurnReport",
     "UpdateResult",
     "Value",
+    "Variant",
     "Verdict",
     "Version",
     "WTrackerExport",
@@ -175,6 +178,7 @@ __all__ = [
     "decode_tracker",
     "detect_format",
     "encode_tracker",
+    "evaluate",
     "export_card",
     "export_costs",
     "export_wtracker",
@@ -199,6 +203,8 @@ __all__ = [
     "provider_tool",
     "rail",
     "read_piece",
+    "read_results",
+    "read_variants",
     "render_card",
     "render_macros",
     "render_text",

@@ -10,7 +10,7 @@ from trackerkit.errors import BadRequestError
 from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
 from trackerkit.evaluate.harness import evaluate
 from trackerkit.evaluate.noisy import Noise, serving_noisy
-from trackerkit.evaluate.results import Results
+from trackerkit.evaluate.results import EvaluationResults
 from trackerkit.evaluate.variants import Variant
 
 SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
@@ -18,13 +18,13 @@ TWO = [SCENES / "eval-numbers.json", SCENES / "eval-lists.json"]
 
 
 @pytest.fixture(scope="module")
-def results() -> Results:
+def results() -> EvaluationResults:
     with serving_noisy(TWO, Noise(off_by_one=0.5, miss=0.3, seed=3)) as server:
         noisy = Variant(name="noisy", model="openai", base_url=server.url, model_name="n")
         return evaluate(TWO, [noisy, Variant(name="scripted")], runs=2, concurrency=2)
 
 
-def test_accuracy_per_variant(results: Results) -> None:
+def test_accuracy_per_variant(results: EvaluationResults) -> None:
     """One bar per variant, its Wilson interval as asymmetric error bars."""
     bar = accuracy_figure(results).data[0]
     assert list(bar.x) == ["noisy (free)", "scripted (free)"]
@@ -38,7 +38,7 @@ def test_accuracy_per_variant(results: Results) -> None:
         accuracy_figure(results, "nope")
 
 
-def test_field_heatmap(results: Results) -> None:
+def test_field_heatmap(results: EvaluationResults) -> None:
     """Fields by variant; the scripted column all right, list rows pooled."""
     heat = field_heatmap(results).data[0]
     assert list(heat.x) == ["noisy (free)", "scripted (free)"]
@@ -48,7 +48,7 @@ def test_field_heatmap(results: Results) -> None:
     assert all(row[1] == 1.0 for row in heat.z)
 
 
-def test_drift(results: Results) -> None:
+def test_drift(results: EvaluationResults) -> None:
     """Joint accuracy per turn, a line per variant; the scenario with the most turns by default."""
     figure = drift_figure(results)
     assert "eval-numbers" in figure.layout.title.text or "eval-lists" in figure.layout.title.text

@@ -18,7 +18,7 @@ from trackerkit.evaluate.metrics import (
     turn_frame,
 )
 from trackerkit.evaluate.noisy import Noise, NoisyServer, serving_noisy
-from trackerkit.evaluate.results import Results, read_results
+from trackerkit.evaluate.results import EvaluationResults, read_results
 from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluate.scoring import FieldScore, same_value, score_turn
 from trackerkit.evaluate.variants import Variant, load_design, read_variants
@@ -26,12 +26,12 @@ from trackerkit.evaluate.variants import Variant, load_design, read_variants
 __all__ = [
     "MODES",
     "EndpointModel",
+    "EvaluationResults",
     "FieldScore",
     "Interval",
     "Mode",
     "Noise",
     "NoisyServer",
-    "Results",
     "RunResult",
     "TurnRecord",
     "Variant",

@@ -18,12 +18,14 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-    from trackerkit.evaluate.results import Results
+    from trackerkit.evaluate.results import EvaluationResults
 
 __all__ = ["accuracy_figure", "drift_figure", "field_heatmap"]
 
 
-def accuracy_figure(results: Results, metric: str = "joint_accuracy", seed: int = 0) -> go.Figure:
+def accuracy_figure(
+    results: EvaluationResults, metric: str = "joint_accuracy", seed: int = 0
+) -> go.Figure:
     """One bar per variant (and mode) for `metric`, its interval as error bars.
 
     Raises:
@@ -68,7 +70,7 @@ def _field_names(fields: pd.DataFrame) -> list[str]:
     ]
 
 
-def field_heatmap(results: Results) -> go.Figure:
+def field_heatmap(results: EvaluationResults) -> go.Figure:
     """Slot accuracy per field (a list's rows pooled under `Tracker[…].field`) and variant."""
     import plotly.graph_objects as go
 
@@ -95,7 +97,7 @@ def field_heatmap(results: Results) -> go.Figure:
     return figure
 
 
-def drift_figure(results: Results, scenario: str | None = None) -> go.Figure:
+def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.Figure:
     """Joint accuracy at each scored turn (pooled over runs), one line per variant and mode.
 
     Args:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluate.metrics import field_frame, turn_frame
-from trackerkit.evaluate.results import Results
+from trackerkit.evaluate.results import EvaluationResults
 from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluate.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene
@@ -72,7 +72,7 @@ def evaluate(
     trace: TraceSink | None = None,
     tolerance: float = 1.0,
     progress: Progress | None = None,
-) -> Results:
+) -> EvaluationResults:
     """Play every scenario with every variant `runs` times and score each turn.
 
     Args:
@@ -140,7 +140,7 @@ def evaluate(
         ) as pool:
             futures = {i: pool.submit(one, jobs[i]) for i in order}
             results = [futures[i].result() for i in range(len(jobs))]
-    return Results(
+    return EvaluationResults(
         turn_frame(t for r in results for t in r.turns),
         field_frame(c for r in results for c in r.fields),
     )

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from trackerkit.evaluate.metrics import TURN_KEYS, TurnRecord, summarize_runs, summarize_variants
 from trackerkit.evaluate.scoring import FieldScore
 
-__all__ = ["Results", "read_results"]
+__all__ = ["EvaluationResults", "read_results"]
 
 _TURN_ONLY = [f.name for f in fields(TurnRecord) if f.name not in TURN_KEYS]
 _FIELD_ONLY = [f.name for f in fields(FieldScore)]
@@ -27,7 +27,7 @@ _FORMAT = b"trackerkit.evaluate/1"
 
 
 @dataclass(frozen=True, slots=True)
-class Results:
+class EvaluationResults:
     """The turns frame (one row per run x turn) and the fields frame (one per run x turn x field)."""
 
     turns: pd.DataFrame
@@ -44,11 +44,12 @@ class Results:
     def table(self, seed: int = 0) -> pd.DataFrame:
         """The summary to read: one row per metric, one column per variant and mode.
 
-        Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`.
+        Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`; `n/a`
+        when no turn measured it (no `expect_no_call` turn, say).
         """
         summary = self.summary(seed)
         summary["shown"] = [
-            f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
+            "n/a" if e != e else f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
             for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
         ]
         summary["column"] = summary["variant"].astype(str) + " (" + summary["mode"] + ")"
@@ -71,8 +72,8 @@ class Results:
         return path
 
 
-def read_results(path: str | Path) -> Results:
-    """Results written by `Results.to_parquet`.
+def read_results(path: str | Path) -> EvaluationResults:
+    """The results written by `EvaluationResults.to_parquet`.
 
     Raises:
         ValueError: the file is not an evaluation's results (the message names it).
@@ -90,4 +91,4 @@ def read_results(path: str | Path) -> Results:
         .reset_index(drop=True)
     )
     cells = tidy.loc[tidy["kind"] != _NO_FIELD, [*TURN_KEYS, *_FIELD_ONLY]].reset_index(drop=True)
-    return Results(turns, cells.astype({"within_tolerance": "boolean"}))
+    return EvaluationResults(turns, cells.astype({"within_tolerance": "boolean"}))
