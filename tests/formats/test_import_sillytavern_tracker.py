@@ -36,6 +36,7 @@ class TestFixture:
             'guessed: Characters.Accessories -> Characters.accessories: text, guessed: an ARRAY kept as one text, items joined with ", "; examples "Watch" | "" | "Umbrella, Scarf"',
             'exact: Characters.Mood.Name -> Characters.mood_name: text; flattened as "Mood.Name"; examples "calm" | "wary" | "angry"',
             "unmapped: Characters.Secrets: a FOR_EACH_OBJECT inside an object or row: a field cannot hold rows of its own",
+            'unmapped: Characters.defaultValue: a start "<Character Name>" for the whole list; a row starts from its columns\' defaults',
             "guessed: Scars -> Scars: keyed list: one row per key (FOR_EACH_ARRAY)",
             'guessed: Scars -> Scars.items: text, guessed: each key\'s array kept as one text, items joined with ", "',
             'guessed: Items.name -> Items: keyed list (ARRAY_OBJECT): rows keyed by the sub-field "name"',

@@ -8,10 +8,12 @@ strict decoder, so nothing is dropped silently and nothing the decoder would ref
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
+from trackerkit.fields import is_number
 from trackerkit.formats.names import FieldNames, piece_id
 from trackerkit.tracker import Layout, Tracker, decode_tracker
 
@@ -118,6 +120,8 @@ class TrackerDraft:
     notes: list[str] = field(default_factory=list)
     fields: list[dict[str, Any]] = field(default_factory=list)
     names: FieldNames = field(init=False)
+    #: Each source key's field name, as `add` gave it (the first field made from a key).
+    columns: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.names = FieldNames(("name",) if self.layout == "list" else ())
@@ -134,13 +138,109 @@ class TrackerDraft:
     ) -> str:
         """Add a field for `key` (its type and settings in `spec`) and report it; returns its name."""
         name = self.names.name(key)
+        self.columns.setdefault(key, name)
         self.fields.append({"name": name, "description": meaning(key, name, text), **spec})
         self.builder.line("guessed" if guessed else "exact", source, f"{self.name}.{name}", detail)
         return name
 
+    def starting_rows(self, where: str, rows: Sequence[tuple[str, Mapping[str, object]]]) -> None:
+        """Take what a list's starting rows say into its columns, and report every row.
+
+        A tracker holds no rows: a list starts empty and a new row starts from its fields'
+        defaults (TR-19), and a scene holds no starting state. So what the model can hold is
+        taken: a column on which two or more starting rows agree, with a value that fits it,
+        starts there (guessed, from how many rows). Each row is then reported on its own line
+        with its values, left for the model or a person's edit to add.
+
+        Args:
+            where: the rows' place in the source file.
+            rows: each row's name and its values by source key (the keys given to `add`).
+        """
+        if len(rows) >= 2:
+            for key, name in self.columns.items():
+                spec = self.field_named(name)
+                seen = [held.get(key, _ABSENT) for _, held in rows]
+                first = seen[0]
+                if spec is None or not all(_same(v, first) for v in seen[1:]):
+                    continue
+                if not _fits(spec, first) or _same(spec.get("default", _own(spec)), first):
+                    continue
+                spec["default"] = first
+                self.builder.line(
+                    "guessed",
+                    f"{where} (starting rows).{key}",
+                    f"{self.name}.{name}",
+                    f"a new row starts at {_shown(first)}, guessed: all {len(rows)} starting rows "
+                    "hold it (a new row starts from the fields' defaults, TR-19)",
+                )
+        for row, values in rows:
+            known = [
+                f"{self.columns[k]}={_shown(v)}" for k, v in values.items() if k in self.columns
+            ]
+            held = f" ({', '.join(known)})" if known else ""
+            self.builder.unmapped(
+                f"{where} row {quoted_row(row)}",
+                f"a starting row{held}, not kept: a list starts with no rows (TR-19); the model "
+                "or a person's edit adds it",
+            )
+
     def field_named(self, name: str) -> dict[str, Any] | None:
         """The field data added under `name`, or None."""
         return next((f for f in self.fields if f["name"] == name), None)
+
+
+_ABSENT = object()
+
+
+def _same(a: object, b: object) -> bool:
+    return a is not _ABSENT and type(a) is type(b) and a == b
+
+
+def _fits(spec: Mapping[str, Any], value: object) -> bool:
+    """Whether `value` is a start the field takes as it is (its type, range and choices)."""
+    kind = spec.get("type")
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "choice":
+        return isinstance(value, str) and value in spec.get("choices", ())
+    if kind == "number" and is_number(value) and isinstance(value, int | float):
+        low, high = spec.get("min", value), spec.get("max", value)
+        return bool(low <= value <= high) and spec.get("maxField") is None
+    return False
+
+
+def _own(spec: Mapping[str, Any]) -> object:
+    """What a field starts with when it has no default (TR-8)."""
+    kind = spec.get("type")
+    if kind == "number":
+        start = max(0, spec["min"]) if "min" in spec else 0
+        return min(start, spec["max"]) if "max" in spec else start
+    if kind == "boolean":
+        return False
+    if kind == "choice":
+        choices = spec.get("choices") or [None]
+        return choices[0]
+    return ""
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return quoted_row(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return str(value)
+    return f"a {type(value).__name__}"
+
+
+def quoted_row(text: str) -> str:
+    """A row name or text value on one line in double quotes, cut at 40 characters."""
+    flat = " ".join(text.split())
+    return '"' + (flat if len(flat) <= 40 else flat[:37] + "...") + '"'
 
 
 class Builder:

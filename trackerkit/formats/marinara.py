@@ -6,8 +6,8 @@ events) make a "Scene" record; `playerStats` a "Player" record where each
 `hp_max`, TR-5), with the attributes, skills, status and custom fields beside them;
 `InventoryItem{name, description, quantity, location}` a keyed "Inventory" list; quests and the
 inventory tracker's groups keyed lists; present characters a keyed list with their stats and
-custom fields as columns. The snapshot's values are the fields' starts; rows are reported, since
-a tracker starts with no rows; bookkeeping (ids, locks, timestamps) is reported, not kept.
+custom fields as columns. The snapshot's values are the fields' starts; a column the starting rows
+agree on starts there (guessed), and each row is reported, since a tracker starts with no rows; bookkeeping (ids, locks, timestamps) is reported, not kept.
 """
 
 from __future__ import annotations
@@ -228,19 +228,24 @@ def _player(builder: Builder, stats: object) -> None:
             builder.unmapped(where, "a player-stats key trackerkit does not know")
 
 
-def _rows(builder: Builder, where: str, items: object) -> list[str]:
-    names = (
-        [i["name"] for i in items if isinstance(i, dict) and isinstance(i.get("name"), str)]
-        if isinstance(items, list)
-        else []
-    )
-    if names:
-        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        builder.unmapped(
-            f"{where} (rows)",
-            f"{len(names)} starting rows ({shown}): a tracker starts with no rows; the model or a person's edit adds them",
-        )
-    return names
+def _rows(draft: TrackerDraft, where: str, items: object) -> None:
+    """Each named item as a starting row, its values by column key (a character's stats and
+    custom fields flattened as their columns are)."""
+    rows: list[tuple[str, dict[str, object]]] = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            continue
+        values: dict[str, object] = {k: v for k, v in item.items() if k != "name"}
+        custom = item.get("customFields")
+        if isinstance(custom, dict):
+            values.update(custom)
+        stats = item.get("stats")
+        for stat in stats if isinstance(stats, list) else []:
+            if (name := _name_of(stat)) is not None:
+                values[name] = stat.get("value")
+                values[f"{name} max"] = stat.get("max")
+        rows.append((item["name"], values))
+    draft.starting_rows(where, rows)
 
 
 def _inventory(builder: Builder, where: str, items: object) -> None:
@@ -263,7 +268,7 @@ def _inventory(builder: Builder, where: str, items: object) -> None:
         {"type": "text", "default": "on_person"},
         detail='text column, starts "on_person" (InventoryItem location)',
     )
-    _rows(builder, where, items)
+    _rows(draft, where, items)
 
 
 def _quests(builder: Builder, where: str, items: object) -> None:
@@ -291,7 +296,7 @@ def _quests(builder: Builder, where: str, items: object) -> None:
     builder.unmapped(
         f"{where}[].questEntryId", "a link to a lorebook entry, which trackerkit does not hold"
     )
-    _rows(builder, where, items)
+    _rows(draft, where, items)
 
 
 def _group(builder: Builder, where: str, title: str, items: object) -> None:
@@ -302,7 +307,7 @@ def _group(builder: Builder, where: str, title: str, items: object) -> None:
         {"type": "number", "min": 1, "default": 1},
         detail="number from 1 (InventoryTrackerItem qty)",
     )
-    _rows(builder, where, items)
+    _rows(draft, where, items)
 
 
 def _characters(builder: Builder, characters: object) -> None:
@@ -363,4 +368,4 @@ def _characters(builder: Builder, characters: object) -> None:
             f"{where}[].{key}",
             "display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
         )
-    _rows(builder, where, characters)
+    _rows(draft, where, characters)

@@ -6,8 +6,8 @@ one record named after the entry. Inside a record, a nested locked object is fla
 dotted fields (`王都.酒馆.描述`), however deep. A leaf is a plain value, a `[value, "meaning"]`
 pair or a `{value, description}` object; a range written in the meaning becomes min/max, marked
 as guessed. An extensible object (`$meta.extensible`) or an array holding
-`"$__META_EXTENSIBLE__$"` becomes a keyed list tracker; its starting entries are reported, since a
-tracker starts with no rows.
+`"$__META_EXTENSIBLE__$"` becomes a keyed list tracker; a column its starting entries agree on
+starts there (guessed), and each entry is reported as a row, since a tracker starts with no rows.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def _rows_of_objects(builder: Builder, name: str, where: str, items: list[Any]) 
         return
     draft = builder.tracker(name, "list", f"MVU list {quoted(name)}", where)
     _columns(builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None)
-    _starting_rows(builder, where, [str(r.get(key)) for r in rows])
+    draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
 
 
 def _name_key(rows: list[dict[str, Any]]) -> str | None:
@@ -233,8 +233,14 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         template = meta.get("template") if isinstance(meta, dict) else None
         entries = {k: v for k, v in container.items() if k != "$meta"}
         _meta(builder, f"{where}.$meta", meta, quoted(name))
-        _columns(builder, draft, where, list(entries.values()), template)
-        _starting_rows(builder, where, list(entries))
+        plain = _columns(builder, draft, where, list(entries.values()), template)
+        draft.starting_rows(
+            where,
+            [
+                (k, _row(v, None) if _is_row(v) else {plain: _split(v)[0]} if plain else {})
+                for k, v in entries.items()
+            ],
+        )
         return
     assert isinstance(container, list)
     items = [i for i in container if i != _MARK]
@@ -244,7 +250,7 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         _columns(
             builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None
         )
-        _starting_rows(builder, where, [str(r[key]) for r in rows])
+        draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
         return
     draft.add(
         where,
@@ -255,20 +261,35 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         "column was added because a row needs a field",
         guessed=True,
     )
-    _starting_rows(builder, where, [str(i) for i in items])
+    draft.starting_rows(where, [(str(i), {}) for i in items])
+
+
+def _is_row(value: object) -> bool:
+    return isinstance(value, dict) and not _is_value_form(value)
+
+
+def _row(row: object, key: str | None) -> dict[str, object]:
+    """A starting row's values by column key (each leaf's value, its meaning left aside)."""
+    if not isinstance(row, dict):
+        return {}
+    return {k: _split(v)[0] for k, v in row.items() if k != key and k != "$meta"}
 
 
 def _columns(
     builder: Builder, draft: TrackerDraft, where: str, values: list[Any], template: object
-) -> None:
-    """Columns from a `$meta.template`, else from the entries' values (the first seen types)."""
+) -> str | None:
+    """Columns from a `$meta.template`, else from the entries' values (the first seen types).
+
+    Returns the key of the column made for entries that are plain values (`quantity` or
+    `value`), or None.
+    """
     if isinstance(template, dict):
         for key, value in template.items():
             _leaf_field(
                 builder, draft, f"{where}.$meta.template.{key}", key, value, "; from the template"
             )
         if draft.fields:
-            return
+            return None
     shapes: dict[str, object] = {}
     plain: list[object] = []
     for value in values:
@@ -316,13 +337,5 @@ def _columns(
             detail=how,
             guessed=True,
         )
-
-
-def _starting_rows(builder: Builder, where: str, names: list[str]) -> None:
-    if names:
-        shown = ", ".join(names[:8]) + (", ..." if len(names) > 8 else "")
-        builder.unmapped(
-            f"{where} (rows)",
-            f"{len(names)} starting rows ({shown}): a tracker starts with no rows; the model or a "
-            "person's edit adds them",
-        )
+        return column
+    return None

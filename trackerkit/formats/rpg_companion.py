@@ -121,6 +121,12 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 if "persistInHistory" in stat
                 else ""
             )
+            start = number(stat.get("value"))
+            if start is not None and 0 <= start <= spec.get("max", start):
+                spec["default"] = start
+                extra += f"; starts at its value {start}"
+            elif "value" in stat:
+                extra += f"; its value {describe_value(stat.get('value'))} is outside the range, not kept"
             draft.add(
                 at, _label(stat, f"stat {index + 1}"), spec, detail=detail + extra + _enabled(stat)
             )
@@ -327,3 +333,36 @@ def _inventory(builder: Builder, section: object, where: str) -> None:
     for key in section:
         if key not in ("onPerson", "stored"):
             builder.unmapped(f"{where}.{key}", _DISPLAY + f" ({quoted(key)})")
+    carried.starting_rows(f"{where}.onPerson", _items(section.get("onPerson"), None))
+    places = section.get("stored")
+    for key, kind in (("onPerson", list), ("stored", dict)):
+        if section.get(key) is not None and not isinstance(section[key], kind):
+            builder.unmapped(
+                f"{where}.{key}",
+                f"{key} items as {describe_value(section[key])}, not a "
+                f"{'list of items' if kind is list else 'map of places to items'}: not read",
+            )
+    stored.starting_rows(
+        f"{where}.stored",
+        [
+            row
+            for place, items in (places.items() if isinstance(places, dict) else [])
+            for row in _items(items, place)
+        ],
+    )
+
+
+def _items(items: object, place: str | None) -> list[tuple[str, dict[str, object]]]:
+    """Inventory items (`{name, quantity}`, or plain names) as starting rows by column key."""
+    rows: list[tuple[str, dict[str, object]]] = []
+    for item in items if isinstance(items, list) else []:
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str) or not name.strip():
+            continue
+        values: dict[str, object] = {}
+        if isinstance(item, dict) and "quantity" in item:
+            values["qty"] = item["quantity"]
+        if place is not None:
+            values["place"] = place
+        rows.append((name, values))
+    return rows

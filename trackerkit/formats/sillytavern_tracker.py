@@ -196,6 +196,7 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             + (_PRESENCE.get(presence, "") if isinstance(presence, str) else ""),
         )
         _nested(builder, draft, spec, name, [])
+        _default_rows(builder, draft, name, spec.get("defaultValue"), None)
     elif kind == "FOR_EACH_ARRAY":
         builder.line("guessed", name, draft.name, "keyed list: one row per key (FOR_EACH_ARRAY)")
         draft.add(
@@ -206,6 +207,7 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             detail='text, guessed: each key\'s array kept as one text, items joined with ", "',
             guessed=True,
         )
+        _default_rows(builder, draft, name, spec.get("defaultValue"), "items")
     else:
         nested = _nested_specs(spec)
         # Rows are keyed by a text sub-field: a name-like one first, else the first text one.
@@ -223,3 +225,39 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
         keyed = next(k for k, v in spec["nestedFields"].items() if _name(k, v) == key)
         rest = {k: v for k, v in spec["nestedFields"].items() if k != keyed}
         _nested(builder, draft, {"nestedFields": rest}, name, [])
+        default = spec.get("defaultValue")
+        if isinstance(default, list) and all(
+            isinstance(r, dict) and isinstance(r.get(key), str) and r[key].strip() for r in default
+        ):
+            default = {r[key]: {k: v for k, v in r.items() if k != key} for r in default}
+        _default_rows(builder, draft, name, default, None)
+
+
+def _default_rows(
+    builder: Builder, draft: TrackerDraft, name: str, default: object, column: str | None
+) -> None:
+    """A keyed field's `defaultValue`: rows by key (`{"Emma": {"Hair": ...}}`), else reported.
+
+    Args:
+        column: the one column a row's plain value goes to (FOR_EACH_ARRAY's `items`), or None
+            when each row is an object of sub-fields.
+    """
+    where = f"{name}.defaultValue"
+    if default is None or default == "" or default == [] or default == {}:
+        return
+    if not isinstance(default, dict):
+        builder.unmapped(
+            where,
+            f"a start {quoted(_joined(default), 40)} for the whole list; a row starts from its "
+            "columns' defaults",
+        )
+        return
+    rows: list[tuple[str, dict[str, object]]] = []
+    for row, values in default.items():
+        if column is not None:
+            rows.append((row, {column: _joined(values)}))
+        elif isinstance(values, dict):
+            rows.append((row, {_name(k, None): _joined(v) for k, v in values.items()}))
+        else:
+            rows.append((row, {}))
+    draft.starting_rows(where, rows)
