@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
 from conftest import DATA_TRACKERS
 
 import trackerkit.design.importing as importing
-from trackerkit import Draft, Library, Tracker, load_scenes
+from trackerkit import Draft, Library, Tracker, export_card
 from trackerkit.design import (
     ALL_IMPORTED,
     format_options,
@@ -21,6 +23,9 @@ from trackerkit.design import (
     report_html,
     take_imported,
 )
+from trackerkit.formats import FORMATS
+from trackerkit.formats.card import card_into_png
+from trackerkit.formats.png import png_chunk
 
 #: An MVU `[InitVar]` entry as cards write it: Chinese keys, [value, meaning] pairs, a range in prose.
 MVU = """\
@@ -87,6 +92,19 @@ class TestReading:
             "**preset.json** · read as SillyTavern-Tracker (sillytavern-tracker), the format"
         )
 
+    def test_a_png_card_is_read_from_its_bytes(self) -> None:
+        """A character card PNG carrying trackers imports from the upload, named by the upload."""
+        health = Library(DATA_TRACKERS).get("health")
+        image = b"\x89PNG\r\n\x1a\n" + png_chunk(
+            b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
+        )
+        image += png_chunk(b"IDAT", zlib.compress(b"\x00\x80")) + png_chunk(b"IEND", b"")
+        card = card_into_png(image, export_card([health], name="Vera"), "vera.png")
+        view = read_upload("vera.png", card)
+        assert (view.format, view.problem) == ("card", None)
+        assert [t.model_copy(update={"id": "health"}) for t in view.trackers] == [health]
+        assert view.summary().startswith("**vera.png** · read as Character Card V2 with trackerkit")
+
     def test_the_format_chosen_overrides_the_detected_one(self) -> None:
         """Read as another format, the summary says both: what was chosen and what the content shows."""
         view = read_upload("preset.json", json.dumps(ST).encode(), "mvu")
@@ -99,14 +117,7 @@ class TestReading:
     def test_the_read_as_choices_start_with_the_detected_format(self) -> None:
         options = format_options()
         assert next(iter(options.items())) == ("the format its content shows", "")
-        assert list(options.values())[1:] == [
-            "mvu",
-            "sillytavern-tracker",
-            "wtracker",
-            "rpg-companion",
-            "marinara",
-            "card",
-        ]
+        assert list(options.values())[1:] == list(FORMATS)
 
     @pytest.mark.parametrize(
         ("name", "contents", "said"),
@@ -228,7 +239,7 @@ class TestTaking:
         for imported, stored in zip(view.trackers, taken.saved, strict=True):
             assert library.get(stored.id) == stored == imported
         assert taken.scene == tmp_path / "scenes" / "bian-liang.json"
-        (scene,) = load_scenes(tmp_path / "scenes")
+        scene = json.loads(taken.scene.read_text(encoding="utf-8"))
         assert (scene["title"], scene["prompting"]["trackers"]) == ("变量", ["shi-jie", "li"])
         assert taken.message() == (
             "Took 2 into the library.\n\n"
