@@ -336,7 +336,8 @@ def _inventory(builder: Builder, section: object, where: str) -> None:
     carried.starting_rows(f"{where}.onPerson", _items(section.get("onPerson"), None))
     places = section.get("stored")
     for key, kind in (("onPerson", list), ("stored", dict)):
-        if section.get(key) is not None and not isinstance(section[key], kind):
+        # `true` is the config's switch for the section (mapped above); items are a list or map.
+        if section.get(key) is not None and not isinstance(section[key], kind | bool):
             builder.unmapped(
                 f"{where}.{key}",
                 f"{key} items as {describe_value(section[key])}, not a "
