@@ -245,6 +245,7 @@ class Taken:
         saved: each tracker as the library now holds it, in the import's order.
         refused: a sentence for each tracker not saved, and why.
         scene: the scene file written to link them, when one was.
+        renamed: the import's id to the id saved under, for each id the library already held.
     """
 
     saved: tuple[Tracker, ...]
