@@ -1,0 +1,201 @@
+import marimo
+
+__generated_with = "0.25.2"
+app = marimo.App(width="medium", app_title="trackerkit · evaluate")
+
+with app.setup:
+    from html import escape
+
+    import marimo as mo
+
+    from trackerkit import Variant, evaluate, load_scene, workspace
+    from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
+    from trackerkit.evaluate.noisy import Noise, serving_noisy
+    from trackerkit.simulate import check_data_dir, data_dir
+    from trackerkit.trace import TraceWriter
+
+
+@app.function
+def trouble(title, error):
+    """A failure as the page shows it: what could not be done, then the error in words."""
+    _words = escape(f"{type(error).__name__}: {error}")
+    return mo.callout(
+        mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title
+    )
+
+
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    # Will my trackers hold on my model?
+
+    Pick scenarios (scenes whose steps carry the whole expected state) and the variants to
+    compare, then run: every turn is scored against the expected values, and each metric is
+    shown with its 95% interval. **noisy loopback** is a test model on this machine that
+    answers the scenario's own calls, spoiled at the error rate below (a missed update, a number
+    off by one, a write that should not happen, malformed arguments, no call, a 429); **endpoint**
+    is any OpenAI-compatible server (Ollama's `http://127.0.0.1:11434/v1`, llama.cpp's
+    `http://127.0.0.1:8080/v1`), its key read from `OPENAI_API_KEY`. `marimo run
+    notebooks/evaluate.py -- --data DIR` reads DIR's scenes and trackers.
+    """)
+    return
+
+
+@app.cell
+def _():
+    try:
+        place = workspace(mo.cli_args())
+        scenes = {}
+        for _path in sorted(place.scenes.glob("*.json")):
+            _scene = load_scene(_path)
+            if _scene.turns:
+                scenes[_scene.id] = _path
+    except Exception as _error:
+        mo.stop(True, trouble("Could not read the scenarios", _error))
+    mo.stop(not scenes, mo.md(f"No scene in `{place.scenes}` has scripted turns."))
+    mo.md(f"{place.describe()} **{len(scenes)} scenarios** with scripted turns.")
+    return place, scenes
+
+
+@app.cell
+def _(scenes):
+    _first = [s for s in scenes if s.startswith("eval-")][:2] or list(scenes)[:2]
+    picked_scenes = mo.ui.multiselect(options=list(scenes), value=_first, label="Scenarios")
+    picked_variants = mo.ui.multiselect(
+        options=["scripted", "noisy loopback", "endpoint"],
+        value=["scripted", "noisy loopback"],
+        label="Variants",
+    )
+    noise_rate = mo.ui.slider(
+        0.0, 0.5, step=0.05, value=0.2, label="noisy loopback: rate of each error", show_value=True
+    )
+    base_url = mo.ui.text(
+        value="http://127.0.0.1:11434/v1", label="endpoint: base URL", full_width=True
+    )
+    model_name = mo.ui.text(value="qwen2.5:7b", label="endpoint: model name")
+    runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
+    mode = mo.ui.dropdown(options=["free", "forced"], value="free", label="Mode")
+    concurrency = mo.ui.number(start=1, stop=16, value=4, label="Concurrency")
+    run_button = mo.ui.run_button(label="Run the evaluation")
+    mo.vstack(
+        [
+            mo.hstack([picked_scenes, picked_variants], justify="start"),
+            noise_rate,
+            mo.hstack([base_url, model_name], justify="start"),
+            mo.hstack([runs, mode, concurrency], justify="start"),
+            run_button,
+        ]
+    )
+    return (
+        base_url,
+        concurrency,
+        mode,
+        model_name,
+        noise_rate,
+        picked_scenes,
+        picked_variants,
+        run_button,
+        runs,
+    )
+
+
+@app.cell
+def _(
+    base_url,
+    concurrency,
+    mode,
+    model_name,
+    noise_rate,
+    picked_scenes,
+    picked_variants,
+    place,
+    run_button,
+    runs,
+    scenes,
+):
+    mo.stop(not run_button.value, mo.md("Press **Run the evaluation** to play the scenarios."))
+    mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
+    mo.stop(not picked_variants.value, mo.md("Pick at least one variant."))
+    _paths = [scenes[s] for s in picked_scenes.value]
+    _rate = float(noise_rate.value)
+    _noise = Noise(
+        **dict.fromkeys(
+            ("no_call", "malformed", "miss", "off_by_one", "extra_write", "rate_limit"), _rate
+        ),
+        seed=1,
+    )
+    try:
+        _trace_dir = check_data_dir(data_dir())
+        _writer = TraceWriter(_trace_dir)
+        with serving_noisy(_paths, _noise, place.trackers) as _server:
+            _made = {
+                "scripted": Variant(name="scripted", trackers=place.trackers),
+                "noisy loopback": Variant(
+                    name="noisy loopback",
+                    model="openai",
+                    base_url=_server.url,
+                    model_name="noisy",
+                    trackers=place.trackers,
+                ),
+                "endpoint": Variant(
+                    name=model_name.value or "endpoint",
+                    model="openai",
+                    base_url=base_url.value or "http://127.0.0.1:11434/v1",
+                    model_name=model_name.value or "model",
+                    trackers=place.trackers,
+                    timeout=30.0,
+                    max_retries=1,
+                ),
+            }
+            with mo.status.spinner(title="Playing the scenarios…"):
+                results = evaluate(
+                    _paths,
+                    [_made[v] for v in picked_variants.value],
+                    runs=int(runs.value),
+                    mode=mode.value,
+                    concurrency=int(concurrency.value),
+                    trace=_writer,
+                )
+        _writer.close()
+    except Exception as _error:
+        mo.stop(True, trouble("The evaluation could not run", _error))
+    _failed = int((results.turns["failed"] != "").sum())
+    mo.vstack(
+        [
+            mo.md(
+                f"**{len(results.turns)} turns** scored; every run's turns went to the trace in "
+                f"`{_trace_dir / 'trace'}`."
+                + (
+                    f" {_failed} turns failed (the model could not be reached or answered wrongly)."
+                    if _failed
+                    else ""
+                )
+            ),
+            results.table(),
+        ]
+    )
+    return (results,)
+
+
+@app.cell
+def _(results):
+    mo.vstack([accuracy_figure(results), field_heatmap(results)])
+    return
+
+
+@app.cell
+def _(results):
+    _ids = list(dict.fromkeys(results.turns["scenario"]))
+    drift_scene = mo.ui.dropdown(options=_ids, value=_ids[-1], label="Drift over the turns of")
+    drift_scene
+    return (drift_scene,)
+
+
+@app.cell
+def _(drift_scene, results):
+    drift_figure(results, drift_scene.value)
+    return
+
+
+if __name__ == "__main__":
+    app.run()

@@ -1,0 +1,99 @@
+"""The evaluation notebook under a person's hands (issue 17): pick, run, read the table and figures.
+
+The app reads a temporary copy of `data/`; the noisy loopback model runs inside the app, and the
+endpoint variant points at a port where nothing listens, so its turns fail and say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+#: The app's controls this journey touches; tests/browser/test_controls.py checks it.
+TOUCHES = {
+    "evaluate": {
+        "picked_scenes",
+        "picked_variants",
+        "noise_rate",
+        "base_url",
+        "model_name",
+        "runs",
+        "mode",
+        "concurrency",
+        "run_button",
+        "drift_scene",
+    }
+}
+
+
+def _element(page: Any, label: str) -> Any:
+    return page.locator("marimo-ui-element").filter(has=page.get_by_text(label, exact=True)).last
+
+
+def _toggle(page: Any, label: str, *options: str) -> None:
+    """Open the multiselect under `label`, click each option (selecting or unselecting it), close."""
+    _element(page, label).locator("button[aria-haspopup=dialog]").click()
+    menu = page.get_by_role("dialog")
+    for option in options:
+        menu.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
+
+
+def _number(page: Any, label: str, value: str) -> None:
+    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
+    box = holder.locator("input[aria-roledescription='Number field']").first
+    box.fill(value)
+    box.press("Tab")
+
+
+def _text(page: Any, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(value)
+    box.press("Tab")
+
+
+def test_pick_run_and_read_the_evaluation(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[[Any, str], Path],
+    data_copy: Path,
+) -> None:
+    """Scenarios and variants picked, every option set, one run: the table, the figures, drift."""
+    page = open_page(
+        serve("evaluate.py", "--data", str(data_copy)), "Will my trackers hold on my model?"
+    )
+    page.get_by_text("Press Run the evaluation to play the scenarios.").wait_for()
+
+    _toggle(page, "Scenarios", "eval-choices", "fight")  # eval-flags stays; fight joins
+    _toggle(page, "Variants", "endpoint")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    slider.press("ArrowRight")
+    page.get_by_text("0.25", exact=True).first.wait_for()
+    _text(page, "endpoint: base URL", "http://127.0.0.1:9/v1")
+    _text(page, "endpoint: model name", "absent-model")
+    _number(page, "Runs (k)", "2")
+    page.get_by_label("Mode", exact=True).select_option("forced")
+    _number(page, "Concurrency", "3")
+    page.get_by_role("button", name="Run the evaluation").click()
+
+    # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 runs.
+    page.get_by_text("78 turns", exact=False).first.wait_for(timeout=240_000)
+    page.get_by_text(
+        "26 turns failed", exact=False
+    ).first.wait_for()  # the endpoint's 13 turns x 2 runs
+    for column in ("scripted (forced)", "noisy loopback (forced)", "absent-model (forced)"):
+        expect(page.get_by_text(column, exact=True).first).to_be_visible()
+    expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=60_000)
+    expect(page.get_by_text("joint accuracy per variant (95% intervals)").first).to_be_visible()
+    expect(page.get_by_text("Slot accuracy per field").first).to_be_visible()
+    page.get_by_text("Joint accuracy over the turns of fight").first.wait_for()
+    screenshot(page, "evaluate")
+
+    # Drift over another scenario's turns.
+    page.get_by_label("Drift over the turns of", exact=True).select_option("eval-flags")
+    page.get_by_text("Joint accuracy over the turns of eval-flags").first.wait_for()
