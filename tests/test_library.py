@@ -379,13 +379,39 @@ class TestLinkedIn:
         skipped: list[Problem] = []
         with caplog.at_level(logging.WARNING, logger="trackerkit.library"):
             scenes = load_scenes(tmp_path, skipped=skipped)
-        assert [s["id"] for s in scenes] == ["s1", "s2"]
+        assert [s.id for s in scenes] == ["s1", "s2"]
         assert [p.path for p in skipped] == [
             str(tmp_path / "bad.json"),
             str(tmp_path / "list.json"),
         ]
         assert skipped[1].message == "must be a JSON object; found a list"
         assert len(caplog.records) == 2
+        assert str(linked_in("health", scenes)) == "linked in 1 scene"
+
+    def test_load_scenes_reports_every_problem_and_keeps_the_links(
+        self, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    ) -> None:
+        """TR-46: every problem of every scene file is reported with its path; a scene whose steps do not decode still links."""
+        _write(
+            tmp_path / "s1.json",
+            {**_scene("s1", "Steps", ["health"]), "turns": [{"action": "fork"}, {"user": 5}]},
+        )
+        _write(tmp_path / "s2.json", {**_scene("s2", "Keys", ["health"]), "window": 0, "x": 1})
+        skipped: list[Problem] = []
+        with caplog.at_level(logging.WARNING, logger="trackerkit.library"):
+            scenes = load_scenes(tmp_path, skipped=skipped)
+        assert [(s.id, s.turns) for s in scenes] == [("s1", [])]
+        assert [p.path for p in skipped] == [
+            f"{tmp_path / 's1.json'}.turns[0].message",
+            f"{tmp_path / 's1.json'}.turns[1].user",
+            f"{tmp_path / 's2.json'}.window",
+            f"{tmp_path / 's2.json'}.x",
+        ]
+        assert [skipped[1].message, skipped[3].message] == [
+            "must be text; found 5",
+            "is not a known key",
+        ]
+        assert len(caplog.records) == 4
         assert str(linked_in("health", scenes)) == "linked in 1 scene"
 
     def test_load_scenes_missing_folder(self, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from trackerkit.scene import (
     MappingSource,
     Prompting,
     load_linked,
+    read_scene,
     source_for,
 )
 
@@ -109,6 +110,90 @@ class TestLinking:
             path.write_bytes(content)
         with pytest.raises(error, match=match):
             load_scene(path)
+
+
+class TestReadScene:
+    """One scene reader: every problem of a file, each with its location, never only the first."""
+
+    def test_settings_and_steps_problems_together(self, tmp_path: Path) -> None:
+        """A bad setting does not hide a bad step, nor one bad step the next; load_scene names them all."""
+        path = tmp_path / "s.json"
+        path.write_bytes(
+            orjson.dumps(
+                {
+                    "id": "s",
+                    "title": "S",
+                    "window": 0,
+                    "turns": [{"user": "go", "calls": [5]}, {"action": "fork"}, 3],
+                }
+            )
+        )
+        read = read_scene(path)
+        assert read.scene is None
+        assert [p.path for p in read.problems] == [
+            "window",
+            "turns[0].calls[0]",
+            "turns[1].message",
+            "turns[2]",
+        ]
+        with pytest.raises(TrackerkitError) as caught:
+            load_scene(path)
+        assert str(caught.value) == f"{path}: " + "; ".join(map(str, read.problems))
+
+    def test_bad_steps_keep_the_settings(self, tmp_path: Path) -> None:
+        """A scene whose settings read is kept without its steps, which are listed as problems."""
+        path = tmp_path / "s.json"
+        path.write_bytes(
+            orjson.dumps(
+                {
+                    "id": "s",
+                    "title": "S",
+                    "prompting": {"trackers": ["health"]},
+                    "turns": [{"action": "cut"}],
+                }
+            )
+        )
+        read = read_scene(path)
+        assert read.scene is not None
+        assert (read.scene.trackers, read.scene.turns) == (["health"], [])
+        assert [str(p) for p in read.problems] == ["turns[0].message: is required"]
+
+    @pytest.mark.parametrize(
+        ("content", "code", "message"),
+        [
+            (None, "missing", "is not there"),
+            (b"{nope", "not_json", "not valid JSON"),
+            (b"[1]", "not_object", "must be a JSON object; found a list"),
+            (b'{"id": "s", "title": "S", "turns": 5}', "invalid", "must be a list"),
+        ],
+        ids=["missing", "bad-json", "not-object", "turns-not-a-list"],
+    )
+    def test_one_problem_files(
+        self, tmp_path: Path, content: bytes | None, code: str, message: str
+    ) -> None:
+        """A file that cannot be read as a scene at all gives one problem, with its code; never an exception."""
+        path = tmp_path / "s.json"
+        if content is not None:
+            path.write_bytes(content)
+        read = read_scene(path)
+        assert read.scene is None
+        assert len(read.problems) == 1
+        assert message in read.problems[0].message
+        assert read.problems[0].code == code
+        assert read.missing is (content is None)
+
+    def test_a_folder_is_unreadable(self, tmp_path: Path) -> None:
+        """A path that is no regular file is refused unread."""
+        (tmp_path / "s.json").mkdir()
+        read = read_scene(tmp_path / "s.json")
+        assert [p.code for p in read.problems] == ["unreadable"]
+
+    def test_deleted_is_kept_only_when_true(self) -> None:
+        """TR-46: `deleted: true` marks a scene; false reads as not marked; anything else is refused."""
+        assert Scene.model_validate({"id": "s", "title": "S", "deleted": True}).deleted is True
+        assert Scene.model_validate({"id": "s", "title": "S", "deleted": False}).deleted is None
+        with pytest.raises(pydantic.ValidationError):
+            Scene.model_validate({"id": "s", "title": "S", "deleted": "yes"})
 
 
 class TestLoadLinked:

@@ -32,6 +32,7 @@ from trackerkit.errors import (
 )
 from trackerkit.fields import describe_value
 from trackerkit.pieces import check_tracker_id, read_piece_file, sweep_temporaries, write_atomically
+from trackerkit.scene import Scene, read_scene
 from trackerkit.tracker import Tracker, blank_tracker, decode_tracker, encode_tracker
 
 __all__ = [
@@ -445,29 +446,26 @@ def linked_in(tracker_id: str, scenes: Iterable[object]) -> Links:
 
 def load_scenes(
     folder: str | Path = "data/scenes", *, skipped: list[Problem] | None = None
-) -> list[dict[str, Any]]:
-    """Read every scene file (`*.json`, a JSON object each) in `folder`, sorted by file name.
+) -> list[Scene]:
+    """Read every scene file (`*.json`) in `folder` with `read_scene`, sorted by file name.
 
-    A file that cannot be read, is not JSON or is not an object is left out and reported: logged
-    as a warning, and added to `skipped` (as a `Problem` whose path is the file) when given. A
-    folder that is not there holds no scenes.
+    Every problem of every file is reported: logged as a warning, and added to `skipped` when
+    given, located from the file (`<folder>/fight.json`, then `turns[3].set`). A file that cannot
+    be read, is not JSON, or whose settings do not read is left out; a scene whose steps do not
+    decode is kept without them, so its links still count (TR-46). A folder that is not there
+    holds no scenes.
     """
     folder = Path(folder)
-    scenes: list[dict[str, Any]] = []
+    scenes: list[Scene] = []
     if not folder.is_dir():
         return scenes
     for path in _piece_files(folder):
-        data, unreadable = _load_json(path, folder)
-        if unreadable is None and not isinstance(data, dict):
-            unreadable = Problem(
-                (), f"must be a JSON object; found {describe_value(data)}", "not_object"
-            )
-        if unreadable is not None:
-            problem = Problem((str(path),), unreadable.message, unreadable.code)
-            _log.warning("skipped scene file %s", problem)
+        read = read_scene(path, within=folder)
+        for found in read.problems:
+            problem = Problem((str(path), *found.where), found.message, found.code)
+            _log.warning("scene file problem %s", problem)
             if skipped is not None:
                 skipped.append(problem)
-            continue
-        assert isinstance(data, dict)
-        scenes.append(data)
+        if read.scene is not None:
+            scenes.append(read.scene)
     return scenes

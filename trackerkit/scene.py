@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from trackerkit.errors import (
     BadRequestError,
     NotFoundError,
+    Problem,
     TrackerDecodeError,
     TrackerkitError,
 )
+from trackerkit.fields import describe_value
 from trackerkit.pieces import check_tracker_id, read_piece_file
-from trackerkit.steps import decode_steps, plain_problems, problem_sentence
+from trackerkit.steps import plain_problems, problem_sentence, step_problems
 from trackerkit.tracker import Tracker, decode_tracker
 
 __all__ = [
@@ -35,9 +37,11 @@ __all__ = [
     "PieceSource",
     "Prompting",
     "Scene",
+    "SceneFile",
     "Unread",
     "load_linked",
     "load_scene",
+    "read_scene",
     "source_for",
 ]
 
@@ -85,6 +89,13 @@ class Scene(BaseModel):
     reserve: int = Field(default=1024, ge=0)
     tool_access: bool = Field(default=True, alias="toolAccess")
     turns: list[dict[str, Any]] = Field(default_factory=list)
+    #: A deleted scene stays on disk but counts in no "where linked" (TR-46); only true is kept.
+    deleted: Literal[True] | None = None
+
+    @pydantic.field_validator("deleted", mode="before")
+    @classmethod
+    def _only_true_is_kept(cls, value: object) -> object:
+        return None if value is False else value
 
     @property
     def trackers(self) -> list[str]:
@@ -123,34 +134,75 @@ class Scene(BaseModel):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+@dataclass(frozen=True, slots=True)
+class SceneFile:
+    """One scene file as read: the scene, and every problem found in it, each with its location.
+
+    `scene` is None when the file cannot be read, is not a JSON object, or its settings (every
+    key but `turns`) do not read. A scene whose settings read but whose steps do not decode is
+    kept with no steps, so its links still count; its step problems are listed all the same.
+    """
+
+    path: Path
+    scene: Scene | None
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def missing(self) -> bool:
+        """True when there is no file at `path`."""
+        return any(p.code == "missing" for p in self.problems)
+
+
+def read_scene(path: str | Path, *, within: Path | None = None) -> SceneFile:
+    """Read a scene file, reporting every problem: unreadable, not JSON, its settings, its steps.
+
+    Never raises for a bad file. Each problem's location is from the file's root
+    (`turns[3].set`, `window`); its `code` says what kind it is (`missing`, `unreadable`,
+    `not_json`, `not_object`, or the decoder's). With `within`, a file (or a link) out of that
+    folder is refused unread.
+    """
+    path = Path(path)
+    data, unread = read_piece_file(path, within)
+    if data is None:
+        if unread is None:
+            return SceneFile(path, None, (Problem((), "is not there", "missing"),))
+        return SceneFile(path, None, (Problem((), unread, "unreadable"),))
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return SceneFile(path, None, (Problem((), f"not valid JSON ({exc})", "not_json"),))
+    if not isinstance(parsed, dict):
+        found = f"must be a JSON object; found {describe_value(parsed)}"
+        return SceneFile(path, None, (Problem((), found, "not_object"),))
+    turns = parsed.get("turns", [])
+    # The settings and the steps are read apart, so a problem in one never hides the other's.
+    problems = step_problems(turns) if isinstance(turns, list) else []
+    settings = {**parsed, "turns": []} if isinstance(turns, list) else parsed
+    try:
+        scene: Scene | None = Scene.model_validate(settings)
+    except pydantic.ValidationError as exc:
+        scene = None
+        problems = [*plain_problems(exc), *problems]
+    if scene is not None and not problems:
+        scene = scene.model_copy(update={"turns": turns})
+    return SceneFile(path, scene, tuple(problems))
+
+
 def load_scene(path: str | Path) -> Scene:
-    """Read a scene file, its scripted steps decoded strictly (`trackerkit.simulate.scenario.Step`).
+    """Read a scene file, its scripted steps decoded strictly (`trackerkit.steps`).
 
     Raises:
         NotFoundError: no such file.
         TrackerkitError: the file cannot be read (not a regular file, too large), is not JSON, or
             is not a scene; one line naming the file and every problem with its path
-            (`fight.json: turns[3].set: must be an object; found a list`).
+            (`fight.json: window: must be greater than 0; turns[3].set: must be an object`).
     """
-    path = Path(path)
-    data, unread = read_piece_file(path)
-    if data is None:
-        if unread is None:
-            raise NotFoundError(f"no scene file at {path}")
-        raise TrackerkitError(f"{path}: {unread}")
-    try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
-    try:
-        scene = Scene.model_validate(parsed)
-    except pydantic.ValidationError as exc:
-        raise TrackerkitError(f"{path}: {problem_sentence(plain_problems(exc))}") from None
-    try:
-        decode_steps(scene.turns)
-    except BadRequestError as exc:
-        raise TrackerkitError(f"{path}: {exc}") from None
-    return scene
+    read = read_scene(path)
+    if read.missing:
+        raise NotFoundError(f"no scene file at {read.path}")
+    if read.scene is None or read.problems:
+        raise TrackerkitError(f"{read.path}: {problem_sentence(read.problems)}")
+    return read.scene
 
 
 class PieceSource(Protocol):

@@ -55,6 +55,7 @@ __all__ = [
     "plain_problems",
     "problem_sentence",
     "step_kind",
+    "step_problems",
 ]
 
 #: A value a step may expect: exactly the JSON type a tracker's field holds (no coercion).
@@ -328,6 +329,15 @@ def decode_steps(steps: object, where: str = "turns") -> list[Step]:
         return _STEPS.validate_python(steps)
     except pydantic.ValidationError as exc:
         raise BadRequestError(problem_sentence(plain_problems(exc, where))) from None
+
+
+def step_problems(steps: object, where: str = "turns") -> list[Problem]:
+    """Every problem of a scene's `turns` list, each with its path from `where`; [] when all decode."""
+    try:
+        _STEPS.validate_python(steps)
+    except pydantic.ValidationError as exc:
+        return plain_problems(exc, where)
+    return []
 
 
 def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Problem]:
