@@ -149,6 +149,11 @@ class TestWrite:
         assert isinstance(read, dict)
         assert read["spec"] == "chara_card_v3"
         assert read["data"]["extensions"]["depth_prompt"] == {"depth": 4}
+        v2 = next(c for c in chunks if c.keyword == "chara")
+        assert json.loads(v2.text)["spec"] == "chara_card_v2"
+        assert json.loads(v2.text)["data"]["extensions"]["trackerkit"]["links"] == [
+            t.id for t in BUNDLED[:2]
+        ]
         assert list(import_file_bytes(out, "vera.png").trackers) == BUNDLED[:2]
         assert [k for k, _ in png_chunks(out, "vera.png")][:2] == [b"IHDR", b"IDAT"]
 

@@ -201,35 +201,42 @@ def _card_text(card: Mapping[str, Any]) -> bytes:
 
 
 def card_into_png(png: bytes, card: Mapping[str, Any], file: str) -> bytes:
-    """The PNG with its `chara` chunk replaced by `card`; every other chunk (the image) kept.
+    """The PNG carrying `card`'s trackers in each of its cards; every other chunk (the image) kept.
 
-    A `ccv3` chunk holding a V3 card, which V3 readers prefer, gets the same
-    `data.extensions.trackerkit` (every other key of it kept), so both readers find the trackers.
+    A V2 `chara` card and a V3 `ccv3` card (which V3 readers prefer) each get `card`'s
+    `data.extensions.trackerkit`, every other key of theirs kept, so a V2 reader still finds a V2
+    card and either reader finds the trackers. With no readable `chara` card, `card` itself is
+    written there.
 
     Raises:
         ImportRefusedError: not a PNG, a broken one, or a card chunk that cannot be read.
     """
-    v3 = None
+    data = card.get("data")
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    mine = extensions.get(CARD_KEY) if isinstance(extensions, dict) else None
+    cards: dict[str, dict[str, Any]] = {}
     for chunk in png_card_chunks(png, file):
-        if chunk.keyword == "ccv3":
-            found = parse_document(chunk.text, file)
-            if isinstance(found, dict) and found.get("spec") == "chara_card_v3":
-                v3 = found
-    if v3 is not None and isinstance(v3.get("data"), dict):
-        extensions = v3["data"].get("extensions")
-        if not isinstance(extensions, dict):
-            extensions = v3["data"]["extensions"] = {}
-        extensions[CARD_KEY] = card.get("data", {}).get("extensions", {}).get(CARD_KEY)
-    else:
-        v3 = None
+        found = parse_document(chunk.text, file)
+        wanted = "chara_card_v3" if chunk.keyword == "ccv3" else "chara_card_v2"
+        if (
+            isinstance(found, dict)
+            and found.get("spec") == wanted
+            and isinstance(found.get("data"), dict)
+        ):
+            held = found["data"].get("extensions")
+            found["data"]["extensions"] = {
+                **(held if isinstance(held, dict) else {}),
+                CARD_KEY: mine,
+            }
+            cards[chunk.keyword] = found
+    cards.setdefault("chara", dict(card))
     out = [PNG_SIGNATURE]
-    for kind, data in png_chunks(png, file):
-        keyword = data.split(b"\0", 1)[0] if kind in (b"tEXt", b"iTXt", b"zTXt") else b""
-        if keyword == b"chara" or (keyword == b"ccv3" and v3 is not None):
+    for kind, chunk_data in png_chunks(png, file):
+        keyword = chunk_data.split(b"\0", 1)[0] if kind in (b"tEXt", b"iTXt", b"zTXt") else b""
+        if keyword.decode("latin-1") in cards:
             continue
         if kind == b"IEND":
-            out.append(png_chunk(b"tEXt", b"chara\0" + _card_text(card)))
-            if v3 is not None:
-                out.append(png_chunk(b"tEXt", b"ccv3\0" + _card_text(v3)))
-        out.append(png_chunk(kind, data))
+            for keyword_text, written in cards.items():
+                out.append(png_chunk(b"tEXt", keyword_text.encode() + b"\0" + _card_text(written)))
+        out.append(png_chunk(kind, chunk_data))
     return b"".join(out)
