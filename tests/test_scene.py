@@ -112,22 +112,19 @@ class TestLinking:
             load_scene(path)
 
 
+def _scene_file(folder: Path, **keys: object) -> Path:
+    path = folder / "s.json"
+    path.write_bytes(orjson.dumps({"id": "s", "title": "S", **keys}))
+    return path
+
+
 class TestReadScene:
     """One scene reader: every problem of a file, each with its location, never only the first."""
 
     def test_settings_and_steps_problems_together(self, tmp_path: Path) -> None:
         """A bad setting does not hide a bad step, nor one bad step the next; load_scene names them all."""
-        path = tmp_path / "s.json"
-        path.write_bytes(
-            orjson.dumps(
-                {
-                    "id": "s",
-                    "title": "S",
-                    "window": 0,
-                    "turns": [{"user": "go", "calls": [5]}, {"action": "fork"}, 3],
-                }
-            )
-        )
+        turns = [{"user": "go", "calls": [5]}, {"action": "fork"}, 3]
+        path = _scene_file(tmp_path, window=0, turns=turns)
         read = read_scene(path)
         assert read.scene is None
         assert [p.path for p in read.problems] == [
@@ -142,17 +139,7 @@ class TestReadScene:
 
     def test_bad_steps_keep_the_settings(self, tmp_path: Path) -> None:
         """A scene whose settings read is kept without its steps, which are listed as problems."""
-        path = tmp_path / "s.json"
-        path.write_bytes(
-            orjson.dumps(
-                {
-                    "id": "s",
-                    "title": "S",
-                    "prompting": {"trackers": ["health"]},
-                    "turns": [{"action": "cut"}],
-                }
-            )
-        )
+        path = _scene_file(tmp_path, prompting={"trackers": ["health"]}, turns=[{"action": "cut"}])
         read = read_scene(path)
         assert read.scene is not None
         assert (read.scene.trackers, read.scene.turns) == (["health"], [])
