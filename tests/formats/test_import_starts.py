@@ -12,6 +12,8 @@ from typing import Any, ClassVar
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from imported_fields import field_of
 
 from trackerkit.formats import (
@@ -21,6 +23,7 @@ from trackerkit.formats import (
     import_rpg_companion,
     import_sillytavern_tracker,
 )
+from trackerkit.formats.imported import quoted_row
 
 
 def _lines(imported: Imported, *starts: str) -> list[str]:
@@ -215,3 +218,35 @@ def test_rpg_companion_items_of_another_shape_are_reported() -> None:
         "unmapped: trackerConfig.inventory.stored: stored items as a list, not a map of "
         "places to items: not read",
     ]
+
+
+_row_names = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="$"), min_size=1, max_size=12
+).filter(lambda s: s.strip() and s != "$meta")
+_cells = st.dictionaries(
+    st.sampled_from(["关系", "hp", "在场", "Hair"]),
+    st.integers(-5, 5) | st.booleans() | st.text(max_size=5),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_row_names, _cells, min_size=1, max_size=6))
+def test_every_mvu_entry_is_reported_as_a_row(entries: dict[str, dict[str, object]]) -> None:
+    """Each entry of an extensible object has its own row line; a start is set only when all agree."""
+    source = {"名单": {"$meta": {"extensible": True}, **entries}}
+    imported = import_mvu("x.json", orjson.dumps(source).decode())
+    rows = _lines(imported, "unmapped: 名单 row ")
+    assert [line.split(": a starting row")[0] for line in rows] == [
+        f"unmapped: 名单 row {quoted_row(name)}" for name in entries
+    ]
+    tracker = next(t for t in imported.trackers if t.name == "名单")
+    for line in _lines(imported, "guessed: 名单 (starting rows)."):
+        key = line.split("(starting rows).")[1].split(" ->")[0]
+        values = [row.get(key) for row in entries.values()]
+        assert len(entries) >= 2
+        assert all(v == values[0] and type(v) is type(values[0]) for v in values)
+        field = tracker.field(line.split("-> 名单.")[1].split(":")[0])
+        assert field is not None
+        assert field.default == values[0]
