@@ -30,7 +30,7 @@ from trackerkit.fields import NumberField, is_number
 from trackerkit.library import Library
 from trackerkit.scene import FolderSource, PieceSource, source_for
 from trackerkit.slots import slot_of, slot_parts
-from trackerkit.state import Message, State, apply_deltas, is_message_id
+from trackerkit.state import Delta, Message, State, apply_deltas, is_message_id
 from trackerkit.tracker import Tracker, decode_tracker
 from trackerkit.values import AnyField, Value, read_values, same_value
 
@@ -370,6 +370,7 @@ class ForwardPass:
         self._state = state
         self.source = source
         self.pieces: dict[str, _Piece] = {t.id: _Piece.of(t) for t in trackers}
+        self.slots: dict[str, tuple[str, _Piece] | None] = {}
         # A readable record slot's value as read after the last message that touched it: only
         # this pass writes `state`, so it stays true and each record is read once per message.
         self.records: dict[str, dict[str, Value]] = {}
@@ -387,6 +388,16 @@ class ForwardPass:
         message stepped so far touched it. The dict is the pass's own: read, never change it."""
         return self.records.get(slot_of(tracker))
 
+    def _slot(self, slot: str) -> tuple[str, _Piece] | None:
+        """A tracker slot's layout and today's piece, read once per pass; None for another slot."""
+        try:
+            return self.slots[slot]
+        except KeyError:
+            parts = slot_parts(slot)
+            found = None if parts is None else (parts[0], self.piece(parts[1]))
+            self.slots[slot] = found
+            return found
+
     def piece(self, tracker_id: str) -> _Piece:
         piece = self.pieces.get(tracker_id)
         if piece is None:
@@ -398,34 +409,33 @@ class ForwardPass:
 
         A slot whose writes read the same afterwards (or ended where they began) is left out.
         """
-        deltas = [d for d in message.deltas() if d.is_tracker]
-        if not deltas:
-            self.written = {}
-            return {}
         state = self._state
+        deltas: list[Delta] = []  # the tracker deltas: the only ones the read counts
         # slot -> key -> the raw value before this message (first write wins), in write order.
         touched: dict[str, dict[str, object]] = {}
-        for delta in deltas:
-            keys = touched.get(delta.slot)
+        for delta in message.deltas():
+            slot = delta.slot
+            keys = touched.get(slot)
             if keys is None:
-                keys = touched[delta.slot] = {}
-                parts = slot_parts(delta.slot)
-                if parts is not None and parts[0] == "record" and delta.slot not in self.records:
-                    piece = self.piece(parts[1])
-                    if piece.readable_as("record"):
-                        self.records[delta.slot] = read_values(
-                            piece.fields, state.get(delta.slot, {}), piece.order
-                        )
+                known = self._slot(slot)
+                if known is None:
+                    continue
+                keys = touched[slot] = {}
+                layout, piece = known
+                if layout == "record" and slot not in self.records and piece.readable_as(layout):
+                    self.records[slot] = read_values(piece.fields, state.get(slot, {}), piece.order)
+            deltas.append(delta)
             if delta.key not in keys:
-                keys[delta.key] = state.get(delta.slot, {}).get(delta.key, _ABSENT)
-        apply_deltas(state, deltas)
+                keys[delta.key] = state.get(slot, {}).get(delta.key, _ABSENT)
         self.written = touched
+        if not deltas:
+            return {}
+        apply_deltas(state, deltas)
         entries: dict[str, TrackerChanges] = {}
         for slot, olds in touched.items():
-            parts = slot_parts(slot)
-            assert parts is not None
-            layout, tracker_id = parts
-            piece = self.piece(tracker_id)
+            known = self.slots[slot]
+            assert known is not None  # only tracker slots are touched
+            layout, piece = known
             new = state.get(slot, {})
             bars: dict[str, Bar] = {}
             changes: list[Change]

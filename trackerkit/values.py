@@ -111,8 +111,10 @@ def same_value(a: object, b: object) -> bool:
     """
     if type(a) is bool or type(b) is bool:
         return type(a) is type(b) and a == b
-    if isinstance(a, str | int | float) or a is None:
-        return a == b  # the common case first: no container to walk
+    # The common case first, with no container to walk (a tuple of types: isinstance takes it
+    # faster than a union, and this runs on every comparison of the changes read).
+    if isinstance(a, (str, int, float)) or a is None:
+        return a == b
     if isinstance(a, Mapping):
         return (
             isinstance(b, Mapping)
