@@ -118,10 +118,11 @@ def evaluate(
 
     def one(job: tuple[Variant, Scene, int]) -> RunResult:
         variant, scene, run = job
+        design = designs[(variant.name, scene.id)]
         return play_run(
             scene,
-            designs[(variant.name, scene.id)],
-            variant.make_model(),
+            design,
+            variant.make_model(design),
             variant=variant.name,
             run=run,
             mode=mode,

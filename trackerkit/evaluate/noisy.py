@@ -79,6 +79,8 @@ class NoisyServer(ThreadingHTTPServer):
             self.scenes[scene.id] = (scene, decode_steps(scene.turns), load_design(scene, folder))
         self.injected: list[tuple[str, int, int, str]] = []
         self.requests = 0
+        #: The tools of the first request seen (so a test can tell which tool design was sent).
+        self.first_tools: list[Any] | None = None
         #: Every Authorization header seen (so a test can tell the key arrived, and only here).
         self.authorizations: set[str] = set()
         self._limited: set[tuple[str, int, int]] = set()
@@ -95,6 +97,8 @@ class NoisyServer(ThreadingHTTPServer):
         """(status, JSON body, headers) for one request."""
         with self._lock:
             self.requests += 1
+            if self.first_tools is None and body.get("tools"):
+                self.first_tools = list(body["tools"])
         try:
             fields = dict(part.strip().split("=", 1) for part in (tag or "").split(";"))
             key = (fields["scenario"], int(fields["step"]), int(fields["run"]))

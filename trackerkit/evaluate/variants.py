@@ -8,6 +8,7 @@ that holds one.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluate.client import EndpointModel
+from trackerkit.evaluate.tool_style import AnyOfTools
 from trackerkit.scene import Scene
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.steps import plain_problems, problem_sentence
@@ -38,6 +40,9 @@ class Variant(BaseModel):
             `trackers/` folder beside its `scenes/` folder.
         timeout: seconds for one model call, retries and their waits included.
         max_retries: tries after a 429 or 5xx.
+        tool_style: "lines" (the update tool as trackerkit builds it, one line per tracker) or
+            "anyOf" (each tracker's fields in the schema; see `trackerkit.evaluate.tool_style`);
+            the scripted model makes the scenario's calls whatever the schema, so it ignores this.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -50,6 +55,7 @@ class Variant(BaseModel):
     trackers: Path | None = None
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
+    tool_style: Literal["lines", "anyOf"] = "lines"
 
     @pydantic.model_validator(mode="after")
     def _endpoint_has_url(self) -> Variant:
@@ -57,18 +63,24 @@ class Variant(BaseModel):
             raise ValueError("a variant with model openai needs base_url (the API root)")
         return self
 
-    def make_model(self) -> Model:
-        """A fresh model for one run (each run gets its own, so runs share no state)."""
+    def make_model(self, trackers: Sequence[Tracker] = ()) -> Model:
+        """A fresh model for one run (each run gets its own, so runs share no state).
+
+        Args:
+            trackers: the run's linked trackers, for the `anyOf` tool style.
+        """
         if self.model == "scripted":
+            # The scripted model makes the scenario's calls whatever the tool's schema says.
             return ScriptedModel()
         assert self.base_url is not None
-        return EndpointModel(
+        model = EndpointModel(
             self.base_url,
             self.model_name,
             self.api_key_env,
             timeout=self.timeout,
             max_retries=self.max_retries,
         )
+        return AnyOfTools(model, trackers) if self.tool_style == "anyOf" else model
 
 
 _VARIANTS: pydantic.TypeAdapter[list[Variant]] = pydantic.TypeAdapter(list[Variant])

@@ -1,0 +1,80 @@
+"""Variants: read strictly from a file, and the anyOf tool style offered in place of the lines."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from trackerkit.errors import BadRequestError
+from trackerkit.evaluate.harness import evaluate
+from trackerkit.evaluate.noisy import serving_noisy
+from trackerkit.evaluate.variants import Variant, read_variants
+
+SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
+FIGHT = SCENES / "fight.json"
+
+
+def test_read_variants(tmp_path: Path) -> None:
+    """Keys as documented; a relative trackers folder is read from the file's folder."""
+    path = tmp_path / "v.json"
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "name": "local",
+                    "model": "openai",
+                    "base_url": "http://127.0.0.1:11434/v1",
+                    "model_name": "q",
+                },
+                {"name": "other design", "trackers": "designs/b", "tool_style": "anyOf"},
+            ]
+        )
+    )
+    local, other = read_variants(path)
+    assert local.model == "openai"
+    assert local.api_key_env == "OPENAI_API_KEY"
+    assert other.trackers == tmp_path / "designs" / "b"
+    assert other.tool_style == "anyOf"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ([{"name": "a", "api_key": "sk-1"}], "variants[0].api_key: is not a known key"),
+        ([{"name": "a", "model": "openai"}], "needs base_url"),
+        ([{"name": "a"}, {"name": "a"}], "two variants are named 'a'"),
+        ([], "lists no variant"),
+        ({"name": "a"}, "variants: must be a list"),
+    ],
+)
+def test_bad_variants(tmp_path: Path, content: object, message: str) -> None:
+    """Each problem named, after the file's path."""
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps(content))
+    with pytest.raises(BadRequestError, match=re.escape(message)) as caught:
+        read_variants(path)
+    assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_anyof_tool_style() -> None:
+    """The model is offered the anyOf design under the same name; the calls run and score the same."""
+    with serving_noisy([FIGHT]) as server:
+        lines = Variant(name="lines", model="openai", base_url=server.url, model_name="n")
+        results = evaluate([FIGHT], [lines])
+        assert "anyOf" not in json.dumps(server.first_tools)
+    with serving_noisy([FIGHT]) as server:
+        anyof = Variant(
+            name="anyOf", model="openai", base_url=server.url, model_name="n", tool_style="anyOf"
+        )
+        both = evaluate([FIGHT], [anyof, Variant(name="scripted-anyOf", tool_style="anyOf")])
+        assert server.first_tools is not None
+        assert server.first_tools[0]["function"]["name"] == "update_trackers"
+        assert "anyOf" in json.dumps(server.first_tools)
+    assert both.turns["joint"].all()
+    assert results.turns["joint"].all()
+    # The anyOf design costs more prompt tokens than one line per tracker (TR-36).
+    mine = both.turns[both.turns["variant"] == "anyOf"]["tokens_in"].to_numpy()
+    assert (mine > results.turns["tokens_in"].to_numpy()).all()

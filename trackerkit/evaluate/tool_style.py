@@ -1,0 +1,81 @@
+"""The tool-description style a variant offers: one line per tracker (the default) or `anyOf`.
+
+The session always builds the line-per-tracker `update_trackers` tool (TR-36). A variant with
+`tool_style="anyOf"` wraps its model in `AnyOfTools`, which offers the model the alternative
+design instead (each tracker's fields in the schema, `anyOf` keyed by tracker), under the same
+name: the calls have the same shape, so they run and are scored as any other. Since the session
+counts the prompt from the tool it built, the wrapper reports the prompt tokens of the request as
+actually sent (messages and tools, trackerkit's tokenizer) when the server reports no `usage`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from trackerkit.simulate.completion import ModelReply, ModelRequest
+from trackerkit.simulate.model import Model
+from trackerkit.tokens import count_tokens
+from trackerkit.tool import TOOL_NAME, anyof_parameters
+from trackerkit.tracker import Tracker
+
+__all__ = ["TOOL_STYLES", "AnyOfTools"]
+
+#: The styles a variant may name.
+TOOL_STYLES = ("lines", "anyOf")
+
+
+class AnyOfTools:
+    """A model offered the `anyOf` design of the update tool instead of the line-per-tracker one.
+
+    `tag` and `retries` pass through to the wrapped model, so the harness reads them as usual.
+    """
+
+    def __init__(self, inner: Model, trackers: Sequence[Tracker]) -> None:
+        self.inner = inner
+        self.name = f"{inner.name} (anyOf tool)"
+        self._tool = anyof_parameters(list(trackers)).to_openai()
+
+    @property
+    def retries(self) -> int:
+        """The wrapped model's retries (0 when it keeps none)."""
+        return int(getattr(self.inner, "retries", 0))
+
+    @property
+    def tag(self) -> object:
+        """The wrapped model's tag (what the harness sets before each step)."""
+        return getattr(self.inner, "tag", None)
+
+    @tag.setter
+    def tag(self, value: object) -> None:
+        if hasattr(self.inner, "tag"):
+            self.inner.tag = value
+
+    def complete(self, request: ModelRequest) -> ModelReply:
+        """Ask the wrapped model with the `anyOf` tool in place of the update tool."""
+        tools = [self._swap(t) for t in request.tools]
+        sent = ModelRequest(request.messages, tools)
+        reply = self.inner.complete(sent)
+        if reply.usage_in is None and tools != request.tools:
+            reply = replace(reply, usage_in=count_tokens(_text(sent)))
+        return reply
+
+    def _swap(self, tool: dict[str, Any]) -> dict[str, Any]:
+        function = tool.get("function") or {}
+        if function.get("name") != TOOL_NAME:
+            return tool
+        return self._tool
+
+
+def _text(request: ModelRequest) -> str:
+    """The request's messages and tools as the tokenizer reads them."""
+    parts = []
+    for message in request.messages:
+        if message.get("content"):
+            parts.append(str(message["content"]))
+        for call in message.get("tool_calls") or []:
+            parts.append(call["function"]["name"] + call["function"]["arguments"])
+    parts += [json.dumps(t, ensure_ascii=False) for t in request.tools]
+    return "\n".join(parts)
