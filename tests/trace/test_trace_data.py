@@ -67,6 +67,41 @@ class TestDicts:
         finally:
             gc.enable()
 
+    def test_the_dicts_built_are_old_to_the_collector(self, generated: Path) -> None:
+        """The dicts built while the collector was paused go to its oldest generation, so no
+        young collection walks them all when it runs again (most of a second a million)."""
+        young: list[int] = []
+
+        def seen(phase: str, info: dict[str, int]) -> None:
+            if phase == "start" and info["generation"] < 2:
+                young.append(len(gc.get_objects(generation=0)))
+
+        gc.collect()
+        gc.callbacks.append(seen)
+        try:
+            events, _ = read_trace(generated)
+            kept = [[i] for i in range(2000)]  # enough new objects for young collections
+        finally:
+            gc.callbacks.remove(seen)
+        assert young
+        assert max(young) < len(events) / 4
+        assert len(kept) == 2000
+
+    def test_objects_the_program_froze_stay_frozen(self, tmp_path: Path) -> None:
+        """A program that froze its objects (gc.freeze) finds them still frozen after a read."""
+        (tmp_path / "2026-03-01.jsonl").write_bytes(
+            b'{"ts":"2026-03-01T10:00:00.000Z","turn":"t","session":"s","source":"web",'
+            b'"kind":"eve","name":"x","data":{"a":[1]}}\n'
+        )
+        gc.freeze()
+        try:
+            frozen = gc.get_freeze_count()
+            read_trace(tmp_path)
+            assert gc.get_freeze_count() == frozen
+            assert gc.isenabled()
+        finally:
+            gc.unfreeze()
+
     def test_numbers_orjson_refuses_still_read(self, tmp_path: Path) -> None:
         """1e999 and an integer of 5,000 digits read as ±inf in a block of compact lines."""
         line = (

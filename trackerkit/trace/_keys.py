@@ -2,7 +2,8 @@
 
 A day has far fewer distinct keys than lines, so the reader looks each line's key up here and
 works on the distinct keys afterwards: type checks, categories, where the field names sit on a
-compact line. Each field's values are interned too, so the categoricals come from small arrays.
+compact line. Each field's distinct values are found once, at the end, so the categoricals
+come from small arrays.
 """
 
 from __future__ import annotations
@@ -24,18 +25,18 @@ and `,"name":` to the next field name, less the value's length: the name, `:`, t
 class KeyTable(defaultdict[tuple[Any, ...], int]):
     """Key -> code, learning a new key (the next number, from a C counter) on first lookup.
 
-    For each code, `fields()` gives the codes of its five values in `interned[i]` (field i's
-    value -> code), and `offsets()` where, on a compact line, `,"session` … `,"data":` sit
-    after `,"turn":`. `plain` tells whether every key holds five strings: keys that may hold
-    other values come in through `code()`, which keeps it exact; `table[key]` is for keys known
-    to be five strings (decoded as such by msgspec).
+    `offsets()` gives, for each code, where `,"session` … `,"data":` sit after `,"turn":` on a
+    compact line (kept up to date block by block, from the new keys' lengths alone);
+    `fields()` and `values()` give each key's five values as codes into each field's distinct
+    values (worked out once, when the frame is built). `plain` tells whether every key holds
+    five strings: keys that may hold other values come in through `code()`, which keeps it
+    exact; `table[key]` is for keys known to be five strings (decoded as such by msgspec).
     """
 
     def __init__(self) -> None:
         super().__init__(count().__next__)
         self.plain = True
-        self.interned: list[defaultdict[Any, int]] = [defaultdict(count().__next__) for _ in STEPS]
-        self._rows = np.zeros((1024, 2 * len(STEPS)), dtype=np.int64)  # field codes, offsets
+        self._offsets = np.zeros((1024, len(STEPS)), dtype=np.int64)
         self._known = 0
 
     def code(self, key: tuple[Any, ...]) -> int:
@@ -49,8 +50,8 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
             self.plain = False
         return code
 
-    def _sync(self) -> np.ndarray[Any, Any]:
-        """The rows of every key, computed for the keys learned since the last call."""
+    def offsets(self) -> np.ndarray[Any, Any]:
+        """(at least keys, 5): where each later field name sits after `,"turn":`, per key."""
         total = len(self)
         if total > self._known:
             fresh = total - self._known
@@ -59,22 +60,23 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
                 lengths: Iterable[int] = map(len, flat)
             else:
                 lengths = (len(v) if type(v) is str else 0 for v in flat)
-            if total > len(self._rows):
-                grown = np.zeros((2 * total, self._rows.shape[1]), dtype=np.int64)
-                grown[: self._known] = self._rows[: self._known]
-                self._rows = grown
-            rows = self._rows[self._known : total]
+            if total > len(self._offsets):
+                grown = np.zeros((2 * total, len(STEPS)), dtype=np.int64)
+                grown[: self._known] = self._offsets[: self._known]
+                self._offsets = grown
             widths = np.fromiter(lengths, dtype=np.int64, count=len(flat)).reshape(fresh, -1)
-            rows[:, len(STEPS) :] = np.cumsum(widths + STEPS, axis=1)
-            for i, values in enumerate(self.interned):
-                rows[:, i] = np.fromiter(map(values.__getitem__, flat[i :: len(STEPS)]), np.int64)
+            self._offsets[self._known : total] = np.cumsum(widths + STEPS, axis=1)
             self._known = total
-        return self._rows
+        return self._offsets
 
-    def fields(self) -> np.ndarray[Any, Any]:
-        """(keys, 5): the code of each key's value of each field, in `interned[field]`."""
-        return self._sync()[: len(self), : len(STEPS)]
-
-    def offsets(self) -> np.ndarray[Any, Any]:
-        """(at least keys, 5): where each later field name sits after `,"turn":`, per key."""
-        return self._sync()[:, len(STEPS) :]
+    def fields(self) -> tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]:
+        """(keys, 5) codes of each key's values, and each field's distinct values they index."""
+        codes = np.empty((len(self), len(STEPS)), dtype=np.int64)
+        values = []
+        for i, column in enumerate(zip(*self, strict=True) if len(self) else [()] * len(STEPS)):
+            distinct = dict(zip(dict.fromkeys(column), count(), strict=False))
+            codes[:, i] = np.fromiter(map(distinct.__getitem__, column), np.int64, len(column))
+            found = np.empty(len(distinct), dtype=object)
+            found[:] = list(distinct)
+            values.append(found)
+        return codes, values

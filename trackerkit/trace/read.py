@@ -126,12 +126,24 @@ def day_files(
 
 @contextmanager
 def _gc_paused() -> Iterator[None]:
+    """The collector paused while the objects are built, and put back as it was, even on error.
+
+    Pausing alone only defers the work: every object built meanwhile is still in the youngest
+    generation, and the first collection after `gc.enable()` would walk them all (a million
+    dicts: most of a second). So they are moved to the oldest generation first, as if they had
+    survived the collections the pause skipped (`gc.freeze()` then `gc.unfreeze()`; both only
+    relink lists). That is skipped when the program froze objects itself, which `unfreeze`
+    would thaw.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 
@@ -201,14 +213,13 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     keys no row uses (learned from lines later refused) give no categories. Categories come from
     each field's distinct values, the full names from the distinct (kind, name) pairs.
     """
-    table = parsed.table
-    per_key = table.fields()
+    per_key, distinct = parsed.table.fields()
     used = np.flatnonzero(np.bincount(codes, minlength=len(per_key)))
     ranks: list[np.ndarray[Any, Any]] = []
     categories: list[pd.Index] = []
-    for i, values in enumerate(table.interned):
+    for i, values in enumerate(distinct):
         present = np.flatnonzero(np.bincount(per_key[used, i], minlength=len(values)))
-        ranked, names = _ranked(list(map(list(values).__getitem__, present.tolist())))
+        ranked, names = _ranked(values[present].tolist())
         lookup = np.full(len(values), -1, dtype=np.int64)
         lookup[present] = ranked
         ranks.append(lookup[per_key[:, i]])  # per key
