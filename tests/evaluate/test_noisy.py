@@ -174,3 +174,15 @@ def test_the_key_never_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert secret.encode() not in parquet
     assert secret not in results.turns.to_csv() + results.fields.to_csv()
     assert os.environ[KEY_ENV] == secret
+
+
+def test_slow_answers_show_in_latency() -> None:
+    """Answers slowed by 0.3 s on half the turns: those turns take at least that long, and the
+    share of slowed turns covers the rate."""
+    turns, injected = _run(
+        Noise(slow=0.5, slow_seconds=0.3, seed=6), [SCENES / "eval-flags.json"], runs=3
+    )
+    slowed = {(s, step, run) for s, step, run, kind in injected if kind == "slow"}
+    marked = [(r.scenario, r.step, r.run) in slowed for r in turns.itertuples()]
+    _covers(pd.Series(marked), 0.5)
+    assert (turns.loc[marked, "latency_s"] >= 0.3).all()

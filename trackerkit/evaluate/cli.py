@@ -53,7 +53,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--variants",
         metavar="FILE",
         type=Path,
-        help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers); "
+        help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers, "
+        "tool_style); "
         "replaces the model options",
     )
     command.add_argument(
