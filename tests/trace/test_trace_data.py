@@ -374,3 +374,23 @@ def test_raw_frames_go_to_parquet_as_they_are(tmp_path: Path) -> None:
     back = pd.read_parquet(tmp_path / "events.parquet")
     assert back["data"].tolist() == events["data"].tolist()
     assert back["name"].astype(str).tolist() == events["name"].astype(str).tolist()
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [b"\xed\xa0\x80", b"\xc0\xaf", b"\xf4\x90\x80\x80", b"\xe2\x82", b"\x80", b"\xff", b""],
+)
+def test_long_stretches_are_checked_for_utf8_like_python_does(odd: bytes) -> None:
+    """Stretches of 4 KB and more are checked by Arrow: the same verdict as Python's decoder
+    (surrogates, overlong forms, past U+10FFFF, cut sequences), short or long."""
+    from trackerkit.trace._lines import _utf8
+
+    for text in (b"ok \xf0\x9f\x98\x80 " + odd, "журнал ".encode() * 1000 + odd):
+        try:
+            str(text, "utf-8")
+        except UnicodeDecodeError:
+            valid = False
+        else:
+            valid = True
+        assert _utf8(text) is valid
+        assert _utf8(memoryview(text)[1:]) is _utf8(text[1:])

@@ -35,6 +35,7 @@ from typing import IO, Any
 import msgspec
 import numpy as np
 import orjson
+import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._data import Dicts, Keeper, Refused
@@ -186,7 +187,21 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
     return None
 
 
+_ARROW_UTF8_FROM = 4096
+"""From this many bytes UTF-8 is checked by Arrow (no string built: several times faster on
+non-ASCII text than decoding it)."""
+
+
 def _utf8(raw: bytes | memoryview) -> bool:
+    """Whether `raw` is valid UTF-8 (the same verdict as Python's decoder)."""
+    if len(raw) >= _ARROW_UTF8_FROM:
+        offsets = pa.py_buffer(np.array([0, len(raw)], dtype=np.int64))
+        text = pa.LargeStringArray.from_buffers(1, offsets, pa.py_buffer(raw))
+        try:
+            text.validate(full=True)
+        except pa.ArrowInvalid:
+            return False
+        return True
     try:
         str(raw, "utf-8")
     except UnicodeDecodeError:
