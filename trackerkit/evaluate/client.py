@@ -24,11 +24,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import httpx
-from pydantic_core import from_json
 
 from trackerkit.errors import ModelError, ToolsRefusedError
 from trackerkit.simulate.completion import ModelReply, ModelRequest, read_completion
 from trackerkit.simulate.endpoint import MAX_BODY, post
+
+# The OpenAI client's own reading of an error body and of a refusal of tools, so both clients
+# word a failing server alike.
+from trackerkit.simulate.model import _REFUSAL_HINTS, _detail
 
 __all__ = ["RETRY_STATUSES", "TAG_HEADER", "EndpointModel", "retry_after"]
 
@@ -36,7 +39,6 @@ __all__ = ["RETRY_STATUSES", "TAG_HEADER", "EndpointModel", "retry_after"]
 TAG_HEADER = "X-Trackerkit-Eval"
 #: Statuses worth another try: too many requests, and the server's own failures.
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-_REFUSAL_HINTS = ("does not support tools", "tools are not supported", "does not support function")
 
 
 def retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -160,19 +162,3 @@ class EndpointModel:
                 f"the model server at {url} answered HTTP {answer.status}{tries}: "
                 f"{detail or answer.reason or 'no reason given'}"
             )
-
-
-def _detail(raw: bytes) -> str:
-    """A server's error body on one short line: its `error.message` when it is JSON."""
-    try:
-        data = from_json(raw, allow_inf_nan=False)
-    except ValueError:
-        data = None
-    text = raw[:4096].decode("utf-8", "replace")
-    if isinstance(data, dict):
-        error = data.get("error", data.get("message"))
-        if isinstance(error, dict):
-            error = error.get("message")
-        if isinstance(error, str):
-            text = error[:4096]
-    return " ".join(text.split())[:300]

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from trackerkit.arguments import read_arguments
 from trackerkit.evaluate.metrics import TurnRecord
 from trackerkit.evaluate.scoring import FieldScore, score_turn
 from trackerkit.scene import Scene
-from trackerkit.simulate import clamps_of
 from trackerkit.simulate.model import Model, ScriptedModel
-from trackerkit.simulate.report import TurnReport
+from trackerkit.simulate.playback import _turn_clamps  # the simulator page's own clamp reading
 from trackerkit.simulate.session import Session, TraceSink
 from trackerkit.steps import (
     BaseStep,
@@ -57,17 +55,6 @@ class RunResult:
 def _expected(step: BaseStep) -> dict[str, Any]:
     assert step.expect is not None
     return {k: v for k, v in step.expect.as_mapping().items() if k != "absent"}
-
-
-def _clamps(report: TurnReport) -> int:
-    updates: list[object] = []
-    for call in report.calls:
-        if call.ok and call.name == report.tool_name:
-            arguments, problem = read_arguments(call.arguments)
-            if problem is None and isinstance(arguments, Mapping):
-                found = arguments.get("updates")
-                updates.extend(found if isinstance(found, list) else [])
-    return len(clamps_of(updates, report.values)) if report.ok else 0
 
 
 def play_run(
@@ -135,7 +122,7 @@ def play_run(
                 expected_calls=bool(step.plan().rounds),
                 update_calls=len(calls),
                 refused_calls=sum(not c.ok for c in calls),
-                clamps=_clamps(report),
+                clamps=len(_turn_clamps(report)),
                 retries=int(getattr(model, "retries", 0)) - retries,
                 tokens_in=sum(r.tokens_in for r in report.rounds),
                 tokens_out=sum(r.tokens_out for r in report.rounds),
