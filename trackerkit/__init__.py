@@ -80,7 +80,7 @@ from trackerkit.prompt import (
     render_trackers_block,
     tool_token_costs,
 )
-from trackerkit.scene import LeftOut, Linked, Scene, load_scene
+from trackerkit.scene import LeftOut, Linked, Scene, SceneFile, load_scene, read_scene
 from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel, TurnPlan
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import ReadTool, Session
@@ -139,6 +139,7 @@ __all__ = [
     "Request",
     "RowChange",
     "Scene",
+    "SceneFile",
     "ScriptedModel",
     "Session",
     "StaleRevisionError",
@@ -204,6 +205,7 @@ __all__ = [
     "rail",
     "read_piece",
     "read_results",
+    "read_scene",
     "read_variants",
     "render_card",
     "render_macros",
