@@ -18,7 +18,6 @@ from __future__ import annotations
 import email.utils
 import json
 import os
-import ssl
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -31,7 +30,7 @@ from trackerkit.simulate.endpoint import MAX_BODY, post
 
 # The OpenAI client's own reading of an error body and of a refusal of tools, so both clients
 # word a failing server alike.
-from trackerkit.simulate.model import _REFUSAL_HINTS, _detail
+from trackerkit.simulate.model import _REFUSAL_HINTS, OpenAIModel, _detail
 
 __all__ = ["RETRY_STATUSES", "TAG_HEADER", "EndpointModel", "retry_after"]
 
@@ -61,8 +60,8 @@ def retry_after(value: str | None, now: datetime | None = None) -> float | None:
     return max(seconds, 0.0)
 
 
-class EndpointModel:
-    """An OpenAI-compatible chat-completions endpoint, with retries on 429 and 5xx.
+class EndpointModel(OpenAIModel):
+    """An OpenAI-compatible chat-completions endpoint (`OpenAIModel`), with retries on 429 and 5xx.
 
     Args:
         base_url: the API root, such as `http://127.0.0.1:11434/v1`.
@@ -86,12 +85,7 @@ class EndpointModel:
         backoff: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.model = model
-        self.name = f"openai:{model}"
-        self.api_key_env = api_key_env
-        self.timeout = timeout
-        self.max_body = max_body
+        super().__init__(base_url, model, api_key_env, timeout, max_body)
         self.max_retries = max_retries
         self.backoff = backoff
         self.sleep = sleep
@@ -99,7 +93,6 @@ class EndpointModel:
         self.retries = 0
         #: (scenario id, step index, run) of the step being played, sent in TAG_HEADER.
         self.tag: tuple[str, int, int] | None = None
-        self._tls: ssl.SSLContext | None = None
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
