@@ -394,3 +394,29 @@ def test_long_stretches_are_checked_for_utf8_like_python_does(odd: bytes) -> Non
             valid = True
         assert _utf8(text) is valid
         assert _utf8(memoryview(text)[1:]) is _utf8(text[1:])
+
+
+def test_a_block_of_paths_reads_as_the_dicts_do(tmp_path: Path) -> None:
+    """Paths fetched a block at a time: an integer orjson reads as a float, a missing leaf, a
+    container holding a large integer, a value of every row, all as in the dicts."""
+    odd: list[Any] = [
+        {"u": {"a": 2**64}},
+        {"u": {}},
+        {"u": {"a": {"n": -(2**70)}}},
+        {"u": {"a": 1.5}},
+    ]
+    line = (
+        b'{"ts":"2026-03-01T10:00:00.000Z","turn":"t","session":"s","source":"web",'
+        b'"kind":"eve","name":"x","data":%s}'
+    )
+    objects = [{"u": {"a": i}, "b": "x"} for i in range(300)]
+    objects[100:100] = odd
+    (tmp_path / "2026-03-01.jsonl").write_bytes(
+        b"\n".join(line % json.dumps(o).replace(" ", "").encode() for o in objects) + b"\n"
+    )
+    dicts, _ = read_trace(tmp_path)
+    for paths in (["u.a", "b"], ["u.a"], ["b"]):
+        events, _ = read_trace(tmp_path, columns=[ColumnSpec(p, p, "object") for p in paths])
+        for p in paths:
+            assert [_same(v) for v in events[p]] == [_same(lookup(d, p)) for d in dicts["data"]]
+    assert dicts["data"][100]["u"]["a"] == float(2**64)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any, Literal
 
 import msgspec
@@ -392,25 +393,39 @@ _LOW, _HIGH = -(1 << 63), 1 << 64
 
 
 def _struct_column(items: list[Any], route: tuple[str, ...], default: Any) -> list[Any]:
-    """One path's values in decoded structs, as `_from_struct` gives them, without a call per row."""
-    if len(route) == 1:
-        found = [getattr(item, route[0]) for item in items]
-    elif len(route) == 2:
-        first, second = route
-        found = [
-            _MISSING if (node := getattr(item, first)) is None or node is _MISSING
-            else getattr(node, second)
-            for item in items
-        ]  # fmt: skip
-    else:
+    """One path's values in decoded structs, as `_from_struct` gives them, without a call per row.
+
+    The values are fetched by one `attrgetter` over the rows, and looked at only when their
+    kinds call for it (a missing value, an integer orjson would read as a float, a container).
+    """
+    try:
+        found = list(map(attrgetter(".".join(route)), items))
+    except AttributeError:  # a parent missing or null on some row
         found = [_from_struct(item, route) for item in items]
         return [default if v is _MISSING else v for v in found]
-    return [
-        default if v is _MISSING
-        else v if type(v) not in _AS_ORJSON or (type(v) is int and _LOW <= v < _HIGH)
-        else _as_orjson(v)
-        for v in found
-    ]  # fmt: skip
+    kinds = set(map(type, found))
+    if kinds & _AS_ORJSON and not _in_orjson_range(found, kinds):
+        found = [
+            v if type(v) not in _AS_ORJSON or (type(v) is int and _LOW <= v < _HIGH)
+            else _as_orjson(v)
+            for v in found
+        ]  # fmt: skip
+    if kinds == {_UNSET_TYPE}:
+        return [default] * len(found)
+    if _UNSET_TYPE in kinds:
+        found = [default if v is _MISSING else v for v in found]
+    return found
+
+
+_UNSET_TYPE = type(_MISSING)
+
+
+def _in_orjson_range(found: list[Any], kinds: set[type]) -> bool:
+    """Whether values of these kinds need no change: no container, integers in orjson's range."""
+    if kinds & {dict, list}:
+        return False
+    ints = found if kinds == {int} else [v for v in found if type(v) is int]
+    return min(ints) >= _LOW and max(ints) < _HIGH
 
 
 def _as_orjson(value: Any) -> Any:
