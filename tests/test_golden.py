@@ -4,7 +4,9 @@
 starting values (a list with one sample row, `Sample`), `<id>.line.txt` its line in the update
 tool (`tracker_line`); `tests/golden/typical/` holds the typical scene's block, the whole tool
 definition (`tool.json`: name, description, parameters) and its token table (`tokens.json`,
-cl100k_base). A change to rendering, the tool or token counts shows up here as a diff.
+cl100k_base); `tests/golden/changes/<scene>.json` is the changes read of a bundled scene played to
+its end (`to_json`, every take). A change to rendering, the tool, token counts or the changes read
+shows up here as a diff.
 
 To accept a deliberate change, regenerate the files and review the diff before committing:
 
@@ -16,10 +18,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import DATA_TRACKERS, REPO
 
+from trackerkit import Session, tracker_changes_between
 from trackerkit.prompt import PromptContext, preview_prompt, render_trackers_block
 from trackerkit.scene import load_linked, load_scene, source_for
 from trackerkit.state import State
@@ -92,7 +96,41 @@ def test_matches_golden(name: str) -> None:
     assert path.read_text(encoding="utf-8") == text
 
 
+#: Bundled scenes whose changes read (`changes/<scene>.json`, every take) was recorded in the seed's
+#: shape from the untyped read, before it became dataclasses with `to_json`.
+CHANGES_SCENES = ("branching", "fight", "shop")
+
+
+def _scene_changes(name: str) -> str:
+    """The changes read of every take of a bundled scene played to its end, `to_json` as JSON text;
+    message ids become positions in their take, so how ids are numbered does not matter."""
+    session = Session.from_scene(REPO / "data" / "scenes" / f"{name}.json")
+    session.run()
+    chat = session.chat
+    takes: dict[str, Any] = {}
+    for take_id, take in chat.takes.items():
+        if not take.messages:
+            continue
+        position = {m.id: i for i, m in enumerate(take.messages)}
+        shape = tracker_changes_between(chat, take_id, take.messages[0].id).to_json()
+        for message in shape["messages"]:
+            message["messageId"] = position[message["messageId"]]
+        takes[str(len(takes))] = shape
+    return json.dumps(takes, indent=1, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("name", CHANGES_SCENES)
+def test_changes_match_golden(name: str) -> None:
+    """`to_json` of each bundled scene's changes read equals the dicts the untyped read gave (TR-42)."""
+    path = GOLDEN / "changes" / f"{name}.json"
+    text = _scene_changes(name)
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert json.loads(text) == json.loads(path.read_text(encoding="utf-8"))
+
+
 def test_no_stale_goldens() -> None:
     """Every golden file on disk is one this module renders, so a removed tracker leaves none behind."""
     on_disk = {p.relative_to(GOLDEN).as_posix() for p in GOLDEN.rglob("*") if p.is_file()}
-    assert on_disk == set(GOLDENS)
+    assert on_disk == set(GOLDENS) | {f"changes/{name}.json" for name in CHANGES_SCENES}
