@@ -31,7 +31,7 @@ from trackerkit.library import Library
 from trackerkit.scene import FolderSource, PieceSource, source_for
 from trackerkit.slots import slot_of, slot_parts
 from trackerkit.state import Delta, Message, State, apply_deltas, is_message_id
-from trackerkit.tracker import Tracker, decode_tracker
+from trackerkit.tracker import ChangesStyle, Tracker, decode_tracker
 from trackerkit.values import AnyField, Value, read_values, same_value
 
 __all__ = [
@@ -146,7 +146,7 @@ class TrackerChanges:
 
     tracker_id: str
     name: str
-    style: str
+    style: ChangesStyle
     changes: tuple[Change, ...]
     icon: str | None = None
     field_icons: Mapping[str, str] = field(default_factory=dict)
@@ -230,7 +230,7 @@ class _Piece:
     tracker_id: str
     tracker: Tracker | None  # None: the piece cannot be read any more
     name: str
-    style: str = "chips"  # TR-44: a piece that cannot be read is drawn as chips
+    style: ChangesStyle = "chips"  # TR-44: a piece that cannot be read is drawn as chips
     icon: str | None = None
     field_icons: Mapping[str, str] = field(default_factory=dict)
     fields: Sequence[AnyField] = ()

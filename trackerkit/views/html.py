@@ -162,7 +162,7 @@ def changes_html(
 
 
 def _tracker_changes(entry: TrackerChanges, style: str | None) -> str:
-    drawn = style or entry.style or "chips"
+    drawn = style or entry.style
     if drawn == "hidden" or not entry.changes:
         return ""
     data = f'data-tracker="{escape(entry.tracker_id)}"'
