@@ -106,8 +106,8 @@ def same_value(a: object, b: object) -> bool:
 
     Rows and other mappings are the same when they hold the same keys with the same values;
     lists and tuples when they hold the same values in the same order. Every comparison of values
-    (the update tool, the changes read, the history frame, a scenario's `expect`, a draft's
-    patch) goes through here, since Python's `==` takes `True` for `1`.
+    (the update tool, the changes read and so the history frame, a scenario's `expect`, a draft's
+    patch, the evaluation's scoring) goes through here, since Python's `==` takes `True` for `1`.
     """
     if type(a) is bool or type(b) is bool:
         return type(a) is type(b) and a == b
