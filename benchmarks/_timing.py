@@ -18,20 +18,28 @@ def median_ms(run: Callable[[], object], repeat: int) -> float:
     return statistics.median(times) * 1000
 
 
-def interleaved_ms(runs: Mapping[str, Callable[[], object]], repeat: int) -> dict[str, list[float]]:
+def interleaved_ms(
+    runs: Mapping[str, Callable[[], object]],
+    repeat: int,
+    cpu: dict[str, list[float]] | None = None,
+) -> dict[str, list[float]]:
     """Each run's wall times in ms over `repeat` rounds that run them all in turn.
 
     Taking turns (in reverse order every other round) lets a busy minute of a shared machine
     weigh on every run alike, so ratios between them hold. The garbage is collected before
-    each run, and its result is dropped after the clock stops.
+    each run, and its result is dropped after the clock stops. Given `cpu`, each run's CPU
+    time of this process (ms) is put there too: on a machine shared with other work it moves
+    less than the wall time.
     """
     times: dict[str, list[float]] = {name: [] for name in runs}
     for round_ in range(repeat):
         for name in list(runs) if round_ % 2 == 0 else list(reversed(list(runs))):
             gc.collect()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             result = runs[name]()
             times[name].append((time.perf_counter() - start) * 1000)
+            if cpu is not None:
+                cpu.setdefault(name, []).append((time.process_time() - start_cpu) * 1000)
             del result
     return times
 

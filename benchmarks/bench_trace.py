@@ -12,7 +12,12 @@ folder and deleted afterwards. Times are printed, never asserted.
 
 The floor and the readers it is compared with run in interleaved rounds (floor, reader,
 reader, floor, …), so a shared machine's slow minute weighs on both sides of each ratio; the
-ratio printed is the median of the per-round ratios.
+ratio printed is the median of the per-round ratios, of wall time (`x floor`, the targets) and
+of this process's CPU time (`cpu x`, which other work on a shared machine moves less).
+
+Two reference rows show what keeping the events costs before any checking: every line by
+`orjson.loads` kept in a list, and one msgspec call per block into events whose `data` is a
+dict (one decode per line); both pause the collector as `read_trace` does.
 """
 
 from __future__ import annotations
@@ -22,9 +27,11 @@ import os
 import statistics
 import tempfile
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import msgspec
 import orjson
 import pandas as pd
 
@@ -55,17 +62,57 @@ def _orjson_floor(path: Path) -> int:
     return _each_line(path, orjson.loads)
 
 
-def _orjson_kept(path: Path) -> list[object]:
-    """A reference: every line decoded and kept in a list with the collector paused."""
-    loads = orjson.loads
+@contextmanager
+def _paused() -> Iterator[None]:
+    """The collector paused as `read_trace` pauses it (what was built goes to the oldest
+    generation, so no young collection after the clock stops walks it all)."""
     was = gc.isenabled()
     gc.disable()
     try:
-        with path.open("rb") as handle:
-            return [loads(raw) for raw in handle]
+        yield
     finally:
         if was:
+            if not gc.get_freeze_count():
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
+
+
+def _orjson_kept(path: Path) -> list[object]:
+    """A reference: every line decoded and kept in a list with the collector paused."""
+    loads = orjson.loads
+    with _paused(), path.open("rb") as handle:
+        return [loads(raw) for raw in handle]
+
+
+class _Event(msgspec.Struct, gc=False):
+    """The seven fields, `data` as a dict: what one decode per line would build."""
+
+    ts: str
+    turn: str
+    session: str
+    source: str
+    kind: str
+    name: str
+    data: dict[str, object]
+
+
+_decode_events = msgspec.json.Decoder(_Event).decode_lines
+
+
+def _msgspec_kept(path: Path) -> list[_Event]:
+    """A reference: blocks of about a megabyte, each decoded by one msgspec call into events
+    whose data is a dict, kept with the collector paused (no check that a block is compact)."""
+    events: list[_Event] = []
+    tail = b""
+    with _paused(), path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            last = block.rfind(b"\n") + 1
+            events += _decode_events(tail + block[:last])
+            tail = block[last:]
+        if tail:
+            events += _decode_events(tail)
+    return events
 
 
 def _turns_ms(path: Path, repeats: int) -> float:
@@ -99,20 +146,28 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     size_mb = float(day["mb"])  # type: ignore[arg-type]
     print(f"\n### {name}: {day['lines']:,} lines, {size_mb:,.0f} MB "
           f"({clean.stat().st_size / int(day['lines']):.0f} bytes a line); median of {repeats} runs")  # type: ignore[call-overload]  # fmt: skip
+    cpu: dict[str, list[float]] = {}
     paired = interleaved_ms(
         {
             "orjson.loads loop (floor)": lambda: _orjson_floor(clean),
             "orjson.loads kept, GC paused (ref.)": lambda: _orjson_kept(clean),
+            "msgspec one pass, dicts kept (ref.)": lambda: _msgspec_kept(clean),
             "read_trace (dicts)": lambda: read_trace(clean),
             'read_trace(data="raw")': lambda: read_trace(clean, data="raw"),
             "read_trace(columns=3 paths)": lambda: read_trace(clean, columns=PATHS),
         },
         repeats,
+        cpu,
     )
     floor_runs = paired["orjson.loads loop (floor)"]
     ratios = {
         name: statistics.median(r / f for r, f in zip(runs, floor_runs, strict=True))
         for name, runs in paired.items()
+    }
+    floor_cpu = cpu["orjson.loads loop (floor)"]
+    cpu_ratios = {
+        name: statistics.median(r / f for r, f in zip(runs, floor_cpu, strict=True))
+        for name, runs in cpu.items()
     }
     timings = {name: statistics.median(runs) for name, runs in paired.items()}
     timings['read_trace(data="lazy")'] = collected_median_ms(
@@ -124,10 +179,11 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     timings["assemble_turns"] = _turns_ms(clean, repeats)
     floor = timings["orjson.loads loop (floor)"]
     pandas_ms = timings["pandas.read_json(lines=True)"]
-    print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'pandas/this':>12}")
+    print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'cpu x':>6} {'pandas/this':>12}")
     for label, ms in timings.items():
         ratio = ratios.get(label, ms / floor)
-        print(f"{label:<40} {ms:>10,.0f} {ratio:>8.2f} {pandas_ms / ms:>12.2f}")
+        by_cpu = f"{cpu_ratios[label]:6.2f}" if label in cpu_ratios else f"{'':6}"
+        print(f"{label:<40} {ms:>10,.0f} {ratio:>8.2f} {by_cpu} {pandas_ms / ms:>12.2f}")
     peak = _peak_mb(lambda: read_trace(clean))
     peak_raw = _peak_mb(lambda: read_trace(clean, data="raw"))
     reader = timings["read_trace (dicts)"]
@@ -144,6 +200,9 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
         f"\n  columns= 3 paths / floor   {ratios['read_trace(columns=3 paths)']:5.2f}  (at most 1.50;"
         f" {_spread(paired['read_trace(columns=3 paths)'], floor_runs)})"
         f"\n  assemble_turns / read_trace {timings['assemble_turns'] / reader:4.2f}  (at most 1.00)"
+        f"\n  (CPU time per-round ratios, less moved by other work on the machine: dicts"
+        f" {cpu_ratios['read_trace (dicts)']:.2f}, raw {cpu_ratios[raw]:.2f},"
+        f" columns {cpu_ratios['read_trace(columns=3 paths)']:.2f})"
     )
     return timings
 
