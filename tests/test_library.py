@@ -384,7 +384,7 @@ class TestLinkedIn:
             str(tmp_path / "bad.json"),
             str(tmp_path / "list.json"),
         ]
-        assert skipped[1].message == "must be a JSON object; found a list"
+        assert skipped[1].message == "must be an object; found a list"
         assert len(caplog.records) == 2
         assert str(linked_in("health", scenes)) == "linked in 1 scene"
 

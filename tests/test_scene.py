@@ -150,7 +150,7 @@ class TestReadScene:
         [
             (None, "missing", "is not there"),
             (b"{nope", "not_json", "not valid JSON"),
-            (b"[1]", "not_object", "must be a JSON object; found a list"),
+            (b"[1]", "not_object", "must be an object; found a list"),
             (b'{"id": "s", "title": "S", "turns": 5}', "invalid", "must be a list"),
         ],
         ids=["missing", "bad-json", "not-object", "turns-not-a-list"],

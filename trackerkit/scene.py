@@ -172,7 +172,7 @@ def read_scene(path: str | Path, *, within: Path | None = None) -> SceneFile:
     except orjson.JSONDecodeError as exc:
         return SceneFile(path, None, (Problem((), f"not valid JSON ({exc})", "not_json"),))
     if not isinstance(parsed, dict):
-        found = f"must be a JSON object; found {describe_value(parsed)}"
+        found = f"must be an object; found {describe_value(parsed)}"
         return SceneFile(path, None, (Problem((), found, "not_object"),))
     turns = parsed.get("turns", [])
     # The settings and the steps are read apart, so a problem in one never hides the other's.
