@@ -30,16 +30,16 @@ class TestInitVar:
             "exact: 世界.当前位置 -> 世界.dang_qian_wei_zhi: text; start and meaning from a [value, meaning] pair",
             "exact: 世界.天气 -> 世界.tian_qi: text",
             "exact: 世界.是否夜晚 -> 世界.shi_fou_ye_wan: boolean; start and meaning from a [value, meaning] pair",
-            'exact: 世界.地点.雾港镇.码头.描述 -> 世界.de_dian_wu_gang_zhen_ma_tou_miao_shu: text; flattened from 4 levels as "地点.雾港镇.码头.描述"; start and meaning from a [value, meaning] pair',
-            'guessed: 世界.地点.雾港镇.码头.人数 -> 世界.de_dian_wu_gang_zhen_ma_tou_ren_shu: number; min 0, max 40 guessed from "0到40"; flattened from 4 levels as "地点.雾港镇.码头.人数"; start and meaning from a [value, meaning] pair',
-            'exact: 世界.地点.雾港镇.灯塔.描述 -> 世界.de_dian_wu_gang_zhen_deng_ta_miao_shu: text; flattened from 4 levels as "地点.雾港镇.灯塔.描述"; start and meaning from a [value, meaning] pair',
-            'exact: 世界.地点.雾港镇.灯塔.已探索 -> 世界.de_dian_wu_gang_zhen_deng_ta_yi_tan_suo: boolean; flattened from 4 levels as "地点.雾港镇.灯塔.已探索"; start and meaning from a [value, meaning] pair',
+            'exact: 世界.地点.雾港镇.码头.描述 -> 世界.di_dian_wu_gang_zhen_ma_tou_miao_shu: text; flattened from 4 levels as "地点.雾港镇.码头.描述"; start and meaning from a [value, meaning] pair',
+            'guessed: 世界.地点.雾港镇.码头.人数 -> 世界.di_dian_wu_gang_zhen_ma_tou_ren_shu: number; min 0, max 40 guessed from "0到40"; flattened from 4 levels as "地点.雾港镇.码头.人数"; start and meaning from a [value, meaning] pair',
+            'exact: 世界.地点.雾港镇.灯塔.描述 -> 世界.di_dian_wu_gang_zhen_deng_ta_miao_shu: text; flattened from 4 levels as "地点.雾港镇.灯塔.描述"; start and meaning from a [value, meaning] pair',
+            'exact: 世界.地点.雾港镇.灯塔.已探索 -> 世界.di_dian_wu_gang_zhen_deng_ta_yi_tan_suo: boolean; flattened from 4 levels as "地点.雾港镇.灯塔.已探索"; start and meaning from a [value, meaning] pair',
             'guessed: 李.好感度 -> 李.hao_gan_du: number; min -30, max 100 guessed from "[-30,100]"; start and meaning from a [value, meaning] pair',
             "exact: 李.心情 -> 李.xin_qing: text; start and meaning from a [value, meaning] pair",
             'guessed: 李.信任 -> 李.xin_ren: number; min 0, max 100 guessed from "between 0 and 100"; start and meaning from a [value, meaning] pair',
             "exact: 李.affection_note -> 李.affection_note: text",
             "exact: 李.位置 -> 李.wei_zhi: text; start and meaning from a [value, meaning] pair",
-            'guessed: 李.衣着 -> 李.yi_zhe: text, guessed: a list of 3 plain values joined with ", "; start and meaning from a [value, meaning] pair',
+            'guessed: 李.衣着 -> 李.yi_zhuo: text, guessed: a list of 3 plain values joined with ", "; start and meaning from a [value, meaning] pair',
             'exact: 主角.生命值 -> 主角.sheng_ming_zhi: number; the range "[0,100]" in its meaning was not used: the start value 250 lies outside it; start and meaning from a [value, meaning] pair',
             "exact: 主角.金币 -> 主角.jin_bi: number",
             'unmapped: 主角.背包.$meta: schema flags of "主角 背包" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
@@ -72,7 +72,7 @@ class TestInitVar:
             ("任务列表", "list"),
         ]
         assert imported.scene_links == tuple(t.id for t in imported.trackers)
-        assert imported.scene_links[:3] == ("shi-jie", "li", "zhu-jiao")
+        assert imported.scene_links[:3] == ("shi-jie", "li", "zhu-jue")
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:
         """TR-12: each tracker decodes from its own encoding, with TR-1 field names."""
@@ -101,11 +101,11 @@ class TestInitVar:
         imported = import_mvu(INITVAR)
         assert field_of(imported, "世界", "tian_qi")["default"] == "小雨"
         assert field_of(imported, "世界", "tian_qi")["description"] == "天气: 当前天气"
-        assert field_of(imported, "李", "yi_zhe")["default"] == "灰色斗篷, 皮靴, 银色发卡"
+        assert field_of(imported, "李", "yi_zhuo")["default"] == "灰色斗篷, 皮靴, 银色发卡"
 
     def test_three_level_places_flatten_with_dotted_meaning(self) -> None:
         """Places nested three levels deep become dotted fields; the long text is the start."""
-        field = field_of(import_mvu(INITVAR), "世界", "de_dian_wu_gang_zhen_ma_tou_miao_shu")
+        field = field_of(import_mvu(INITVAR), "世界", "di_dian_wu_gang_zhen_ma_tou_miao_shu")
         assert str(field["description"]).startswith("地点.雾港镇.码头.描述: ")
         assert str(field["default"]).startswith("潮湿的木栈道")
 

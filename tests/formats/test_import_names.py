@@ -22,6 +22,11 @@ class TestFieldNames:
         [
             ("StateOfDress", "state_of_dress"),
             ("当前位置", "dang_qian_wei_zhi"),
+            ("角色", "jue_se"),
+            ("银行", "yin_hang"),
+            ("音乐", "yin_yue"),
+            ("ひらがな", "hi_ra_ga_na"),
+            ("好感度HP", "hao_gan_du_hp"),
             ("HP (max)", "hp_max"),
             ("Ça va?", "ca_va"),
             ("Привет", "privet"),
@@ -32,6 +37,11 @@ class TestFieldNames:
         ids=[
             "camel",
             "chinese",
+            "chinese-by-word-jue",
+            "chinese-by-word-hang",
+            "chinese-by-word-yue",
+            "kana",
+            "chinese-then-latin",
             "punctuation",
             "accents",
             "cyrillic",
@@ -71,7 +81,7 @@ class TestPieceId:
         """Words joined by `-`; a taken id gets `-2`."""
         taken: set[str] = set()
         assert [piece_id(n, taken) for n in ("主角 背包", "Li", "li", "")] == [
-            "zhu-jiao-bei-bao",
+            "zhu-jue-bei-bao",
             "li",
             "li-2",
             "tracker",

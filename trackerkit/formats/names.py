@@ -2,9 +2,10 @@
 
 Keys in other tools' files are whatever their authors typed: `StateOfDress`, `当前位置`,
 `HP (max)`. A field name must match `^[a-z][a-z0-9_]{0,63}$` (TR-1), so each key gets a readable
-slug: camelCase split into words, every other script transliterated by `anyascii` (ISC), one
-word per Chinese or Japanese character (`当前位置` -> `dang_qian_wei_zhi`), lowercased, joined by
-`_`. The original key is kept by the importer as the field's meaning.
+slug: camelCase split into words; Chinese read by `pypinyin` (MIT), which reads a character
+by the word it is in (`角色` -> `jue_se`, where a character-by-character table says `jiao_se`);
+every other script transliterated by `anyascii` (ISC), one word per CJK character (`当前位置` ->
+`dang_qian_wei_zhi`), lowercased, joined by `_`. The original key is kept by the importer as the field's meaning.
 """
 
 from __future__ import annotations
@@ -26,18 +27,29 @@ _SYLLABIC = 0x2E80
 def slug_words(key: str) -> list[str]:
     """The key's words in lowercase ASCII: `StateOfDress` -> `["state", "of", "dress"]`."""
     pieces: list[str] = []
+    run: list[str] = []
     for char in key:
-        if char.isascii():
-            pieces.append(char)
-            continue
         if ord(char) >= _SYLLABIC:
-            # A CJK (or later) character is a word of its own: a Chinese phrase reads syllable by
-            # syllable, where Latin and Cyrillic letters join the word they stand in (Ça -> ca).
-            pieces.append(f" {anyascii(char)} ")
-        else:
-            pieces.append(anyascii(char))
+            run.append(char)
+            continue
+        if run:
+            pieces.append(_syllables("".join(run)))
+            run.clear()
+        # Latin and Cyrillic letters join the word they stand in (Ça -> ca).
+        pieces.append(char if char.isascii() else anyascii(char))
+    if run:
+        pieces.append(_syllables("".join(run)))
     text = _CAMEL.sub(" ", "".join(pieces))
     return _WORD.findall(text.lower())
+
+
+def _syllables(run: str) -> str:
+    """A run of CJK (or later) characters, a word per syllable: Chinese by pypinyin, which reads a
+    character as the phrase it is in says, and the rest (kana, hangul) by anyascii."""
+    from pypinyin import lazy_pinyin  # here: its phrase tables take 0.3 s to load
+
+    words = lazy_pinyin(run, errors=lambda chars: " ".join(anyascii(c) for c in chars))
+    return "".join(f" {word} " for word in words)
 
 
 def _base_name(key: str) -> str:
