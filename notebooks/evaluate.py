@@ -9,8 +9,13 @@ with app.setup:
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
-    from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
-    from trackerkit.evaluate.noisy import Noise, serving_noisy
+    from trackerkit.evaluate import (
+        Noise,
+        accuracy_figure,
+        drift_figure,
+        field_heatmap,
+        serving_noisy,
+    )
     from trackerkit.simulate import check_data_dir, data_dir
     from trackerkit.trace import TraceWriter
 

@@ -8,21 +8,19 @@ with app.setup:
 
     import marimo as mo
 
-    from trackerkit import tracker_changes_between
-    from trackerkit.scene import load_scene
-    from trackerkit.simulate.links import link_choices, link_trackers
-    from trackerkit.simulate.page import (
+    from trackerkit import load_scene, tracker_changes_between, workspace
+    from trackerkit.simulate import (
         calls_example,
         edit_prefill,
         failure_html,
+        link_choices,
+        link_trackers,
         outcome_html,
+        play_page,
         played_marker,
         reply_notes_html,
     )
-    from trackerkit.simulate.playback import play_page
-    from trackerkit.views import bars_over_history, changes_html, panel_html
-    from trackerkit.views.frames import history_frame
-    from trackerkit.workspace import workspace
+    from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")

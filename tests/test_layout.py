@@ -15,6 +15,7 @@ load a notebook from its file to run it; that is running the leaf, not building 
 from __future__ import annotations
 
 import ast
+import importlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -128,3 +129,66 @@ def test_nothing_imports_a_notebook(path: Path) -> None:
         if module.split(".")[0] in names and not module.startswith("trackerkit")
     ]
     assert found == [], f"{path.relative_to(ROOT)} imports a notebook: {found}"
+
+
+#: Where a notebook may import from: the package, the trace package and the apps' package roots
+#: (each with its own `__all__`), never a module inside them (issue 15, item 6).
+NOTEBOOK_SOURCES = ("trackerkit", "trackerkit.trace", *(f"trackerkit.{app}" for app in APPS))
+
+
+def notebook_imports(path: Path) -> Iterator[tuple[int, str, str | None]]:
+    """Each trackerkit import of a notebook: its line, the module and the name taken (if any)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "trackerkit":
+                    yield node.lineno, alias.name, None
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "trackerkit":
+            for alias in node.names:
+                yield node.lineno, node.module or "", alias.name
+
+
+def _wrong_imports(path: Path) -> list[str]:
+    """The imports of `path` from outside the declared surface, or of names it does not declare."""
+    wrong = []
+    for line, module, name in notebook_imports(path):
+        if module not in NOTEBOOK_SOURCES:
+            wrong.append(f"line {line}: {module} is not one of {', '.join(NOTEBOOK_SOURCES)}")
+            continue
+        if name is None:
+            continue
+        exported = set(importlib.import_module(module).__all__)
+        if module == "trackerkit":
+            exported |= {"trace", *APPS}
+        if name not in exported:
+            wrong.append(f"line {line}: {name} is not in {module}.__all__")
+    return wrong
+
+
+def test_the_notebooks_are_found() -> None:
+    """The five marimo apps are walked."""
+    assert {"designer", "simulator", "library", "trace_explorer", "evaluate"} <= {
+        p.stem for p in NOTEBOOKS
+    }
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebooks_import_the_surface_only(path: Path) -> None:
+    """A notebook imports from `trackerkit`, `trackerkit.trace` or an app's package root, and only
+    names that package declares in `__all__`."""
+    assert _wrong_imports(path) == [], path.relative_to(ROOT)
+
+
+def test_the_surface_rule_catches_a_module(tmp_path: Path) -> None:
+    """A module inside a package, a plain import of one, and an undeclared name are all caught."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from trackerkit.simulate.page import outcome_html\n"
+        "import trackerkit.views.html\n"
+        "from trackerkit import fits\n"
+        "from trackerkit.views import _STYLE\n"
+        "from trackerkit import design, Draft\n"
+        "from trackerkit.trace import read_trace\n"
+    )
+    wrong = _wrong_imports(probe)
+    assert [w.split(":")[0] for w in wrong] == ["line 1", "line 2", "line 3", "line 4"]

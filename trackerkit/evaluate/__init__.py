@@ -7,6 +7,7 @@ variant with intervals (`metrics`, `intervals`).
 """
 
 from trackerkit.evaluate.client import EndpointModel, retry_after
+from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
 from trackerkit.evaluate.harness import count_turns, evaluate
 from trackerkit.evaluate.intervals import Interval, bootstrap_mean, wilson
 from trackerkit.evaluate.metrics import (
@@ -35,10 +36,13 @@ __all__ = [
     "RunResult",
     "TurnRecord",
     "Variant",
+    "accuracy_figure",
     "bootstrap_mean",
     "count_turns",
+    "drift_figure",
     "evaluate",
     "field_frame",
+    "field_heatmap",
     "load_design",
     "pass_at_k",
     "play_run",

@@ -7,6 +7,14 @@ scenarios and model clients move here as DESIGN.md lays out.
 """
 
 from trackerkit.simulate.links import LinkChoice, Linked, link_choices, link_trackers, linked_ids
+from trackerkit.simulate.page import (
+    calls_example,
+    edit_prefill,
+    failure_html,
+    outcome_html,
+    played_marker,
+    reply_notes_html,
+)
 from trackerkit.simulate.places import (
     BUNDLED_DATA,
     DATA_DIR_ENV,
@@ -35,13 +43,19 @@ __all__ = [
     "Linked",
     "Outcome",
     "Playback",
+    "calls_example",
     "check_data_dir",
     "clamps_of",
     "data_dir",
+    "edit_prefill",
+    "failure_html",
     "link_choices",
     "link_trackers",
     "linked_ids",
+    "outcome_html",
     "play_page",
+    "played_marker",
     "read_json",
+    "reply_notes_html",
     "time_zone",
 ]
