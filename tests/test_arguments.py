@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from trackerkit.arguments import read_arguments, unicode_problem, valid_text
+from trackerkit._arguments import read_arguments, unicode_problem, valid_text
 
 
 class TestReadArguments:

@@ -185,7 +185,7 @@ class TestSave:
         def boom(src: str, dst: str) -> None:
             raise OSError("disk full")
 
-        monkeypatch.setattr("trackerkit.pieces.os.replace", boom)
+        monkeypatch.setattr("trackerkit._pieces.os.replace", boom)
         with pytest.raises(OSError, match="disk full"):
             lib.save(lib.get("health"), 0)
         assert (lib.path / "health.json").read_bytes() == before
@@ -549,8 +549,8 @@ class TestStaleTemporaries:
             raise KeyboardInterrupt
 
         with monkeypatch.context() as patched:
-            patched.setattr("trackerkit.pieces.os.replace", killed)
-            patched.setattr("trackerkit.pieces.os.unlink", lambda path: None)  # no cleanup ran
+            patched.setattr("trackerkit._pieces.os.replace", killed)
+            patched.setattr("trackerkit._pieces.os.unlink", lambda path: None)  # no cleanup ran
             with pytest.raises(KeyboardInterrupt):
                 lib.save(lib.get("health"), 0)
         assert len([p for p in lib.path.iterdir() if p.name.endswith(".tmp")]) == 1

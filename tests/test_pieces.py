@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from unopened import never_opened
 
-from trackerkit.errors import BadRequestError
-from trackerkit.pieces import (
+from trackerkit._pieces import (
     MAX_PIECE_BYTES,
     check_tracker_id,
     read_piece_file,
     sweep_temporaries,
     write_atomically,
 )
+from trackerkit.errors import BadRequestError
 
 
 class TestIdRule:

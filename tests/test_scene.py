@@ -14,7 +14,7 @@ from conftest import BAG, HEALTH
 from unopened import never_opened
 
 from trackerkit import NotFoundError, Scene, TrackerkitError, decode_tracker, load_scene
-from trackerkit.pieces import MAX_PIECE_BYTES
+from trackerkit._pieces import MAX_PIECE_BYTES
 from trackerkit.scene import (
     FolderSource,
     LeftOut,

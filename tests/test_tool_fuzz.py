@@ -30,7 +30,7 @@ from trackerkit import (
     decode_tracker,
     tracker_value,
 )
-from trackerkit.arguments import read_arguments, unicode_problem
+from trackerkit._arguments import read_arguments, unicode_problem
 from trackerkit.fields import BooleanField, ChoiceField, NumberField, is_number
 from trackerkit.scene import Prompting
 from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall

@@ -24,12 +24,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
+from trackerkit._slots import slot_of, slot_parts
 from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError, TrackerDecodeError
 from trackerkit.fields import NumberField, is_number
 from trackerkit.library import Library
 from trackerkit.scene import FolderSource, PieceSource, source_for
-from trackerkit.slots import slot_of, slot_parts
 from trackerkit.state import Delta, Message, State, apply_deltas, is_message_id
 from trackerkit.tracker import ChangesStyle, Tracker, decode_tracker
 from trackerkit.values import AnyField, Value, read_values, same_value

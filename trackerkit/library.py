@@ -23,6 +23,12 @@ from typing import Any
 
 import orjson
 
+from trackerkit._pieces import (
+    check_tracker_id,
+    read_piece_file,
+    sweep_temporaries,
+    write_atomically,
+)
 from trackerkit.errors import (
     BadRequestError,
     NotFoundError,
@@ -31,7 +37,6 @@ from trackerkit.errors import (
     TrackerDecodeError,
 )
 from trackerkit.fields import describe_value
-from trackerkit.pieces import check_tracker_id, read_piece_file, sweep_temporaries, write_atomically
 from trackerkit.scene import Scene, read_scene
 from trackerkit.tracker import Tracker, blank_tracker, decode_tracker, encode_tracker
 

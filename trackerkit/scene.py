@@ -17,6 +17,7 @@ import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from trackerkit._pieces import check_tracker_id, read_piece_file
 from trackerkit.errors import (
     BadRequestError,
     NotFoundError,
@@ -25,7 +26,6 @@ from trackerkit.errors import (
     TrackerkitError,
 )
 from trackerkit.fields import describe_value
-from trackerkit.pieces import check_tracker_id, read_piece_file
 from trackerkit.steps import plain_problems, problem_sentence, step_problems
 from trackerkit.tracker import Tracker, decode_tracker
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
+from trackerkit._slots import LIST_PREFIX, RECORD_PREFIX, is_tracker_slot
 from trackerkit.errors import BadRequestError, NotFoundError
-from trackerkit.slots import LIST_PREFIX, RECORD_PREFIX, is_tracker_slot
 
 __all__ = [
     "LIST_PREFIX",

@@ -10,6 +10,8 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
+from trackerkit._problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, plain_problem
+from trackerkit._rules import field_rules, read_what_parsed
 from trackerkit.errors import Problem, TrackerDecodeError
 from trackerkit.fields import (
     Field,
@@ -17,8 +19,6 @@ from trackerkit.fields import (
     describe_value,
     read_fields,
 )
-from trackerkit.problems import MAX_ITEMS, MAX_TEXT, ceiling_problems, plain_problem
-from trackerkit.rules import field_rules, read_what_parsed
 from trackerkit.values import AnyField, top_order
 
 __all__ = [

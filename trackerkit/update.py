@@ -14,7 +14,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from trackerkit.arguments import unicode_problem, valid_text
+from trackerkit._arguments import unicode_problem, valid_text
+from trackerkit._slots import slot_of
 from trackerkit.fields import (
     MAX_SAFE_INTEGER,
     BooleanField,
@@ -24,7 +25,6 @@ from trackerkit.fields import (
     is_number,
 )
 from trackerkit.line import fields_line, line_of, quoted_line
-from trackerkit.slots import slot_of
 from trackerkit.state import Delta, State, copy_state
 from trackerkit.tracker import Tracker
 from trackerkit.values import (

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from trackerkit._pieces import check_tracker_id
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -32,7 +33,6 @@ from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDe
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in
 from trackerkit.macros import MacroIssue
-from trackerkit.pieces import check_tracker_id
 from trackerkit.prompt import tracker_texts
 from trackerkit.tracker import (
     ChangesStyle,

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import orjson
 
+from trackerkit._pieces import read_piece_file
 from trackerkit.errors import Problem, StaleRevisionError, TrackerkitError
 from trackerkit.library import Library, Verdict, piece_verdict
-from trackerkit.pieces import read_piece_file
 from trackerkit.tracker import Tracker
 
 __all__ = ["Repair", "check_raw", "raw_text", "refused_files", "save_raw"]

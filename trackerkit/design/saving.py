@@ -13,6 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
+from trackerkit._pieces import check_tracker_id
 from trackerkit.design.draft import Draft, save_draft
 from trackerkit.errors import (
     BadRequestError,
@@ -21,7 +22,6 @@ from trackerkit.errors import (
     TrackerkitError,
 )
 from trackerkit.library import Library
-from trackerkit.pieces import check_tracker_id
 from trackerkit.tracker import Tracker
 
 __all__ = ["SaveOutcome", "holds", "id_problem", "save", "suggest_id"]

@@ -14,11 +14,11 @@ from typing import Any, Literal, TypeAlias
 
 import orjson
 
+from trackerkit._pieces import read_piece_file, write_atomically
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
-from trackerkit.pieces import read_piece_file, write_atomically
 from trackerkit.tokens import ENCODINGS
 from trackerkit.tracker import Tracker, decode_tracker
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import orjson
 
+from trackerkit._pieces import write_atomically
 from trackerkit.errors import ImportRefusedError
 from trackerkit.formats.card import card_from_data
 from trackerkit.formats.detect import FORMATS, read_document, sniff, unknown_format
@@ -21,7 +22,6 @@ from trackerkit.formats.rpg_companion import rpg_companion_from_data
 from trackerkit.formats.sillytavern_tracker import sillytavern_tracker_from_data
 from trackerkit.formats.wtracker_import import wtracker_from_data
 from trackerkit.library import Library
-from trackerkit.pieces import write_atomically
 from trackerkit.scene import Scene
 from trackerkit.tracker import Tracker
 

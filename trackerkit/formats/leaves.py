@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from trackerkit._problems import MAX_TEXT
 from trackerkit.fields import describe_value, is_number
-from trackerkit.problems import MAX_TEXT
 
 __all__ = ["NAME_KEYS", "Leaf", "guess_range", "leaf", "number", "quoted"]
 

@@ -16,12 +16,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
 from trackerkit.fields import ICON_PATTERN
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import leaf, number
-from trackerkit.problems import MAX_TEXT
 
 __all__ = ["import_marinara", "marinara_from_data"]
 

@@ -14,11 +14,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import NAME_KEYS, quoted
-from trackerkit.problems import MAX_TEXT
 
 __all__ = ["import_sillytavern_tracker", "sillytavern_tracker_from_data"]
 

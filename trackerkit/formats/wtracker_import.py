@@ -14,12 +14,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
 from trackerkit.fields import is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import NAME_KEYS, quoted
-from trackerkit.problems import MAX_TEXT
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import orjson
 
+from trackerkit._pieces import write_atomically
 from trackerkit.errors import BadRequestError
 from trackerkit.library import Library
-from trackerkit.pieces import write_atomically
 from trackerkit.scene import Scene, load_scene
 from trackerkit.workspace import Workspace
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from trackerkit.arguments import read_arguments
+from trackerkit._arguments import read_arguments
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
 from trackerkit.simulate.report import TurnReport

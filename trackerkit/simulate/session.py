@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from trackerkit.arguments import read_arguments
+from trackerkit._arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
 from trackerkit.errors import ModelError, TrackerkitError

@@ -12,10 +12,10 @@ import math
 from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
+from trackerkit._slots import slot_of
 from trackerkit.changes import ForwardPass, number_bar
 from trackerkit.chat import Chat
 from trackerkit.fields import NumberField, is_number
-from trackerkit.slots import slot_of
 from trackerkit.tracker import Tracker
 from trackerkit.update import tracker_value
 from trackerkit.values import Value, read_values
