@@ -30,7 +30,7 @@ from trackerkit.simulate.endpoint import MAX_BODY, post
 
 # The OpenAI client's own reading of an error body and of a refusal of tools, so both clients
 # word a failing server alike.
-from trackerkit.simulate.model import _REFUSAL_HINTS, OpenAIModel, _detail
+from trackerkit.simulate.model import REFUSAL_HINTS, OpenAIModel, error_detail
 
 __all__ = ["RETRY_STATUSES", "TAG_HEADER", "EndpointModel", "retry_after"]
 
@@ -136,7 +136,7 @@ class EndpointModel(OpenAIModel):
             )
             if 200 <= answer.status < 300:
                 return read_completion(answer.body, url)
-            detail = _detail(answer.body)
+            detail = error_detail(answer.body)
             if answer.status in RETRY_STATUSES and attempt < self.max_retries:
                 named = retry_after(dict(answer.headers).get("retry-after"))
                 wait = named if named is not None else self.backoff * 2**attempt
@@ -148,7 +148,7 @@ class EndpointModel(OpenAIModel):
                 detail = (
                     f"{detail}; waiting {wait:g} s more would pass the {self.timeout:g} s deadline"
                 )
-            if request.tools and any(h in detail.lower() for h in _REFUSAL_HINTS):
+            if request.tools and any(h in detail.lower() for h in REFUSAL_HINTS):
                 raise ToolsRefusedError(f"{self.model} does not take tools ({detail})")
             tries = f" after {attempt + 1} tries" if attempt else ""
             raise ModelError(

@@ -23,7 +23,7 @@ from trackerkit.evaluate.metrics import TurnRecord
 from trackerkit.evaluate.scoring import FieldScore, score_turn
 from trackerkit.scene import Scene
 from trackerkit.simulate.model import Model, ScriptedModel
-from trackerkit.simulate.playback import _turn_clamps  # the simulator page's own clamp reading
+from trackerkit.simulate.playback import turn_clamps  # the simulator page's own clamp reading
 from trackerkit.simulate.session import Session, TraceSink
 from trackerkit.steps import (
     BaseStep,
@@ -122,7 +122,7 @@ def play_run(
                 expected_calls=bool(step.plan().rounds),
                 update_calls=len(calls),
                 refused_calls=sum(not c.ok for c in calls),
-                clamps=len(_turn_clamps(report)),
+                clamps=len(turn_clamps(report)),
                 retries=int(getattr(model, "retries", 0)) - retries,
                 tokens_in=sum(r.tokens_in for r in report.rounds),
                 tokens_out=sum(r.tokens_out for r in report.rounds),

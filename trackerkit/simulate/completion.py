@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from pydantic_core import from_json
 
 from trackerkit.errors import ModelError
 from trackerkit.fields import describe_value
 
-__all__ = ["MAX_TOKENS", "ModelReply", "ModelRequest", "ToolCall", "read_completion"]
+__all__ = [
+    "MAX_TOKENS",
+    "PROTOCOLS",
+    "ModelReply",
+    "ModelRequest",
+    "ToolCall",
+    "UpdateProtocol",
+    "read_completion",
+]
+
+#: How a model sends its tracker updates: as `update_trackers` tool calls, or as one fenced
+#: JSON block at the end of its reply (`trackerkit.formats.text_protocol`), for models without
+#: tool calling.
+UpdateProtocol = Literal["tools", "text"]
+#: The protocols, as the CLI and the variants spell them.
+PROTOCOLS: tuple[UpdateProtocol, ...] = ("tools", "text")
 
 MAX_TOKENS = 2**63 - 1
 """The largest token count a reply's `usage` may report (the trace keeps counts as 64-bit integers)."""
@@ -43,10 +58,16 @@ class ToolCall:
 
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
-    """What a model is asked: the messages and the tools offered (chat-completions shapes)."""
+    """What a model is asked: the messages and the tools offered (chat-completions shapes).
+
+    `protocol` says how the session reads the updates: "text" offers no tool and reads the
+    reply's update block (a scripted model writes its planned calls as that block). It is never
+    sent to a server; the instructions are in the messages.
+    """
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
+    protocol: UpdateProtocol = "tools"
 
     def to_openai(self, model: str) -> dict[str, Any]:
         """The JSON body of `POST /chat/completions` (tool_choice left out: the model decides)."""

@@ -46,15 +46,16 @@ class SessionTrace:
         self.clock = clock
         self._sequence = 0
 
-    def turn(self, index: int, scene_id: str) -> TurnTrace:
-        """Open turn `index`: its `bound` event (chat and update keys) and `turn.started`."""
+    def turn(self, index: int, scene_id: str, protocol: str = "tools") -> TurnTrace:
+        """Open turn `index`: its `bound` event (chat and update keys) and `turn.started`, which
+        names the protocol the updates travel by ("tools" or "text")."""
         trace = TurnTrace(self, f"turn_{index}")
         trace.write(
             "bound",
             {"chatKey": f"sim:{scene_id}", "updateKey": f"sim:{scene_id}:{index}"},
             kind="turn",
         )
-        trace.eve("turn.started")
+        trace.eve("turn.started", protocol=protocol)
         return trace
 
     def next_sequence(self) -> int:

@@ -15,18 +15,21 @@ import json
 import os
 import ssl
 from collections import deque
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import httpx
 from pydantic_core import from_json
 
 from trackerkit.errors import ModelError, ToolsRefusedError
+from trackerkit.formats.text_protocol import render_text_updates
 from trackerkit.simulate.completion import ModelReply, ModelRequest, ToolCall, read_completion
 from trackerkit.simulate.endpoint import MAX_BODY, post
 from trackerkit.steps import TurnPlan
+from trackerkit.tool import TOOL_NAME
 
 __all__ = [
+    "REFUSAL_HINTS",
     "Model",
     "ModelReply",
     "ModelRequest",
@@ -35,6 +38,7 @@ __all__ = [
     "ToolCall",
     "ToolsRefusedError",
     "TurnPlan",
+    "error_detail",
 ]
 
 
@@ -52,6 +56,11 @@ class ScriptedModel:
     Each plan says which tool calls to make in each round and the reply text that ends the turn.
     A round's calls are made only when the request offers tools; a turn without tools (a
     continue, or tool access off) goes straight to the reply.
+
+    Under the text protocol (`request.protocol == "text"`) there is one model call per turn: the
+    reply ends with the first round's `update_trackers` calls written as the update block (see
+    `text_block`); later rounds (a batch sent again after a refusal) are not played, since the
+    refusal is answered on the next turn, and calls of other tools are not made (no tool is offered).
     """
 
     name = "scripted"
@@ -87,21 +96,19 @@ class ScriptedModel:
             raise ModelError("the scripted model was asked outside a turn")
         if plan.refuses_tools and request.tools:
             raise ToolsRefusedError("the scripted model does not take tools")
+        if request.protocol == "text":
+            block = text_block(plan.rounds[0]) if plan.rounds and self._round == 0 else None
+            self._round = max(self._round, 1)
+            return ModelReply(f"{plan.reply}\n\n{block}" if block else plan.reply, (), "stop")
         if request.tools and self._round < len(plan.rounds):
             calls = []
             for raw in plan.rounds[self._round]:
                 self._calls += 1
-                arguments = raw.get("arguments", {})
-                text = (
-                    arguments
-                    if isinstance(arguments, str)
-                    else json.dumps(arguments, ensure_ascii=False)
-                )
                 calls.append(
                     ToolCall(
                         str(raw.get("id", f"call_{self._calls}")),
-                        str(raw.get("name", "update_trackers")),
-                        text,
+                        str(raw.get("name", TOOL_NAME)),
+                        _arguments_text(raw.get("arguments", {})),
                     )
                 )
             self._round += 1
@@ -109,7 +116,45 @@ class ScriptedModel:
         return ModelReply(plan.reply, (), "stop")
 
 
-_REFUSAL_HINTS = (
+def _arguments_text(arguments: object) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def text_block(calls: Sequence[Mapping[str, Any]]) -> str | None:
+    """A round's planned `update_trackers` calls as the text protocol's update block (None: no such call).
+
+    One call's arguments are the block's body as planned (text stays as sent, so a scenario's
+    broken JSON is sent broken). Several calls' `updates` are joined into one batch, which is
+    then all or nothing as one call is; when one of them cannot be joined (text that is not an
+    object with an `updates` list), the block holds that call's arguments alone, so the refusal
+    the scenario plans is what the model is told.
+    """
+    updates = [c.get("arguments", {}) for c in calls if c.get("name", TOOL_NAME) == TOOL_NAME]
+    if not updates:
+        return None
+    if len(updates) == 1:
+        only = updates[0]
+        if isinstance(only, Mapping):
+            return render_text_updates(only)
+        return f"```{TOOL_NAME}\n{_arguments_text(only)}\n```"
+    joined: list[object] = []
+    for arguments in updates:
+        value = arguments
+        if isinstance(arguments, str):
+            try:
+                value = json.loads(arguments)
+            except ValueError:
+                value = None
+        items = value.get("updates") if isinstance(value, dict) else None
+        if not isinstance(items, list):
+            return f"```{TOOL_NAME}\n{_arguments_text(arguments)}\n```"
+        joined.extend(items)
+    return render_text_updates({"updates": joined})
+
+
+#: Words of a server's error that say the model does not take tools (OpenAI-compatible servers word
+#: it differently; these are the phrasings of Ollama, llama.cpp's server and vLLM).
+REFUSAL_HINTS = (
     "does not support tools",
     "tools are not supported",
     "tool use is not supported",
@@ -174,8 +219,8 @@ class OpenAIModel:
         )
         if 200 <= answer.status < 300:
             return read_completion(answer.body, url)
-        detail = _detail(answer.body)
-        if request.tools and any(h in detail.lower() for h in _REFUSAL_HINTS):
+        detail = error_detail(answer.body)
+        if request.tools and any(h in detail.lower() for h in REFUSAL_HINTS):
             raise ToolsRefusedError(f"{self.model} does not take tools ({detail})")
         raise ModelError(
             f"the model server at {url} answered HTTP {answer.status}: "
@@ -183,7 +228,7 @@ class OpenAIModel:
         )
 
 
-def _detail(raw: bytes) -> str:
+def error_detail(raw: bytes) -> str:
     """A server's error body on one short line: its `error.message` when it is JSON."""
     try:
         data = from_json(raw, allow_inf_nan=False)

@@ -31,6 +31,7 @@ __all__ = [
     "clamps_of",
     "play_page",
     "read_json",
+    "turn_clamps",
 ]
 
 
@@ -112,7 +113,8 @@ def clamps_of(asked: object, values: Mapping[str, Any]) -> tuple[Clamp, ...]:
     return tuple(found)
 
 
-def _turn_clamps(report: TurnReport) -> tuple[Clamp, ...]:
+def turn_clamps(report: TurnReport) -> tuple[Clamp, ...]:
+    """The numbers a turn's accepted update calls asked for that its values hold otherwise (none for a failed turn)."""
     updates: list[object] = []
     for call in report.calls:
         if call.ok and call.name == report.tool_name:
@@ -327,7 +329,7 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
         kind,
         scripted,
         report=report,
-        clamps=_turn_clamps(report) if report is not None else (),
+        clamps=turn_clamps(report) if report is not None else (),
         take=session.chat.current,
         version=version,
         typed=typed,

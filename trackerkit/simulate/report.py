@@ -61,6 +61,8 @@ class TurnReport:
     values: dict[str, Any] = field(default_factory=dict)
     changes: MessageChanges | None = None
     failed: str | None = None
+    #: How the updates travelled: "tools" (tool calls) or "text" (the reply's update block).
+    protocol: str = "tools"
 
     @property
     def ok(self) -> bool:
@@ -72,6 +74,7 @@ class TurnReport:
         return {
             "index": self.index,
             "kind": self.kind,
+            "protocol": self.protocol,
             "user": self.user,
             "toolOffered": self.tool_offered,
             "toolName": self.tool_name,

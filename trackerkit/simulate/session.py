@@ -1,5 +1,13 @@
 """The simulator: one turn = prompt, model, tool loop, commit, changes, trace events.
 
+Two protocols carry the model's tracker updates (`protocol=`): "tools" offers the
+`update_trackers` tool and runs the tool loop; "text" offers no tool, the prompt carries the text
+protocol's instructions (`trackerkit.formats.text_protocol`), and the model's one reply per turn
+may end with an update block. The block is taken out of the reply (the chat never shows it), its
+batch is applied all or nothing as a tool call's is (TR-37), and what it did (or why nothing was
+written) is told to the model on the next turn that sees that reply. A refused or unreadable
+block is the turn's outcome (a refused call in the report), never an exception.
+
 `Session` runs a scene turn by turn against a model (the scripted one by default). It composes a
 `Chat` (`session.chat`: the takes, the actions a person makes, the values) and a `ScenarioPlayer`
 (`session.player`: the scene's scripted steps). Each turn assembles the request (card,
@@ -11,10 +19,11 @@ and writes the turn's events (`trackerkit.simulate.events`) when a trace sink is
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +31,8 @@ from typing import Any
 from trackerkit._arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
-from trackerkit.errors import ModelError, TrackerkitError
+from trackerkit.errors import BadRequestError, ModelError, TrackerkitError
+from trackerkit.formats.text_protocol import parse_text_updates, text_answer, text_instructions
 from trackerkit.prompt import (
     PromptContext,
     Request,
@@ -31,6 +41,7 @@ from trackerkit.prompt import (
     render_trackers_block,
 )
 from trackerkit.scene import PieceSource, Scene, load_scene
+from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.events import SessionTrace, TraceSink, TurnTrace
 from trackerkit.simulate.model import (
     Model,
@@ -43,9 +54,10 @@ from trackerkit.simulate.model import (
 )
 from trackerkit.simulate.report import CallReport, RoundReport, TurnReport
 from trackerkit.simulate.scenario import ScenarioPlayer, Script
+from trackerkit.state import Message
 from trackerkit.steps import Step
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
-from trackerkit.tool import ToolDefinition
+from trackerkit.tool import TOOL_NAME, ToolDefinition
 from trackerkit.tracker import Tracker
 
 __all__ = [
@@ -86,6 +98,10 @@ class _Running:
     said: list[dict[str, Any]] = field(default_factory=list)
     #: Seconds other tools have spent in this turn (update_trackers is never counted, TR-39).
     spent: float = 0.0
+    #: Under the text protocol: the reply without its update block (what the chat keeps).
+    visible: str | None = None
+    #: Under the text protocol: what the block did, told to the model on the next turn.
+    text_answer: str | None = None
 
 
 class Session:
@@ -105,6 +121,10 @@ class Session:
         tools_supported: whether the connection takes tools at all.
         encoding: the tiktoken encoding every count uses.
         clock: gives "now" (UTC) for trace timestamps.
+        protocol: how the model sends its updates: "tools" (the update_trackers tool and the
+            tool loop) or "text" (no tool; one fenced update block at the end of the reply,
+            answered on the next turn). Under "text" the update is offered whatever
+            `tools_supported` says, and the other tools are not offered.
     """
 
     def __init__(
@@ -120,7 +140,16 @@ class Session:
         tools_supported: bool = True,
         encoding: str = DEFAULT_ENCODING,
         clock: Callable[[], datetime] | None = None,
+        protocol: UpdateProtocol = "tools",
     ) -> None:
+        if protocol not in PROTOCOLS:
+            raise BadRequestError(
+                f"protocol must be one of {', '.join(PROTOCOLS)}; found {protocol!r}"
+            )
+        self.protocol: UpdateProtocol = protocol
+        #: Under the text protocol: what each reply version's update block did, told to the model
+        #: on the next turn that sees that version, by (message id, version index).
+        self.text_answers: dict[tuple[str, int], str] = {}
         self.scene = scene
         self.chat = Chat(scene, pieces)
         self.model: Model = model if model is not None else ScriptedModel()
@@ -235,8 +264,13 @@ class Session:
 
     def _begin(self, kind: TurnKind, user_text: str | None) -> _Running:
         """Open the chat's turn, its report and its trace (its `bound` and `turn.started` events)."""
+        text = self.protocol == "text"
+        # The text protocol needs no tool calling, so its update is offered on any connection,
+        # and no other tool is offered beside it (so no other tool's name is taken).
         turn = self.chat.begin_turn(
-            kind, tools_supported=self.tools_supported, taken=tuple(self.tools)
+            kind,
+            tools_supported=self.tools_supported or text,
+            taken=() if text else tuple(self.tools),
         )
         index = self._turns
         self._turns += 1
@@ -247,11 +281,12 @@ class Session:
             user_text,
             tool is not None,
             tool.name if tool else None,
-            tool.description if tool else None,
+            tool.description if tool and not text else None,
             None,
             None,
+            protocol=self.protocol,
         )
-        return _Running(turn, report, self._events.turn(index, self.scene.id))
+        return _Running(turn, report, self._events.turn(index, self.scene.id, self.protocol))
 
     def _plan(self, script: Script) -> None:
         if isinstance(self.model, ScriptedModel):
@@ -263,7 +298,9 @@ class Session:
 
     def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:
         """Stamp the reply with the turn's writes; the report takes its values and changes."""
-        message = run.turn.commit(reply.content)
+        message = run.turn.commit(run.visible if run.visible is not None else reply.content)
+        if run.text_answer is not None:
+            self.text_answers[(message.id, message.shown)] = run.text_answer
         report = run.report
         report.reply = message.text
         report.message_id = message.id
@@ -289,6 +326,8 @@ class Session:
 
     def _loop(self, run: _Running) -> ModelReply | None:
         """Ask the model, answer its calls, ask again; the plain reply, or None past the round limit."""
+        if self.protocol == "text":
+            return self._text_round(run)
         for round_index in range(self.max_rounds):
             reply, tokens_in, tokens_out = self._ask(run, round_index)
             if reply.tool_calls:
@@ -298,6 +337,54 @@ class Session:
             if not reply.tool_calls:
                 return reply
         return None
+
+    def _text_round(self, run: _Running) -> ModelReply:
+        """The text protocol's one model call: the reply read, its update block applied, all or nothing."""
+        reply, tokens_in, tokens_out = self._ask(run, 0)
+        parsed = parse_text_updates(reply.content)
+        run.visible = parsed.visible
+        calls = [
+            CallReport(
+                0,
+                c.id,
+                c.name,
+                c.arguments,
+                False,
+                "No tool is offered under the text protocol; the call was not run.",
+                failure="error",
+            )
+            for c in reply.tool_calls
+        ]
+        if parsed.sent:
+            arguments = (
+                json.dumps(parsed.arguments, ensure_ascii=False)
+                if parsed.arguments is not None
+                else ""
+            )
+            call = ToolCall(f"text_{run.report.index}", TOOL_NAME, arguments)
+            run.trace.actions_requested(0, [call])
+            if parsed.error is not None:
+                answer = text_answer(parsed, None) or ""
+                report = CallReport(0, call.id, call.name, arguments, False, answer, 0, "error")
+            else:
+                result = run.turn.call(parsed.arguments)
+                answer = text_answer(parsed, result) or ""
+                report = CallReport(
+                    0,
+                    call.id,
+                    call.name,
+                    arguments,
+                    result.ok,
+                    answer,
+                    result.change_count,
+                    None if result.ok else "ok:false",
+                )
+            run.text_answer = answer
+            calls.append(report)
+            run.trace.action_result(0, report, counts_changes=True)
+        run.report.calls.extend(calls)
+        run.trace.step_completed(0, reply.finish_reason, tokens_in, tokens_out)
+        return reply
 
     def _ask(self, run: _Running, round_index: int) -> tuple[ModelReply, int, int]:
         """One model call on a freshly assembled request; the reply and its tokens in and out."""
@@ -309,7 +396,9 @@ class Session:
         parts = {**request.parts, **({"turn": said} if said else {})}
         run.trace.step_started(round_index)
         reply = self.model.complete(
-            ModelRequest(request.messages + run.said, self._offered(run.turn, request))
+            ModelRequest(
+                request.messages + run.said, self._offered(run.turn, request), self.protocol
+            )
         )
         out = count_tokens(
             reply.content + "".join(c.name + c.arguments for c in reply.tool_calls), self.encoding
@@ -325,6 +414,8 @@ class Session:
     def _offered(self, turn: Turn, request: Request) -> list[dict[str, Any]]:
         """The tools of one model call: the request's (the update tool when offered), then the others."""
         # Other tools follow the connection and the turn kind, not whether a tracker loaded.
+        if self.protocol == "text":
+            return []
         others = self.scene.tool_access and self.tools_supported and turn.kind != "continue"
         return list(request.tools) + (
             [t.to_openai() for t in self.tools.values()] if others else []
@@ -352,10 +443,22 @@ class Session:
             run.trace.action_result(round_index, result, counts_changes=counts)
 
     def _history(self, turn: Turn) -> list[tuple[str, str]]:
+        return [(m.role, m.text) for m in self._seen(turn)]
+
+    def _seen(self, turn: Turn) -> Sequence[Message]:
+        """The messages a turn's model sees (a swipe or regenerate does not see the reply it replaces)."""
         messages = turn.take.messages
         if turn.kind in ("swipe", "regenerate"):
             messages = messages[:-1]
-        return [(m.role, m.text) for m in messages]
+        return messages
+
+    def _last_answer(self, turn: Turn) -> str | None:
+        """Under the text protocol: what the update block of the last reply this turn sees did."""
+        replies = [m for m in self._seen(turn) if m.role == "assistant"]
+        if not replies:
+            return None
+        last = replies[-1]
+        return self.text_answers.get((last.id, last.shown))
 
     def _request(self, turn: Turn) -> tuple[Request, str | None]:
         context = PromptContext(self.scene.user, self.scene.char)
@@ -364,16 +467,38 @@ class Session:
         # The card's macros ({{user}}, {{tracker::Name::field}}) run on the turn's state (TR-32);
         # the block goes where the author's marker stands, never where a value spells it (TR-30).
         card = render_card(self.scene.card, turn.trackers, state, context)
+        text = self.protocol == "text"
+        # Under the text protocol the instructions (and the last block's answer) follow the
+        # block in the system message, in the place of the tool (TR-36: one line per tracker).
+        extra = "\n\n".join(
+            part
+            for part in (
+                text_instructions(turn.trackers) if text and turn.tool is not None else "",
+                (self._last_answer(turn) or "") if text else "",
+            )
+            if part
+        )
         request = assemble_request(
             card=card,
-            block=block.text,
+            block="\n\n".join(p for p in (block.text, extra) if p) or None,
             history=self._history(turn),
-            tool=turn.tool,
+            tool=None if text else turn.tool,
             window=self.scene.window,
             reserve=self.scene.reserve,
             builtin=self.scene.builtin,
             encoding=self.encoding,
         )
+        if extra:
+            # The parts counted apart: the block, and the protocol's words (as a tool is).
+            parts = dict(request.parts)
+            if block.text:
+                parts["trackers"] = count_tokens(block.text, self.encoding)
+            else:
+                parts.pop("trackers", None)
+            history = parts.pop("history")
+            parts["protocol"] = count_tokens(extra, self.encoding)
+            parts["history"] = history
+            request = replace(request, parts=parts)
         return request, block.text
 
     def _call(self, turn: Turn, call: ToolCall, round_index: int, spent: float) -> CallReport:
