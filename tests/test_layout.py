@@ -192,3 +192,133 @@ def test_the_surface_rule_catches_a_module(tmp_path: Path) -> None:
     )
     wrong = _wrong_imports(probe)
     assert [w.split(":")[0] for w in wrong] == ["line 1", "line 2", "line 3", "line 4"]
+
+
+def _module_names(root: Path = ROOT) -> dict[str, Path]:
+    """Every module of the package under `root` by its dotted name (a package by its own name)."""
+    found = {}
+    for path in sorted((root / "trackerkit").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _top_level_imports(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The imports a module runs when loaded, and those it makes for type checking only: every
+    import outside a function (inside `if`, `try` too). Both count, so no cycle hides behind
+    `TYPE_CHECKING` either."""
+    for node in body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif isinstance(node, ast.If):
+            yield from _top_level_imports(node.body)
+            yield from _top_level_imports(node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _top_level_imports(node.body)
+            for handler in node.handlers:
+                yield from _top_level_imports(handler.body)
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Which package modules each module imports when loaded, with the sub-packages an import
+    passes through (`trackerkit.simulate.page` loads `trackerkit.simulate` first). The package
+    root is left out: it re-exports every part, and every part passes through it by design."""
+    modules = _module_names(root)
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in _top_level_imports(tree.body):
+            if isinstance(node, ast.Import):
+                wanted = [alias.name for alias in node.names]
+            else:
+                base = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    base = ".".join(
+                        [*parts[: len(parts) - node.level + 1], *([base] if base else [])]
+                    )
+                wanted = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                    for alias in node.names
+                ]
+            for target in wanted:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                chain = target.split(".")
+                for end in range(2, len(chain) + 1):
+                    step = ".".join(chain[:end])
+                    if step != name and not name.startswith(f"{step}."):
+                        targets.add(step)
+        graph[name] = targets
+    graph["trackerkit"] = set()
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, targets = work[-1]
+            target = next(targets, None)
+            if target is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        found.append(sorted(group))
+            elif target not in index:
+                index[target] = low[target] = len(index)
+                stack.append(target)
+                on_stack.add(target)
+                work.append((target, iter(sorted(graph.get(target, ())))))
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+    return found
+
+
+def test_no_import_cycle() -> None:
+    """No module imports itself back through others, at load time or for type checking."""
+    graph = import_graph()
+    assert {"trackerkit.design.draft", "trackerkit.simulate.session"} <= set(graph)
+    assert cycles(graph) == []
+
+
+def test_a_cycle_is_caught(tmp_path: Path) -> None:
+    """A cycle through a type-checking import, and one through a sub-package's `__init__`, show."""
+    package = tmp_path / "trackerkit"
+    (package / "apps").mkdir(parents=True)
+    (package / "__init__.py").write_text("from trackerkit.a import A\n")
+    (package / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from trackerkit.b import B\n"
+    )
+    (package / "b.py").write_text("from trackerkit import a\n")
+    (package / "apps" / "__init__.py").write_text("from .page import p\n")
+    (package / "apps" / "page.py").write_text("from trackerkit.c import c\n")
+    (package / "c.py").write_text(
+        "def c():\n    import trackerkit.a\nfrom trackerkit.apps import p\n"
+    )
+    assert cycles(import_graph(tmp_path)) == [
+        ["trackerkit.a", "trackerkit.b"],
+        ["trackerkit.apps", "trackerkit.apps.page", "trackerkit.c"],
+    ]

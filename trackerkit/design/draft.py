@@ -28,7 +28,7 @@ from trackerkit.design.parts import (
     refused,
     render_template,
 )
-from trackerkit.design.rail import starting_state
+from trackerkit.design.sample import starting_state
 from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDecodeError
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from trackerkit.design.draft import Draft
-from trackerkit.design.rail import SAMPLE_ROW
+from trackerkit.design.sample import SAMPLE_ROW
 
 __all__ = ["macro_suggestions"]
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trackerkit.design.sample import starting_state
 from trackerkit.formats.checkers import check_provider_tool
 from trackerkit.formats.providers import PROVIDERS, export_costs, provider_tool
 from trackerkit.macros import MacroReport
@@ -19,34 +20,21 @@ from trackerkit.prompt import PromptContext, default_text, render_trackers_block
 from trackerkit.tokens import DEFAULT_ENCODING, ENCODINGS, count_tokens
 from trackerkit.tool import tracker_line
 from trackerkit.tracker import Tracker
-from trackerkit.update import slot_of, tracker_value
+from trackerkit.update import tracker_value
 
 if TYPE_CHECKING:
     from trackerkit.design.draft import Draft
 
 __all__ = [
     "PROVIDER_NAMES",
-    "SAMPLE_ROW",
     "ExportRow",
     "Rail",
     "export_rows",
     "exports_html",
     "rail",
-    "starting_state",
 ]
 
-#: The one row a list shows at its starting values (the rail, a draft's template check).
-SAMPLE_ROW = "Sample"
-
 _CONTEXT = PromptContext()
-
-
-def starting_state(tracker: Tracker, rows: Iterable[str] = ()) -> dict[str, dict[str, object]]:
-    """The state a tracker shows at its starting values: a list holds `rows`, else one sample row."""
-    if tracker.layout == "record":
-        return {}
-    names = list(dict.fromkeys(rows)) or [SAMPLE_ROW]
-    return {slot_of(tracker): {row: {} for row in names}}
 
 
 @dataclass(frozen=True, slots=True)
