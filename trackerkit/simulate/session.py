@@ -40,7 +40,7 @@ from trackerkit.prompt import (
     render_card,
     render_trackers_block,
 )
-from trackerkit.scene import PieceSource, Scene, load_scene
+from trackerkit.scene import PieceSource, Scene, load_scene, scene_trackers
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.events import SessionTrace, TraceSink, TurnTrace
 from trackerkit.simulate.model import (
@@ -176,10 +176,7 @@ class Session:
         """A session on a scene file; trackers come from `<data>/trackers` beside `<data>/scenes`."""
         path = Path(path)
         scene = load_scene(path)
-        folder = (
-            Path(trackers) if trackers is not None else path.resolve().parent.parent / "trackers"
-        )
-        return cls(scene, folder, model, **options)
+        return cls(scene, scene_trackers(path, trackers), model, **options)
 
     @property
     def trace(self) -> TraceSink | None:
@@ -298,7 +295,8 @@ class Session:
 
     def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:
         """Stamp the reply with the turn's writes; the report takes its values and changes."""
-        message = run.turn.commit(run.visible if run.visible is not None else reply.content)
+        shown = run.visible if run.visible is not None else reply.content
+        message = run.turn.commit(shown)
         if run.text_answer is not None:
             self.text_answers[(message.id, message.shown)] = run.text_answer
         report = run.report
@@ -307,7 +305,7 @@ class Session:
         report.values = self.chat.values()
         read = tracker_changes_between(self.chat, None, message.id, message.id)
         report.changes = read.of(message.id)
-        run.trace.message_completed(len(report.rounds) - 1, reply.finish_reason, reply.content)
+        run.trace.message_completed(len(report.rounds) - 1, reply.finish_reason, shown)
         run.trace.turn_completed()
         self.reports.append(report)
         return report
