@@ -19,7 +19,7 @@ from trackerkit.evaluate.metrics import field_frame, turn_frame
 from trackerkit.evaluate.results import EvaluationResults
 from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluate.variants import Variant, load_design
-from trackerkit.scene import Scene, load_scene
+from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
 from trackerkit.steps import decode_steps
 
@@ -45,7 +45,7 @@ def _scenes(
         scene = load_scene(path)
         if not scene.turns:
             raise BadRequestError(f"{path}: has no scripted turns to evaluate")
-        found.append((scene, trackers or path.resolve().parent.parent / "trackers"))
+        found.append((scene, scene_trackers(path, trackers)))
     ids = [s.id for s, _ in found]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
@@ -77,7 +77,8 @@ def evaluate(
 
     Args:
         scenarios: scene files (or `Scene`s, with `trackers`) whose steps carry `expect`.
-        variants: what is compared; one scripted variant when None.
+        variants: what is compared (models, designs, tool styles, protocols); one scripted
+            variant when None.
         runs: repeats per scenario and variant (pass^k uses all of them).
         mode: "free" (errors carry) or "forced" (each turn starts from the expected state).
         concurrency: runs in flight at once (turns of one run stay in order).
@@ -126,6 +127,7 @@ def evaluate(
             variant=variant.name,
             run=run,
             mode=mode,
+            protocol=variant.protocol,
             trace=trace,
             tolerance=tolerance,
             on_turn=advance,

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from trackerkit.evaluate.metrics import TurnRecord
 from trackerkit.evaluate.scoring import FieldScore, score_turn
 from trackerkit.scene import Scene
+from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.simulate.playback import turn_clamps  # the simulator page's own clamp reading
 from trackerkit.simulate.session import Session, TraceSink
@@ -65,6 +66,7 @@ def play_run(
     variant: str = "default",
     run: int = 0,
     mode: Mode = "free",
+    protocol: UpdateProtocol = "tools",
     trace: TraceSink | None = None,
     tolerance: float = 1.0,
     on_turn: Callable[[], None] | None = None,
@@ -80,6 +82,8 @@ def play_run(
         variant: the variant's name, kept in every row.
         run: the repeat's index.
         mode: "free" (errors carry) or "forced" (each turn from the expected state).
+        protocol: how the model under test sends its updates, "tools" or "text" (the gold
+            steps of the forced mode always use the tools).
         trace: where the model's turns are written (a `TraceWriter`), or None.
         tolerance: numbers within this of the expected value count as within tolerance.
         on_turn: called after each scored turn (a progress bar).
@@ -88,7 +92,11 @@ def play_run(
     gold = mode == "forced"
     scripted = ScriptedModel()
     session = Session(
-        scene, list(trackers), scripted if gold else model, trace=None if gold else trace
+        scene,
+        list(trackers),
+        scripted if gold else model,
+        trace=None if gold else trace,
+        protocol="tools" if gold else protocol,
     )
     session.session_id = f"eval_{scene.id}_{run}_{uuid.uuid4().hex[:8]}"
     turns: list[TurnRecord] = []
@@ -99,7 +107,7 @@ def play_run(
             continue
         undo = _aside(session) if gold else None
         if gold:
-            session.model, session.trace = model, trace
+            session.model, session.trace, session.protocol = model, trace, protocol
         if hasattr(model, "tag"):
             model.tag = (scene.id, index, run)
         retries = int(getattr(model, "retries", 0))
@@ -133,7 +141,7 @@ def play_run(
         cells.extend((keys, s) for s in scores)
         if undo is not None:
             undo()
-            session.model, session.trace = scripted, None
+            session.model, session.trace, session.protocol = scripted, None, "tools"
             session.play(step)
         if on_turn is not None:
             on_turn()

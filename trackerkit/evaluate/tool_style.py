@@ -56,7 +56,7 @@ class AnyOfTools:
     def complete(self, request: ModelRequest) -> ModelReply:
         """Ask the wrapped model with the `anyOf` tool in place of the update tool."""
         tools = [self._swap(t) for t in request.tools]
-        sent = ModelRequest(request.messages, tools)
+        sent = replace(request, tools=tools)
         reply = self.inner.complete(sent)
         if reply.usage_in is None and tools != request.tools:
             reply = replace(reply, usage_in=count_tokens(_text(sent)))

@@ -1,4 +1,4 @@
-"""What is compared side by side: a variant is a model endpoint and a tracker design.
+"""What is compared side by side: a variant is a model endpoint, a tracker design, a tool style and a protocol.
 
 A variants file is a JSON list of objects with the keys of `Variant` (unknown keys are refused,
 with their path). API keys are never written there: `api_key_env` names the environment variable
@@ -19,6 +19,7 @@ from trackerkit.errors import BadRequestError
 from trackerkit.evaluate.client import EndpointModel
 from trackerkit.evaluate.tool_style import AnyOfTools
 from trackerkit.scene import Scene
+from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import Tracker, decode_tracker
@@ -43,6 +44,10 @@ class Variant(BaseModel):
         tool_style: "lines" (the update tool as trackerkit builds it, one line per tracker) or
             "anyOf" (each tracker's fields in the schema; see `trackerkit.evaluate.tool_style`);
             the scripted model makes the scenario's calls whatever the schema, so it ignores this.
+        protocol: how the model sends its updates: "tools" (the update tool) or "text" (no tool;
+            one fenced update block at the end of the reply, answered on the next turn; see
+            `trackerkit.formats.text_protocol`). Under "text" no tool is sent, so `tool_style`
+            does not apply.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
@@ -56,6 +61,7 @@ class Variant(BaseModel):
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
     tool_style: Literal["lines", "anyOf"] = "lines"
+    protocol: UpdateProtocol = "tools"
 
     @pydantic.model_validator(mode="after")
     def _endpoint_has_url(self) -> Variant:
@@ -80,7 +86,9 @@ class Variant(BaseModel):
             timeout=self.timeout,
             max_retries=self.max_retries,
         )
-        return AnyOfTools(model, trackers) if self.tool_style == "anyOf" else model
+        if self.tool_style == "anyOf" and self.protocol == "tools":
+            return AnyOfTools(model, trackers)
+        return model
 
 
 _VARIANTS: pydantic.TypeAdapter[list[Variant]] = pydantic.TypeAdapter(list[Variant])
