@@ -323,3 +323,24 @@ class TestUnsafeLinks:
         (folder / "health.json").symlink_to(folder / "vitals" / "health.json")
         linked = load_linked(_scene("health"), source_for(folder))
         assert [t.id for t in linked.trackers] == ["health"]
+
+
+def test_scene_trackers_is_beside_the_scenes_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scene's tracker folder is `trackers/` in its data folder, found from a resolved path
+    (relative, through `..` or a link alike); a folder given wins as given."""
+    from trackerkit.scene import scene_trackers
+
+    scenes = tmp_path / "data" / "scenes"
+    scenes.mkdir(parents=True)
+    scene = scenes / "fight.json"
+    scene.write_text("{}")
+    expected = (tmp_path / "data" / "trackers").resolve()
+    link = tmp_path / "elsewhere.json"
+    link.symlink_to(scene)
+    monkeypatch.chdir(scenes)
+    assert scene_trackers("fight.json") == expected
+    assert scene_trackers("../scenes/./fight.json") == expected
+    assert scene_trackers(link) == expected
+    assert scene_trackers(scene, "mine") == Path("mine")

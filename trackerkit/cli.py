@@ -102,10 +102,10 @@ def register_prompt(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _prompt(args: argparse.Namespace) -> int:
     from trackerkit.prompt import PromptContext, preview_prompt
-    from trackerkit.scene import FolderSource, load_linked, load_scene
+    from trackerkit.scene import FolderSource, load_linked, load_scene, scene_trackers
 
     scene = load_scene(args.scene)
-    folder: Path = args.trackers or Path(args.scene).parent.parent / "trackers"
+    folder = scene_trackers(args.scene, args.trackers)
     if not folder.is_dir():
         raise TrackerkitError(f"no tracker folder at {folder}; pass --trackers DIR")
     linked = load_linked(scene, FolderSource(folder))

@@ -42,6 +42,7 @@ __all__ = [
     "load_linked",
     "load_scene",
     "read_scene",
+    "scene_trackers",
     "source_for",
 ]
 
@@ -203,6 +204,19 @@ def load_scene(path: str | Path) -> Scene:
     if read.scene is None or read.problems:
         raise TrackerkitError(f"{read.path}: {problem_sentence(read.problems)}")
     return read.scene
+
+
+def scene_trackers(path: str | Path, given: str | Path | None = None) -> Path:
+    """The tracker folder a scene file reads: `given` when there is one, else `trackers/` in the
+    scene's data folder (`<data>/scenes/fight.json` reads `<data>/trackers`).
+
+    The scene's path is resolved first, so a relative path, `..` or a link to the file all find
+    the same folder (and a message names it absolutely). Every reader of a scene file (the
+    session, `trackerkit prompt` and `export`, the evaluation and its noisy model) asks here.
+    """
+    if given is not None:
+        return Path(given)
+    return Path(path).resolve().parent.parent / "trackers"
 
 
 class PieceSource(Protocol):

@@ -26,7 +26,7 @@ from typing import Any
 
 from trackerkit.evaluate.client import TAG_HEADER
 from trackerkit.evaluate.variants import load_design
-from trackerkit.scene import Scene, load_scene
+from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.steps import decode_steps
 from trackerkit.tracker import Tracker
 
@@ -75,7 +75,7 @@ class NoisyServer(ThreadingHTTPServer):
         for item in scenes:
             path = Path(item)
             scene = load_scene(path)
-            folder = trackers or path.resolve().parent.parent / "trackers"
+            folder = scene_trackers(path, trackers)
             self.scenes[scene.id] = (scene, decode_steps(scene.turns), load_design(scene, folder))
         self.injected: list[tuple[str, int, int, str]] = []
         self.requests = 0

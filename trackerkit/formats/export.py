@@ -79,7 +79,7 @@ def load_export_source(
         TrackerkitError: a file that is missing, unreadable, not JSON, or a tracker the strict
             decoder refuses (naming the file); no tracker at all.
     """
-    from trackerkit.scene import FolderSource, load_linked, load_scene
+    from trackerkit.scene import FolderSource, load_linked, load_scene, scene_trackers
 
     trackers: list[Tracker] = []
     notes: list[str] = []
@@ -97,7 +97,7 @@ def load_export_source(
             trackers.append(decode_tracker(data, source=str(path)))
             continue
         scene = load_scene(path)
-        folder = trackers_dir or path.parent.parent / "trackers"
+        folder = scene_trackers(path, trackers_dir)
         if not folder.is_dir():
             raise TrackerkitError(f"{path}: no tracker folder at {folder}; pass --trackers DIR")
         linked = load_linked(scene, FolderSource(folder))
