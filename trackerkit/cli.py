@@ -128,7 +128,9 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         description=(
             "Run a scene turn by turn (its scripted turns, against the scripted model or any "
             "OpenAI-compatible endpoint) and print per turn: the user text, the tool calls, the "
-            "changes and the prompt tokens by part. Writes the turns to the trace journal "
+            "changes and the prompt tokens by part. --protocol text offers no tool: the prompt "
+            "asks for the updates as one fenced JSON block at the end of the reply, which is "
+            "taken out of the reply and applied as a tool call would be. Writes the turns to the trace journal "
             "DATA/trace/YYYY-MM-DD.jsonl unless --no-trace, and says where on stderr: DATA is "
             "--data, else $ASSISTANT_DATA_DIR, else the per-user data directory (such as "
             "~/.local/share/trackerkit), never the repository's bundled sample days. The day "
@@ -137,29 +139,7 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     _session_options(simulate)
     simulate.add_argument("--json", action="store_true", help="print the turn reports as JSON")
-    simulate.add_argument(
-        "--model",
-        choices=["scripted", "openai"],
-        default="scripted",
-        help="the model (default: scripted)",
-    )
-    simulate.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
-    )
-    simulate.add_argument(
-        "--model-name",
-        metavar="NAME",
-        default="gpt-4o-mini",
-        help="the model name the server knows",
-    )
-    simulate.add_argument(
-        "--api-key-env",
-        metavar="VAR",
-        default="OPENAI_API_KEY",
-        help="the environment variable holding the API key",
-    )
+    add_model_options(simulate)
     simulate.add_argument(
         "--data",
         metavar="DIR",
@@ -206,6 +186,51 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     changes.set_defaults(func=_changes)
 
 
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The model options `simulate` and `eval` share: which model, where, and by which protocol."""
+    parser.add_argument(
+        "--model",
+        choices=["scripted", "openai"],
+        default="scripted",
+        help="the model (default: scripted)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    parser.add_argument(
+        "--model-name",
+        metavar="NAME",
+        default="gpt-4o-mini",
+        help="the model name the server knows",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default="OPENAI_API_KEY",
+        help="the environment variable holding the API key",
+    )
+    parser.add_argument(
+        "--protocol",
+        choices=["tools", "text"],
+        default="tools",
+        help=(
+            "how the model sends its tracker updates: tools (the update_trackers tool; default) "
+            "or text (no tool: one fenced update_trackers JSON block at the end of the reply, "
+            "for models without tool calling)"
+        ),
+    )
+
+
+def check_model_options(args: argparse.Namespace) -> None:
+    """Refuse `--model openai` without `--base-url`, before anything runs."""
+    if args.model == "openai" and not args.base_url:
+        raise TrackerkitError(
+            "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
+        )
+
+
 def _session_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "scene",
@@ -231,11 +256,8 @@ def _simulate(args: argparse.Namespace) -> int:
     zone = time_zone(args.timezone)  # checked first: a bad zone is refused before any turn runs
     clock = _clock(args.now)
     model: Model | None = None
+    check_model_options(args)
     if args.model == "openai":
-        if not args.base_url:
-            raise TrackerkitError(
-                "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
-            )
         model = OpenAIModel(args.base_url, args.model_name, args.api_key_env)
     trace = None
     if not args.no_trace:
@@ -245,7 +267,12 @@ def _simulate(args: argparse.Namespace) -> int:
     started = clock()
     try:
         session = Session.from_scene(
-            args.scene, model, trackers=args.trackers, trace=trace, clock=clock
+            args.scene,
+            model,
+            trackers=args.trackers,
+            trace=trace,
+            clock=clock,
+            protocol=args.protocol,
         )
         with tqdm(
             total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr

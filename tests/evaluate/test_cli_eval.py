@@ -95,3 +95,23 @@ def test_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "variants[0].api_key: is not a known key" in capsys.readouterr().err
     assert main(["eval", str(ROOT / "data" / "scenes" / "typical.json"), "--no-trace"]) == 1
     assert "typical.json: has no scripted turns to evaluate" in capsys.readouterr().err
+
+
+def test_the_text_protocol_shares_simulate_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`eval --protocol text` scores the scripted model on the text protocol: a quiet scene, all right."""
+    code = main(["eval", QUIET, "--protocol", "text", "--no-trace"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    lines = captured.out.splitlines()
+    assert lines[2].split()[:2] == ["joint_accuracy", "1"]
+    from trackerkit.cli import build_parser
+
+    sub = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    options = {
+        name: {a.dest: (a.default, a.choices) for a in sub[name]._actions}
+        for name in ("simulate", "eval")
+    }
+    for dest in ("model", "base_url", "model_name", "api_key_env", "protocol"):
+        assert options["simulate"][dest] == options["eval"][dest]

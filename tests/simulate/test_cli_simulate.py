@@ -304,3 +304,29 @@ def test_a_trace_that_cannot_be_written_is_told(
         err
         == f"trackerkit: no trace could be written to {blocked / 'trace' / '2027-01-05.jsonl'}\n"
     )
+
+
+def test_the_text_protocol(capsys: pytest.CaptureFixture[str]) -> None:
+    """--protocol text: no tool part in the request, the block's calls in the report, no block in a reply."""
+    code, out, err = _run(capsys, "simulate", SHOP, "--no-trace", "--json", "--protocol", "text")
+    assert code == 0, err
+    reports = json.loads(out)
+    assert {r["protocol"] for r in reports} == {"text"}
+    assert all("tool" not in r["parts"] and "protocol" in r["parts"] for r in reports)
+    assert all("```" not in (r["reply"] or "") for r in reports)
+    assert any(c["name"] == "update_trackers" for r in reports for c in r["calls"])
+
+
+def test_the_text_protocol_meets_a_retried_batch_only_on_the_next_turn(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The fight's step 3 retries a refused batch in a second round: under text it is refused, and said."""
+    code, _, err = _run(capsys, "simulate", FIGHT, "--no-trace", "--protocol", "text")
+    assert code == 1
+    assert "expectation not met: step 3: Health.hp: expected 12, found 22" in err
+
+
+def test_a_protocol_is_one_of_two(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["simulate", SHOP, "--protocol", "smoke"])
+    assert "invalid choice: 'smoke'" in capsys.readouterr().err

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from trackerkit.errors import BadRequestError
+from trackerkit.cli import add_model_options, check_model_options
 
 __all__ = ["register"]
 
@@ -26,36 +26,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     command.add_argument("scenarios", metavar="SCENARIO", nargs="+", type=Path, help="scene files")
-    command.add_argument(
-        "--model",
-        choices=["scripted", "openai"],
-        default="scripted",
-        help="the model (default: scripted)",
-    )
-    command.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
-    )
-    command.add_argument(
-        "--model-name",
-        metavar="NAME",
-        default="gpt-4o-mini",
-        help="the model name the server knows",
-    )
-    command.add_argument(
-        "--api-key-env",
-        metavar="VAR",
-        default="OPENAI_API_KEY",
-        help="the environment variable holding the API key",
-    )
+    # The same model options as `simulate`, defined once.
+    add_model_options(command)
     command.add_argument(
         "--variants",
         metavar="FILE",
         type=Path,
         help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers, "
-        "tool_style); "
-        "replaces the model options",
+        "tool_style, protocol); replaces the model options",
     )
     command.add_argument(
         "--runs", metavar="K", type=int, default=1, help="repeats of each scenario (default 1)"
@@ -105,10 +83,7 @@ def _eval(args: argparse.Namespace) -> int:
     if args.variants is not None:
         variants = read_variants(args.variants)
     elif args.model == "openai":
-        if not args.base_url:
-            raise BadRequestError(
-                "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
-            )
+        check_model_options(args)
         variants = [
             Variant(
                 name=args.model_name,
@@ -117,10 +92,11 @@ def _eval(args: argparse.Namespace) -> int:
                 model_name=args.model_name,
                 api_key_env=args.api_key_env,
                 timeout=args.timeout,
+                protocol=args.protocol,
             )
         ]
     else:
-        variants = [Variant(name="scripted")]
+        variants = [Variant(name="scripted", protocol=args.protocol)]
     trace = None
     if not args.no_trace:
         from trackerkit.trace import TraceWriter
