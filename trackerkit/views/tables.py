@@ -74,7 +74,11 @@ def turn_table(reports: Sequence[TurnReport]) -> str:
                 _short(r.user),
                 calls,
                 changes or "-",
-                *(str(parts.get(p, 0)) for p in _PARTS),
+                # Under the text protocol the "tool" column counts its instructions, in the tool's place.
+                *(
+                    str(parts.get(p, parts.get("protocol", 0) if p == "tool" else 0))
+                    for p in _PARTS
+                ),
             ]
         )
     return table(["turn", "kind", "user", "calls", "changes", *_PARTS], rows)
