@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trackerkit.simulate.playback import Clamp, clamps_of, play_page, read_json
+from trackerkit.simulate.playback import Clamp, clamps_of, compare_protocols, play_page, read_json
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGHT = ROOT / "data" / "scenes" / "fight.json"
@@ -240,5 +240,64 @@ class TestPlayPage:
         playback = play_page(FIGHT, [*steps, {"action": "use", "take": "t1"}, edit])
         refused = playback.page_outcomes[-1].refused
         assert refused is not None
-        assert refused.startswith(f"Version {on_t2} was read on take 't2', but the take shown is 't1'")
+        assert refused.startswith(
+            f"Version {on_t2} was read on take 't2', but the take shown is 't1'"
+        )
         assert playback.session.values()["Health"]["hp"] == 40
+
+
+class TestProtocols:
+    """The page under the text protocol, and the comparison with the tool path."""
+
+    def test_the_page_plays_under_the_text_protocol(self) -> None:
+        calls = '[{"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 3}}]}}]'
+        playback = play_page(
+            FIGHT, [{"user": "I fall.", "callsText": calls, "reply": "Down."}], protocol="text"
+        )
+        last = playback.outcomes[-1]
+        assert last.report is not None
+        assert last.report.protocol == "text"
+        assert last.report.reply == "Down."
+        assert playback.session.values()["Health"]["hp"] == 3
+        assert last.sentence == "Step 7 (turn) done."
+
+    def test_a_malformed_page_block_is_an_outcome(self) -> None:
+        calls = '[{"name": "update_trackers", "arguments": "{broken"}]'
+        playback = play_page(
+            FIGHT, [{"user": "x", "callsText": calls, "reply": "y"}], protocol="text"
+        )
+        last = playback.outcomes[-1]
+        assert last.refused is None
+        assert last.sentence == "Step 7 (turn) done; 1 tool call(s) refused (see under the reply)."
+
+    def test_single_round_scenes_compare_alike(self) -> None:
+        comparison = compare_protocols(SHOP)
+        assert comparison.same
+        assert comparison.mismatches() == []
+        assert len(comparison.steps) == 5
+
+    def test_a_retried_batch_is_the_first_mismatch_and_named(self) -> None:
+        comparison = compare_protocols(FIGHT)
+        assert not comparison.same
+        assert comparison.retried == frozenset({3})
+        assert comparison.mismatches() == [
+            "Step 3 (turn) (a retried batch: the text protocol answers it next turn): Health.hp: tools 12, text 22",
+            "Step 3 (turn) (a retried batch: the text protocol answers it next turn): Stamina.stamina: tools 9, text 15",
+            "Step 4 (turn): Stamina.stamina: tools 9, text 15",
+            "Step 5 (turn): Stamina.stamina: tools 9, text 15",
+        ]
+        assert comparison.rows()[0] == {
+            "step": 3,
+            "kind": "turn",
+            "value": "Health.hp",
+            "tools": "12",
+            "text": "22",
+        }
+
+    def test_page_steps_are_compared_too(self) -> None:
+        calls = '[{"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 1}}]}}]'
+        comparison = compare_protocols(
+            SHOP, [{"user": "x", "callsText": calls, "reply": "y"}], scripted=2
+        )
+        assert [s.number for s in comparison.steps] == [1, 2, 3]
+        assert comparison.same

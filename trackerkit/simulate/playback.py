@@ -6,6 +6,10 @@ draws. `play_page` never raises for a step: a step refused (tool calls that are 
 the rules refuse, a cut of a message that is gone) becomes an `Outcome` whose `refused` sentence
 the page shows, and nothing of it is written. Message ids count per chat, so every replay gives
 the same ids, and the page's numbers (message 1, version 1) count from 1 everywhere.
+
+The page plays under either protocol (`protocol="tools" | "text"`); `compare_protocols` plays
+the same steps under both and lists, step by step, where their values part (under the text
+protocol a batch the tool path retries in a second round is answered only on the next turn).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from trackerkit._arguments import read_arguments
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
+from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
 from trackerkit.values import same_value
@@ -28,7 +33,10 @@ __all__ = [
     "ForkPoint",
     "Outcome",
     "Playback",
+    "ProtocolComparison",
+    "StepValues",
     "clamps_of",
+    "compare_protocols",
     "play_page",
     "read_json",
     "turn_clamps",
@@ -233,6 +241,7 @@ def play_page(
     *,
     scripted: int | None = None,
     trackers: str | Path | None = None,
+    protocol: UpdateProtocol = "tools",
 ) -> Playback:
     """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
 
@@ -246,10 +255,12 @@ def play_page(
         steps: the steps the person added, oldest first.
         scripted: how many of the scene's scripted steps to play first (all when None).
         trackers: the folder of tracker pieces (`<data>/trackers` beside the scene when None).
+        protocol: how the model sends its updates, "tools" or "text" (the scripted model then
+            writes its calls as the reply's update block).
     Raises:
         TrackerkitError: the scene itself cannot be read (no step is ever the cause).
     """
-    session = Session.from_scene(scene, trackers=trackers)
+    session = Session.from_scene(scene, trackers=trackers, protocol=protocol)
     playback = Playback(session)
     count = len(session.steps) if scripted is None else max(0, min(scripted, len(session.steps)))
     for index in range(count):
@@ -392,3 +403,122 @@ def _sentence(exc: BaseException) -> str:
     text = str(exc).strip()
     text = text[:1].upper() + text[1:]
     return text if text.endswith(".") else text + "."
+
+
+@dataclass(frozen=True, slots=True)
+class StepValues:
+    """One step's values after it, under each protocol, flattened to `tracker.field` (lists:
+    `tracker.row.field`); None for a step that wrote no turn under that protocol."""
+
+    number: int
+    kind: str
+    tools: Mapping[str, object] | None
+    text: Mapping[str, object] | None
+
+    def differences(self) -> list[tuple[str, object, object]]:
+        """`(place, tools value, text value)` wherever the two differ, in order of place."""
+        tools, text = self.tools or {}, self.text or {}
+        places = sorted(set(tools) | set(text))
+        return [
+            (p, tools.get(p, _NO_ROW), text.get(p, _NO_ROW))
+            for p in places
+            if not same_value(tools.get(p, _NO_ROW), text.get(p, _NO_ROW))
+        ]
+
+
+_NO_ROW = "(no row)"
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolComparison:
+    """The same steps played under the tool path and the text protocol, step by step."""
+
+    steps: list[StepValues]
+    #: The steps whose plan sends a refused batch again in a second round (numbers from 1): the
+    #: text protocol answers that refusal on the next turn, so they differ by design.
+    retried: frozenset[int] = frozenset()
+
+    @property
+    def same(self) -> bool:
+        """True when every step reached the same values under both protocols."""
+        return not any(s.differences() for s in self.steps)
+
+    def mismatches(self) -> list[str]:
+        """Each value that differs, in words: `Step 3 (turn): Health.hp: tools 12, text 22`."""
+        lines = []
+        for step in self.steps:
+            note = (
+                " (a retried batch: the text protocol answers it next turn)"
+                if step.number in self.retried
+                else ""
+            )
+            lines += [
+                f"Step {step.number} ({step.kind}){note}: {place}: tools {_plain(a)}, text {_plain(b)}"
+                for place, a, b in step.differences()
+            ]
+        return lines
+
+    def rows(self) -> list[dict[str, object]]:
+        """One row per differing value, for a table: step, kind, place, tools, text."""
+        return [
+            {
+                "step": s.number,
+                "kind": s.kind,
+                "value": place,
+                "tools": _plain(a),
+                "text": _plain(b),
+            }
+            for s in self.steps
+            for place, a, b in s.differences()
+        ]
+
+
+def _flat(values: Mapping[str, Any]) -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for tracker, value in values.items():
+        if not isinstance(value, Mapping):
+            continue
+        for key, item in value.items():
+            if isinstance(item, Mapping):
+                flat.update({f"{tracker}.{key}.{f}": v for f, v in item.items()})
+            else:
+                flat[f"{tracker}.{key}"] = item
+    return flat
+
+
+def compare_protocols(
+    scene: str | Path,
+    steps: Sequence[Mapping[str, Any]] = (),
+    *,
+    scripted: int | None = None,
+    trackers: str | Path | None = None,
+) -> ProtocolComparison:
+    """Play the page's steps (after `scripted` scene steps) under both protocols; their values step by step.
+
+    Each side plays freely (as a chat would), so a step that differs carries into the next ones.
+    Raises:
+        TrackerkitError: the scene itself cannot be read.
+    """
+    played = {
+        p: play_page(scene, steps, scripted=scripted, trackers=trackers, protocol=p)
+        for p in PROTOCOLS
+    }
+    tools, text = played["tools"], played["text"]
+    compared = []
+    for a, b in zip(tools.outcomes, text.outcomes, strict=True):
+        if a.report is None and b.report is None:
+            continue
+        compared.append(
+            StepValues(
+                a.number,
+                a.kind,
+                _flat(a.report.values) if a.report is not None else None,
+                _flat(b.report.values) if b.report is not None else None,
+            )
+        )
+    retried = frozenset(
+        o.number
+        for o in tools.outcomes
+        if o.report is not None and len({c.round for c in o.report.calls}) > 1
+    )
+    return ProtocolComparison(compared, retried)
