@@ -150,51 +150,72 @@ def read_updates(
             of `set`: a null field value is a field not given, and a `set` of nulls alone is no
             `set`. Elsewhere a null value is refused as the wrong type (TR-37).
     """
-    updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
-    if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
-        extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))
-        return [], [ItemRefusal(-1, None, f"the call takes only updates; found {extra}")]
-    if not isinstance(updates, list):
-        return [], [
-            ItemRefusal(-1, None, f"updates must be a list of items; found {_describe(updates)}")
-        ]
+    updates = _updates_list(arguments)
+    if isinstance(updates, ItemRefusal):
+        return [], [updates]
     items: list[UpdateItem] = []
     errors: list[ItemRefusal] = []
     for i, raw in enumerate(updates):
-        if not isinstance(raw, Mapping):
-            errors.append(ItemRefusal(i, None, f"must be an object; found {_describe(raw)}"))
-            continue
-        name = raw.get("tracker")
-        label = name if isinstance(name, str) else None
-        problems = []
-        unknown = [] if raw.keys() <= _ITEM_KEYS else sorted(str(k) for k in set(raw) - _ITEM_KEYS)
-        if unknown:
-            problems.append(
-                f"has unknown keys {', '.join(unknown)} (an item takes tracker, row, remove, set)"
-            )
-        if not isinstance(name, str):
-            problems.append(f"tracker must be a tracker's name; found {_describe(name)}")
-        row = raw.get("row")
-        if row is not None and not isinstance(row, str):
-            problems.append(f"row must be text; found {_describe(row)}")
-        elif isinstance(row, str) and (bad := unicode_problem(row)) is not None:
-            problems.append(f"row {bad}")
-        remove = raw.get("remove", False)
-        if remove is None:
-            remove = False
-        if not isinstance(remove, bool):
-            problems.append(f"remove must be true or false; found {_describe(remove)}")
-        values = raw.get("set")
-        if null_is_absent and isinstance(values, Mapping):
-            values = {k: v for k, v in values.items() if v is not None} or None
-        if values is not None and not isinstance(values, Mapping):
-            problems.append(f"set must be an object of field values; found {_describe(values)}")
-        if problems:
-            errors.extend(ItemRefusal(i, label, p) for p in problems)
-            continue
-        assert isinstance(name, str)
-        items.append(UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values))
+        read = _read_item(i, raw, null_is_absent)
+        if isinstance(read, UpdateItem):
+            items.append(read)
+        else:
+            errors.extend(read)
     return items, errors
+
+
+def _updates_list(arguments: object) -> list[object] | ItemRefusal:
+    """The call's list of items (the arguments object's `updates`, or the bare list), else why not."""
+    updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
+    if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
+        extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))
+        return ItemRefusal(-1, None, f"the call takes only updates; found {extra}")
+    if not isinstance(updates, list):
+        return ItemRefusal(-1, None, f"updates must be a list of items; found {_describe(updates)}")
+    return updates
+
+
+def _read_item(i: int, raw: object, null_is_absent: bool) -> UpdateItem | list[ItemRefusal]:
+    """Item `i` of the call in shape, or every problem of its shape (each its own refusal)."""
+    if not isinstance(raw, Mapping):
+        return [ItemRefusal(i, None, f"must be an object; found {_describe(raw)}")]
+    name = raw.get("tracker")
+    row = raw.get("row")
+    remove = raw.get("remove", False)
+    if remove is None:
+        remove = False
+    values = raw.get("set")
+    if null_is_absent and isinstance(values, Mapping):
+        values = {k: v for k, v in values.items() if v is not None} or None
+    problems = _item_problems(raw, name, row, remove, values)
+    if problems:
+        label = name if isinstance(name, str) else None
+        return [ItemRefusal(i, label, p) for p in problems]
+    assert isinstance(name, str)
+    return UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values)
+
+
+def _item_problems(
+    raw: Mapping[Any, object], name: object, row: object, remove: object, values: object
+) -> list[str]:
+    """What is wrong with an item's shape, in the order its keys are read."""
+    problems = []
+    unknown = [] if raw.keys() <= _ITEM_KEYS else sorted(str(k) for k in set(raw) - _ITEM_KEYS)
+    if unknown:
+        problems.append(
+            f"has unknown keys {', '.join(unknown)} (an item takes tracker, row, remove, set)"
+        )
+    if not isinstance(name, str):
+        problems.append(f"tracker must be a tracker's name; found {_describe(name)}")
+    if row is not None and not isinstance(row, str):
+        problems.append(f"row must be text; found {_describe(row)}")
+    elif isinstance(row, str) and (bad := unicode_problem(row)) is not None:
+        problems.append(f"row {bad}")
+    if not isinstance(remove, bool):
+        problems.append(f"remove must be true or false; found {_describe(remove)}")
+    if values is not None and not isinstance(values, Mapping):
+        problems.append(f"set must be an object of field values; found {_describe(values)}")
+    return problems
 
 
 def apply_tracker_updates(
@@ -406,9 +427,27 @@ def _write_fields(
     row: str | None,
 ) -> tuple[dict[str, object], list[ItemRefusal]]:
     """What one item writes into one record or row: tops first, dependents clamped (TR-14..TR-17)."""
+    checked, errors = _checked_values(shape, values, index, row)
+    if errors:
+        return {}, errors
+    after = _settled(shape, checked, stored)
+    # TR-17: judged against what is stored. A key never stored holds its initial value, which a
+    # read holds to its top only while the top lasts, so it is the baseline, not the value shown.
+    written = {
+        name: value
+        for name, value in after.items()
+        if not same_value(stored[name] if name in stored else shape.initial[name], value)
+    }
+    return written, []
+
+
+def _checked_values(
+    shape: _Shape, values: Mapping[str, object], index: int, row: str | None
+) -> tuple[dict[str, object], list[ItemRefusal]]:
+    """The item's values with a huge number held where its field allows, or every refusal."""
     tracker = shape.tracker
     errors: list[ItemRefusal] = []
-    values = dict(values)
+    checked = dict(values)
     for name, value in values.items():
         field_ = shape.by_name.get(name)
         if field_ is None:
@@ -423,30 +462,37 @@ def _write_fields(
                 )
             )
             continue
-        # TR-13: a number out of its range is clamped, never refused; only its kind is checked.
-        if isinstance(field_, NumberField):
-            reason = None
-            if not is_number(value):
-                held = _held(field_, value)
-                if held is None:
-                    reason = (
-                        _huge_refusal(field_, value) if _huge(value) else refusal(field_, value)
-                    )
-                else:
-                    values[name] = held
-        elif _huge(value):
-            reason = f"{_expects(field_)}; found {_describe(value)}"
-        elif isinstance(value, str) and (bad := unicode_problem(value)) is not None:
-            reason = f"{bad}; send text without it"
-        else:
-            reason = refusal(field_, value)
+        reason, held = _value_refusal(field_, value)
+        if held is not None:
+            checked[name] = held
         if reason is not None:
             errors.append(ItemRefusal(index, tracker.name, reason, field=name, row=row))
-    if errors:
-        return {}, errors
+    return checked, errors
+
+
+def _value_refusal(field_: AnyField, value: object) -> tuple[str | None, int | float | None]:
+    """Why a field refuses `value` (None when it takes it), and a huge number as it is held."""
+    # TR-13: a number out of its range is clamped, never refused; only its kind is checked.
+    if isinstance(field_, NumberField):
+        if is_number(value):
+            return None, None
+        held = _held(field_, value)
+        if held is not None:
+            return None, held
+        return (_huge_refusal(field_, value) if _huge(value) else refusal(field_, value)), None
+    if _huge(value):
+        return f"{_expects(field_)}; found {_describe(value)}", None
+    if isinstance(value, str) and (bad := unicode_problem(value)) is not None:
+        return f"{bad}; send text without it", None
+    return refusal(field_, value), None
+
+
+def _settled(
+    shape: _Shape, values: Mapping[str, object], stored: Mapping[str, object]
+) -> dict[str, object]:
+    """Every field the item settles, tops first: the named ones and their dependents, clamped."""
     # What the model was shown matters only for a top and its dependents (TR-16).
     shown = read_values(shape.fields, stored, shape.order) if shape.has_tops else {}
-    # Every field this item settles: the named ones and their dependents.
     after: dict[str, object] = {}
     for position in shape.order:
         field_ = shape.fields[position]
@@ -467,14 +513,7 @@ def _write_fields(
                     assert isinstance(top, int | float)
                     value = hold_to_top(field_, value, top)  # TR-14: the top as it stands now
         after[name] = value
-    # TR-17: judged against what is stored. A key never stored holds its initial value, which a
-    # read holds to its top only while the top lasts, so it is the baseline, not the value shown.
-    written = {
-        name: value
-        for name, value in after.items()
-        if not same_value(stored[name] if name in stored else shape.initial[name], value)
-    }
-    return written, []
+    return after
 
 
 # --- numbers past the safe range -----------------------------------------------------------

@@ -22,15 +22,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from trackerkit.evaluate.client import TAG_HEADER
 from trackerkit.evaluate.variants import load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
-from trackerkit.steps import decode_steps
+from trackerkit.steps import TurnPlan, decode_steps
 from trackerkit.tracker import Tracker
 
 __all__ = ["KINDS", "Noise", "NoisyServer", "serving_noisy"]
+
+#: A request's (scenario, step, run), as the harness's client tags it.
+_Key: TypeAlias = tuple[str, int, int]
+#: (status, JSON body, headers) of one answer.
+_Response: TypeAlias = tuple[int, dict[str, Any], dict[str, str]]
 
 #: The kinds of noise, in the order their draws are made.
 KINDS = ("rate_limit", "slow", "no_call", "malformed", "miss", "off_by_one", "extra_write")
@@ -91,14 +96,37 @@ class NoisyServer(ThreadingHTTPServer):
         """The API root to give the harness, `http://127.0.0.1:<port>/v1`."""
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-    def answer(
-        self, tag: str | None, body: Mapping[str, Any]
-    ) -> tuple[int, dict[str, Any], dict[str, str]]:
+    def answer(self, tag: str | None, body: Mapping[str, Any]) -> _Response:
         """(status, JSON body, headers) for one request."""
+        self._count(body)
+        found = self._step_of(tag)
+        if found is None:
+            return (
+                400,
+                {"error": {"message": f"{TAG_HEADER} must name a scenario step: {tag!r}"}},
+                {},
+            )
+        key, step, plan, trackers = found
+        rng = random.Random(f"{self.noise.seed}/{key[0]}/{key[1]}/{key[2]}")
+        drawn = {kind: rng.random() < getattr(self.noise, kind) for kind in KINDS}
+        round_index = _round_of(body.get("messages") or [])
+        first = round_index == 0
+        if drawn["rate_limit"] and first and (limited := self._limit_once(key)) is not None:
+            return limited
+        self._wait(key, slow=drawn["slow"], first=first)
+        if not body.get("tools"):
+            return 200, _completion(plan.reply, []), {}
+        return 200, self._calls(key, drawn, round_index, (step, plan), trackers), {}
+
+    def _count(self, body: Mapping[str, Any]) -> None:
+        """Count the request, and keep the tools of the first one that offers any."""
         with self._lock:
             self.requests += 1
             if self.first_tools is None and body.get("tools"):
                 self.first_tools = list(body["tools"])
+
+    def _step_of(self, tag: str | None) -> tuple[_Key, Any, TurnPlan, list[Tracker]] | None:
+        """The (scenario, step, run) the harness's tag names, that step, its plan and trackers."""
         try:
             fields = dict(part.strip().split("=", 1) for part in (tag or "").split(";"))
             key = (fields["scenario"], int(fields["step"]), int(fields["run"]))
@@ -106,56 +134,55 @@ class NoisyServer(ThreadingHTTPServer):
             step = steps[key[1]]
             plan = step.plan()
         except (KeyError, ValueError, IndexError, AttributeError):
-            return (
-                400,
-                {"error": {"message": f"{TAG_HEADER} must name a scenario step: {tag!r}"}},
-                {},
-            )
-        rng = random.Random(f"{self.noise.seed}/{key[0]}/{key[1]}/{key[2]}")
-        drawn = {kind: rng.random() < getattr(self.noise, kind) for kind in KINDS}
-        messages = body.get("messages") or []
-        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-        round_index = sum(
-            1
-            for m in messages[last_user + 1 :]
-            if m.get("role") == "assistant" and m.get("tool_calls")
-        )
-        first = round_index == 0
-        if drawn["rate_limit"] and first:
-            with self._lock:
-                if key not in self._limited:
-                    self._limited.add(key)
-                    self.injected.append((*key, "rate_limit"))
-                    limited = {"error": {"message": "rate limited (noisy model)"}}
-                    return 429, limited, {"Retry-After": self.noise.retry_after}
-        wait = self.noise.delay + (self.noise.slow_seconds if drawn["slow"] else 0.0)
-        if drawn["slow"] and first:
+            return None
+        return key, step, plan, trackers
+
+    def _limit_once(self, key: _Key) -> _Response | None:
+        """A 429 the first time a step asks (None after that: the retry goes through)."""
+        with self._lock:
+            if key in self._limited:
+                return None
+            self._limited.add(key)
+            self.injected.append((*key, "rate_limit"))
+        limited = {"error": {"message": "rate limited (noisy model)"}}
+        return 429, limited, {"Retry-After": self.noise.retry_after}
+
+    def _wait(self, key: _Key, *, slow: bool, first: bool) -> None:
+        """The model's thinking time, and more for a slow answer (noted on its first round)."""
+        wait = self.noise.delay + (self.noise.slow_seconds if slow else 0.0)
+        if slow and first:
             self._note(key, "slow")
         if wait:
             time.sleep(wait)
+
+    def _calls(
+        self,
+        key: _Key,
+        drawn: Mapping[str, bool],
+        round_index: int,
+        planned: tuple[Any, TurnPlan],
+        trackers: list[Tracker],
+    ) -> dict[str, Any]:
+        """The completion of a round offered tools: the step's scripted calls, spoiled as drawn."""
+        step, plan = planned
         reply = _completion(plan.reply, [])
-        if not body.get("tools"):
-            return 200, reply, {}
+        first = round_index == 0
         if drawn["no_call"]:
             if first and plan.rounds:
                 self._note(key, "no_call")
-            return 200, reply, {}
-        index = round_index - 1 if drawn["malformed"] else round_index
+            return reply
         if drawn["malformed"] and first and plan.rounds:
             self._note(key, "malformed")
-            return 200, _completion("", [("call_bad", '{"updates": [')]), {}
+            return _completion("", [("call_bad", '{"updates": [')])
         if not plan.rounds and first and drawn["extra_write"]:
             # A turn where nothing should change: the noisy model writes something anyway.
             unasked: list[dict[str, Any]] = [{"arguments": {"updates": []}}]
             if _extra_write(unasked, step, trackers):
                 self._note(key, "extra_write")
-                return (
-                    200,
-                    _completion("", [("call_extra", json.dumps(unasked[0]["arguments"]))]),
-                    {},
-                )
+                return _completion("", [("call_extra", json.dumps(unasked[0]["arguments"]))])
+        index = round_index - 1 if drawn["malformed"] else round_index
         if not 0 <= index < len(plan.rounds):
-            return 200, reply, {}
+            return reply
         calls = copy.deepcopy(plan.rounds[index])
         if index == 0:
             for kind in ("miss", "off_by_one", "extra_write"):
@@ -163,16 +190,24 @@ class NoisyServer(ThreadingHTTPServer):
                     self._note(key, kind)
         calls = [c for c in calls if _updates(c)]
         if not calls:
-            return 200, reply, {}
+            return reply
         sent = [
             (f"call_{round_index}_{i}", json.dumps(c.get("arguments", {})))
             for i, c in enumerate(calls)
         ]
-        return 200, _completion("", sent), {}
+        return _completion("", sent)
 
-    def _note(self, key: tuple[str, int, int], kind: str) -> None:
+    def _note(self, key: _Key, kind: str) -> None:
         with self._lock:
             self.injected.append((*key, kind))
+
+
+def _round_of(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Which round of its turn a request is: the assistant tool calls after the last user message."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    return sum(
+        1 for m in messages[last_user + 1 :] if m.get("role") == "assistant" and m.get("tool_calls")
+    )
 
 
 def _updates(call: dict[str, Any]) -> list[dict[str, Any]]:
