@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import Any, Literal
 
@@ -130,7 +131,7 @@ class _Listed(Keeper):
         self.items: list[Any] = []
 
     def keep(self, mask: list[bool]) -> None:
-        self.items = [v for v, k in zip(self.items, mask, strict=True) if k]
+        self.items = list(compress(self.items, mask))
 
     def columns(self) -> dict[str, Any]:
         # fromiter: assigning a list would make numpy ask each LazyData its length (a decode).
@@ -360,7 +361,7 @@ class Paths(Keeper):
         self._take([data], structs=False)
 
     def keep(self, mask: list[bool]) -> None:
-        self.values = [[v for v, k in zip(vs, mask, strict=True) if k] for vs in self.values]
+        self.values = [list(compress(values, mask)) for values in self.values]
 
     def columns(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
