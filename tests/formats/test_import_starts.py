@@ -70,6 +70,16 @@ class TestMvu:
         assert "default" not in field_of(imported, "任务", "zhuang_tai")
         assert len(_lines(imported, "unmapped: 任务 row")) == 1
 
+    def test_rows_agree_by_the_one_equality(self) -> None:
+        """Rows holding 6 and 6.0 agree (the same number, as `same_value` has it); a flag never
+        agrees with a number."""
+        same = {"背包": {"$meta": {"extensible": True}, "J-35": 6, "绷带": 6.0}}
+        imported = import_mvu("bag.json", orjson.dumps(same).decode())
+        assert field_of(imported, "背包", "quantity")["default"] == 6
+        apart = {"同伴": {"$meta": {"extensible": True}, "甲": {"x": 1}, "乙": {"x": True}}}
+        imported = import_mvu("mixed.json", orjson.dumps(apart).decode())
+        assert "default" not in (field_of(imported, "同伴", "x") or {})
+
     def test_quantities(self) -> None:
         """Entries mapping a key to a number: each row's quantity is reported."""
         source = {"背包": {"$meta": {"extensible": True}, "J-35": 6, "绷带": 6}}

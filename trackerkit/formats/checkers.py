@@ -48,6 +48,11 @@ _OPENAI_MAX_ENUM = 1000
 
 
 def _shown(value: object) -> str:
+    """What a checker found in an exported tool, as the JSON it is, cut to 60 characters.
+
+    Not `fields.describe_value` (a tracker value in words): a checker reports on a JSON document
+    a provider reads, so the reader sees the JSON itself (`"object"`, `["string", "null"]`).
+    """
     text = json.dumps(value, ensure_ascii=False) if _is_json(value) else type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -14,8 +14,11 @@ from typing import Any, Literal
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
 from trackerkit.fields import is_number
+from trackerkit.formats.leaves import quoted
 from trackerkit.formats.names import FieldNames, piece_id
+from trackerkit.line import line_of
 from trackerkit.tracker import Layout, Tracker, decode_tracker
+from trackerkit.values import same_value
 
 __all__ = ["Builder", "ImportReport", "Imported", "ReportLine", "TrackerDraft"]
 
@@ -193,7 +196,8 @@ _ABSENT = object()
 
 
 def _same(a: object, b: object) -> bool:
-    return a is not _ABSENT and type(a) is type(b) and a == b
+    """The one equality (`values.same_value`), with a value a row does not hold never the same."""
+    return a is not _ABSENT and b is not _ABSENT and same_value(a, b)
 
 
 def _fits(spec: Mapping[str, Any], value: object) -> bool:
@@ -226,21 +230,20 @@ def _own(spec: Mapping[str, Any]) -> object:
 
 
 def _shown(value: object) -> str:
+    """A starting row's value in an import report line: a text quoted and cut (`quoted_row`),
+    since a source's text can run long; numbers, flags and null by the display rule (`line_of`);
+    anything else by its kind (`a list`): the line names a value, it does not carry it.
+    """
     if isinstance(value, str):
         return quoted_row(value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return str(value)
+    if value is None or isinstance(value, bool | int | float):
+        return line_of(value)
     return f"a {type(value).__name__}"
 
 
 def quoted_row(text: str) -> str:
     """A row name or text value on one line in double quotes, cut at 40 characters."""
-    flat = " ".join(text.split())
-    return '"' + (flat if len(flat) <= 40 else flat[:37] + "...") + '"'
+    return quoted(text, 40)
 
 
 class Builder:

@@ -14,7 +14,7 @@ from typing import Any
 from trackerkit._problems import MAX_TEXT
 from trackerkit.fields import describe_value, is_number
 
-__all__ = ["NAME_KEYS", "Leaf", "guess_range", "leaf", "number", "quoted"]
+__all__ = ["NAME_KEYS", "Leaf", "guess_range", "leaf", "number", "plain_text", "quoted"]
 
 _NUM = r"(-?\d+(?:\.\d+)?)"
 _RANGES = (
@@ -82,7 +82,7 @@ def leaf(value: object, meaning: str = "") -> Leaf | str:
     if value is None:
         return Leaf({"type": "text"}, "text, guessed from a null start value (starts empty)", True)
     if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
-        joined = ", ".join(_plain_text(v) for v in value)
+        joined = ", ".join(plain_text(v) for v in value)
         if len(joined) > MAX_TEXT:
             return f"its items are longer than trackerkit's ceiling of {MAX_TEXT:,} characters"
         detail = f'text, guessed: a list of {len(value)} plain values joined with ", "'
@@ -90,7 +90,13 @@ def leaf(value: object, meaning: str = "") -> Leaf | str:
     return f"its value is {describe_value(value)} of objects or lists, which no field holds"
 
 
-def _plain_text(value: object) -> str:
+def plain_text(value: object) -> str:
+    """A plain value (text, number, flag, null) as the text a text field or a choice will hold.
+
+    Not the display rule (`trackerkit.line.line_of`): this text is stored, so a text is kept as it
+    is, line breaks and all, and a number as Python writes it, as the importers always have; the
+    value is shown through `line_of` when it is displayed later.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):

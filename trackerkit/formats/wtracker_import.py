@@ -19,7 +19,7 @@ from trackerkit.errors import ImportRefusedError
 from trackerkit.fields import is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import NAME_KEYS, quoted
+from trackerkit.formats.leaves import NAME_KEYS, plain_text, quoted
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
 
@@ -148,7 +148,7 @@ def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool
     default = prop.get("default")
     enum = prop.get("enum")
     if isinstance(enum, list):
-        choices = list(dict.fromkeys(v if isinstance(v, str) else _text(v) for v in enum))
+        choices = list(dict.fromkeys(v if isinstance(v, str) else plain_text(v) for v in enum))
         if not choices or any(not c for c in choices) or any(len(c) > MAX_TEXT for c in choices):
             return "an enum with no usable values"
         spec: dict[str, Any] = {"type": "choice", "choices": choices}
@@ -185,14 +185,14 @@ def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool
         ):
             spec = {"type": "text"}
             if isinstance(default, list):
-                spec["default"] = ", ".join(_text(v) for v in default)
+                spec["default"] = ", ".join(plain_text(v) for v in default)
             return (
                 spec,
                 'text, guessed: an array of plain values kept as one text, joined with ", "',
                 True,
             )
         return "an array below the top of the schema, or of objects without a name key"
-    return f"no type trackerkit maps (type {_text(kind)})"
+    return f"no type trackerkit maps (type {plain_text(kind)})"
 
 
 def _number(
@@ -220,12 +220,6 @@ def _number(
     bounds = [f"{key} {spec[key]}" for key in ("min", "max") if key in spec]
     detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
     return spec, detail, guessed
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return "null" if value is None else str(value)
 
 
 def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -> None:
