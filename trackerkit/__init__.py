@@ -1,6 +1,47 @@
 """trackerkit: design, simulate and inspect LLM chat trackers, and read an assistant's trace journal.
 
-The public API is this module's `__all__`; everything else is private.
+The core is the flat modules of this package, one noun each; none imports an app's sub-package:
+
+    errors     the one error family; `Problem` (a location tuple and a code)
+    line       the one display rule: any value on one line (`line_of`)
+    tokens     exact token counts, offline
+    fields     the four field types, their keys, the name and icon rules
+    values     what a field accepts and starts at; the one equality (`same_value`)
+    macros     the template macros, evaluated read-only
+    tracker    the tracker piece and its strict decoder
+    library    a folder of tracker pieces: revisions, patch saves, where each is linked
+    scene      a scene file and what a turn loads of it (`read_scene` reports every problem)
+    steps      a scene's scripted steps (the scenario format) and `TurnPlan`
+    state      where values live: deltas on versions, messages, takes (`Take` owns each write)
+    update     applying `update_trackers` items: clamps, tops, all or nothing, the answer
+    tool       the `update_trackers` tool definition
+    prompt     what the model sees: the `### Trackers` block and the request
+    chat       a chat on a scene: takes, turns, swipes, cuts, forks and a person's edits
+    changes    what each reply changed, typed, in one forward pass
+    workspace  the folder an app reads and saves
+    cli        the `trackerkit` command
+
+`_arguments`, `_pieces`, `_problems`, `_rules` and `_slots` are the core's private helpers. The
+sub-packages hold the rest:
+
+    trackerkit.trace     the trace journal: the reader, turns, derived tables, writer, plots
+    trackerkit.design    the designer's logic: the draft, its parts, the rail, saving, importing
+    trackerkit.simulate  the session, its trace events, the scenario player, model clients, the
+                         turn report, the simulator page's playback
+    trackerkit.views     history frames, HTML, figures, the command line's tables
+    trackerkit.formats   other tools' formats: importers, provider exports, cards, text protocol
+    trackerkit.evaluate  the evaluation harness: runs, scoring, metrics, a noisy model
+
+Only this module and `cli` put the apps together; nothing imports a notebook, and no module
+imports itself back through others (`tests/test_layout.py` reads all of it from the code).
+
+The public surface is declared once per package: this module's `__all__` holds what a library
+user needs, and each sub-package's `__all__` its own contract (`tests/test_exported_members.py`).
+The apps under `notebooks/` import from `trackerkit`, `trackerkit.trace` and the sub-packages'
+roots (`from trackerkit.simulate import play_page`), never from a module inside one. An app's
+helpers (the designer's field list, the simulator page's HTML) are its sub-package's business, so
+they stay there rather than swell this `__all__` into a list of every page's parts; a module
+inside a sub-package is private to it, whatever its name.
 """
 
 from trackerkit.changes import (
@@ -81,10 +122,11 @@ from trackerkit.prompt import (
     tool_token_costs,
 )
 from trackerkit.scene import LeftOut, Linked, Scene, SceneFile, load_scene, read_scene
-from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel, TurnPlan
+from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import ReadTool, Session
 from trackerkit.state import Delta, Message, Take, Version, fold
+from trackerkit.steps import TurnPlan
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker

@@ -1,8 +1,9 @@
 """The tracker designer's logic: the field list by identity, tops without loops, saving, repair.
 
 The designer notebook (`notebooks/designer.py`) holds only widgets and calls into this package
-(also for "Import…", `importing`, and the exports' costs in the rail, `rail.export_rows`);
-the draft itself is `trackerkit.design.draft.Draft` (TR-47..TR-51).
+(also for "Import…" and the exports' costs in the rail, `export_rows`); the draft itself, its
+verdict and the rail are exported by `trackerkit` (`Draft`, `DraftVerdict`, `rail`; TR-47..TR-51).
+The package's modules are private to it: an app imports from `trackerkit.design`.
 """
 
 from trackerkit.design.fields import (

@@ -1,9 +1,11 @@
-"""The simulator's sub-package: where a simulated session writes its trace, and on which day.
+"""The simulator: a session on a scene, its trace events, the scenario player, the model clients.
 
-It holds the simulator's places (`data_dir`, `time_zone`), the simulator page's playback of
-its steps (`play_page`: every refusal an outcome, clamps, takes and their fork points) and the
-linking of library trackers into a scene (`link_trackers`); the session, its trace events,
-scenarios and model clients move here as DESIGN.md lays out.
+The session (`Session`, composing a `Chat` and a scenario player), its models and the turn report
+are exported by `trackerkit`. This package's `__all__` is what the simulator's apps and command
+need besides: where a session writes its trace and on which day (`data_dir`, `time_zone`), the
+simulator page's playback of its steps (`play_page`: every refusal an outcome, clamps, takes and
+their fork points) and its HTML (`outcome_html`, `failure_html`, ...), and the linking of library
+trackers into a scene (`link_trackers`). Its modules are private to it.
 """
 
 from trackerkit.simulate.links import LinkChoice, Linked, link_choices, link_trackers, linked_ids
