@@ -11,6 +11,7 @@ with app.setup:
     from trackerkit import load_scene, tracker_changes_between, workspace
     from trackerkit.simulate import (
         calls_example,
+        compare_protocols,
         edit_prefill,
         failure_html,
         link_choices,
@@ -35,7 +36,10 @@ def _():
     reply and the `update_trackers` call the model makes. Swipe, regenerate, continue, cut,
     fork, switch takes, show another version, or edit a value as a person would. Under each
     reply its changes are drawn in the tracker's own style, with any refused batch and any value
-    the rules clamped; the panel shows the values at the tip of the take shown.
+    the rules clamped; the panel shows the values at the tip of the take shown. The **protocol**
+    picks how the model sends its updates: the `update_trackers` tool, or (for a model without
+    tool calling) one fenced JSON block at the end of its reply, which the chat never shows; the
+    section at the end compares the two on the same steps.
     """)
     return
 
@@ -107,14 +111,28 @@ def _(scene_file):
 
 
 @app.cell
-def _(get_saved, get_steps, place, played, scene_file):
+def _():
+    # How the model sends its updates: the update tool, or the fenced block at the end of its reply.
+    protocol_pick = mo.ui.radio(
+        options={"tools (update_trackers)": "tools", "text (a fenced block)": "text"},
+        value="tools (update_trackers)",
+        label="Protocol",
+        inline=True,
+    )
+    return (protocol_pick,)
+
+
+@app.cell
+def _(get_saved, get_steps, place, played, protocol_pick, scene_file):
     # The session is played again from the scene on every change: the scripted steps up to the
     # slider, then the steps added here. A step that is refused is kept as an outcome, never raised.
     get_saved()  # links saved: play again on the scene as it now is
     try:
         if scene_file is None:
             raise FileNotFoundError(f"no scene to play in {place.scenes if place is not None else 'the data folder'}")
-        playback = play_page(scene_file, get_steps(), scripted=played.value, trackers=place.trackers)
+        playback = play_page(
+            scene_file, get_steps(), scripted=played.value, trackers=place.trackers, protocol=protocol_pick.value
+        )
         scene_problem = None
     except Exception as _exc:
         playback, scene_problem = None, failure_html("The scene", _exc)
@@ -123,18 +141,23 @@ def _(get_saved, get_steps, place, played, scene_file):
 
 
 @app.cell
-def _(playback, played, scene_problem, scene_steps, session):
+def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
     if session is None:
         _status = mo.Html(scene_problem or "")
     else:
         _status = mo.md(
             f"**{session.scene.title}** · {played.value} of {scene_steps} scripted steps · "
+            f"protocol {session.protocol} · "
             f"{len(session.chat.messages)} live messages · take `{session.chat.current}` · "
             + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
         )
     # A scripted step the chat refuses (a cut of a message that is gone) is said here.
     _refused = [o for o in playback.outcomes if o.scripted and o.refused] if playback is not None else []
-    _row = mo.hstack([played, _status], justify="start", gap=2) if session is not None else mo.vstack([played, _status])
+    _row = (
+        mo.hstack([played, protocol_pick, _status], justify="start", gap=2)
+        if session is not None
+        else mo.vstack([played, protocol_pick, _status])
+    )
     _unmet = "".join(f"<li>{escape(m)}</li>" for m in (session.mismatches if session is not None else []))
     _unmet_view = [mo.Html(f'<ul class="tk-unmet">{_unmet}</ul>')] if _unmet else []
     mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
@@ -419,6 +442,11 @@ def _(playback):
                     f"**Tool** `{last.tool_name}` · {_parts.get('tool', 0)} tokens (cl100k_base)\n\n"
                     f"```\n{last.tool_description}\n```"
                 )
+            elif last.protocol == "text":
+                _tool = (
+                    f"**Text protocol**: no tool offered; its instructions (and the last block's answer) "
+                    f"follow the block in the system message · {_parts.get('protocol', 0)} tokens (cl100k_base)"
+                )
             _where = f" · wrote `{last.message_id}`" if last.message_id else ""
             _view = mo.vstack(
                 [
@@ -429,7 +457,13 @@ def _(playback):
                     mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
                     mo.md(f"```\n{last.block or '(no ### Trackers block)'}\n```"),
                     mo.md(_tool),
-                    mo.ui.table(_calls, selection=None, label="Tool calls and answers") if _calls else mo.md("No tool call."),
+                    mo.ui.table(
+                        _calls,
+                        selection=None,
+                        label="Tool calls and answers" if last.protocol == "tools" else "The update block and its answer",
+                    )
+                    if _calls
+                    else mo.md("No tool call." if last.protocol == "tools" else "No update block."),
                 ]
             )
     except Exception as _exc:
@@ -474,6 +508,48 @@ def _(frame, series_pick):
         figure, _plot = None, mo.Html(failure_html("The bars", _exc))
     _plot
     return (figure,)
+
+
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    ## The two protocols side by side
+
+    The same steps played under the tool path and under the text protocol, each as a chat would
+    (a difference carries on). A batch the tool path sends again in a second round is answered
+    only on the next turn under the text protocol, so it is where they part.
+    """)
+    return
+
+
+@app.cell
+def _(get_saved, get_steps, place, played, scene_file):
+    get_saved()
+    try:
+        if scene_file is None:
+            raise FileNotFoundError("no scene to compare")
+        _comparison = compare_protocols(scene_file, get_steps(), scripted=played.value, trackers=place.trackers)
+        if _comparison.same:
+            _compared = mo.md(
+                f'<p class="tk-protocols-same">Both protocols reach the same values at every step '
+                f"({len(_comparison.steps)} turns compared).</p>"
+            )
+        else:
+            _compared = mo.vstack(
+                [
+                    mo.md(
+                        f'<p class="tk-protocols-differ">{len(_comparison.rows())} values differ: '
+                        + escape(_comparison.mismatches()[0])
+                        + (" …" if len(_comparison.rows()) > 1 else "")
+                        + "</p>"
+                    ),
+                    mo.ui.table(_comparison.rows(), selection=None, label="Values that differ (tools vs text)"),
+                ]
+            )
+    except Exception as _exc:
+        _compared = mo.Html(failure_html("The protocol comparison", _exc))
+    _compared
+    return
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ TOUCHES = {
         "mo.ui.plotly",
         "mo.ui.table",
         "played",
+        "protocol_pick",
         "regenerate",
         "reply_text",
         "save_links",
@@ -469,3 +470,50 @@ def test_simulator_links_on_the_bundled_data_go_to_the_workspace(
     assert (ROOT / "data" / "scenes" / "shop.json").read_bytes() == bundled, (
         "the repository's scene is untouched"
     )
+
+
+def test_simulator_plays_the_text_protocol_and_compares_it(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Issue 16 item 3: the protocol choice, a turn whose update travels as a hidden block, and the comparison."""
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "protocol tools")
+    # The fight retries a refused batch in a second round: the comparison names where they part.
+    differ = page.locator(".tk-protocols-differ")
+    differ.first.wait_for()
+    assert (
+        "Step 3 (turn) (a retried batch: the text protocol answers it next turn): Health.hp: tools 12, text 22"
+        in (differ.first.inner_text())
+    )
+    page.locator("table").filter(has_text="Stamina.stamina").first.wait_for()
+
+    page.get_by_role("radio", name="text (a fenced block)").check()
+    _status(page, "protocol text")
+    _status(page, "4 expectations not met")
+    page.get_by_text("Text protocol: no tool offered").first.wait_for()
+    # A turn of one's own under the text protocol: the block is applied and never shown.
+    _settled(page, 6)
+    _send(
+        page,
+        "I bind the wound.",
+        _calls('{"tracker": "Health", "set": {"hp": 33}}'),
+        "You bind it tight.",
+    )
+    page.get_by_text("13 · user: I bind the wound.").first.wait_for()
+    page.get_by_text("14 · assistant: You bind it tight.").first.wait_for()
+    assert page.get_by_text("update_trackers\n{").count() == 0
+    page.get_by_text("The update block and its answer").first.wait_for()
+    page.locator("table").filter(has_text="[update_trackers] ").first.wait_for()
+    page.get_by_text("Turn 7 (reply) · wrote m14").first.wait_for()
+    screenshot(page, "simulator-text-protocol")
+
+    # Single-round steps only (the shop): both protocols reach the same values.
+    _pick(page, "Scene", "shop")
+    page.locator(".tk-protocols-same").filter(
+        has_text="Both protocols reach the same values at every step"
+    ).first.wait_for()
+    page.get_by_role("radio", name="tools (update_trackers)").check()
+    _status(page, "protocol tools")
