@@ -10,6 +10,7 @@ import pytest
 
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluate.harness import evaluate
+from trackerkit.evaluate.noisy import Noise, serving_noisy
 from trackerkit.evaluate.variants import Variant, read_variants
 
 SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
@@ -72,3 +73,37 @@ def test_a_variants_file_takes_the_protocol(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"name": "x", "protocol": "smoke"}]))
     with pytest.raises(BadRequestError, match=re.escape("variants[0].protocol")):
         read_variants(path)
+
+
+def _endpoint(url: str, name: str, protocol: str) -> Variant:
+    return Variant(name=name, model="openai", base_url=url, model_name="noisy", protocol=protocol)  # type: ignore[arg-type]
+
+
+def test_an_endpoint_on_the_text_protocol_side_by_side_with_tools() -> None:
+    """The loopback noisy model with no noise: both protocols score every single-round turn, and no tool is sent under text."""
+    with serving_noisy(SINGLE_ROUND) as server:
+        results = evaluate(
+            SINGLE_ROUND,
+            [_endpoint(server.url, "tools", "tools"), _endpoint(server.url, "text", "text")],
+            concurrency=4,
+        )
+    turns = results.turns
+    assert turns.groupby("variant")["joint"].all().to_dict() == {"text": True, "tools": True}
+    calls = turns.groupby("variant")["update_calls"].sum()
+    assert calls["text"] == calls["tools"] > 0
+
+
+def test_a_malformed_block_is_a_refused_batch_not_retried() -> None:
+    """Malformed arguments every turn: the tool path corrects them in a second round, the text protocol cannot."""
+    scenes = [SCENES / "eval-numbers.json"]
+    with serving_noisy(scenes, Noise(malformed=1.0)) as server:
+        results = evaluate(
+            scenes, [_endpoint(server.url, "tools", "tools"), _endpoint(server.url, "text", "text")]
+        )
+    turns = results.turns
+    text = turns[turns["variant"] == "text"]
+    tools = turns[turns["variant"] == "tools"]
+    sent = text["expected_calls"]
+    assert (text.loc[sent, "refused_calls"] == 1).all()
+    assert not text.loc[sent, "joint"].any()
+    assert tools["joint"].all()

@@ -7,6 +7,10 @@ malformed arguments (a refused batch, corrected in the next round), makes no cal
 slowly, or answers 429 first. Every choice is drawn from a generator seeded by the seed and the
 (scenario, step, run) the harness's client names in its `X-Trackerkit-Eval` header, never by the
 order requests arrive in, so concurrency cannot change them. `injected` lists what was done.
+
+A request that offers no tool but whose prompt asks for the text protocol's update block (a
+variant with `protocol="text"`) is answered with the same calls, spoiled alike, written as that
+block at the end of the reply; there is one round per turn, so a malformed block is not sent again.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from typing import Any, TypeAlias
 
 from trackerkit.evaluate.client import TAG_HEADER
 from trackerkit.evaluate.variants import load_design
+from trackerkit.formats.text_protocol import BLOCK_LABEL
 from trackerkit.scene import Scene, load_scene, scene_trackers
+from trackerkit.simulate.model import text_block
 from trackerkit.steps import TurnPlan, decode_steps
 from trackerkit.tracker import Tracker
 
@@ -115,7 +121,10 @@ class NoisyServer(ThreadingHTTPServer):
             return limited
         self._wait(key, slow=drawn["slow"], first=first)
         if not body.get("tools"):
-            return 200, _completion(plan.reply, []), {}
+            if not _asks_for_block(body):
+                return 200, _completion(plan.reply, []), {}
+            made = self._calls(key, drawn, round_index, (step, plan), trackers)
+            return 200, _as_block(made, plan.reply), {}
         return 200, self._calls(key, drawn, round_index, (step, plan), trackers), {}
 
     def _count(self, body: Mapping[str, Any]) -> None:
@@ -200,6 +209,22 @@ class NoisyServer(ThreadingHTTPServer):
     def _note(self, key: _Key, kind: str) -> None:
         with self._lock:
             self.injected.append((*key, kind))
+
+
+def _asks_for_block(body: Mapping[str, Any]) -> bool:
+    """Whether the request's system message asks for the text protocol's update block."""
+    messages = body.get("messages") or []
+    first = messages[0] if messages and isinstance(messages[0], Mapping) else {}
+    return first.get("role") == "system" and f"```{BLOCK_LABEL}" in str(first.get("content"))
+
+
+def _as_block(made: Mapping[str, Any], reply: str) -> dict[str, Any]:
+    """A tool-call completion as the text protocol sends it: the reply, then the calls as one block."""
+    calls = made["choices"][0]["message"].get("tool_calls") or []
+    block = text_block(
+        [{"name": c["function"]["name"], "arguments": c["function"]["arguments"]} for c in calls]
+    )
+    return _completion(f"{reply}\n\n{block}" if block else reply, [])
 
 
 def _round_of(messages: Sequence[Mapping[str, Any]]) -> int:
