@@ -211,9 +211,11 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         default="OPENAI_API_KEY",
         help="the environment variable holding the API key",
     )
+    from trackerkit.simulate.completion import PROTOCOLS
+
     parser.add_argument(
         "--protocol",
-        choices=["tools", "text"],
+        choices=PROTOCOLS,
         default="tools",
         help=(
             "how the model sends its tracker updates: tools (the update_trackers tool; default) "
