@@ -3,7 +3,8 @@
 Scenarios carry the whole expected state after each step; `evaluate` plays them with one or more
 variants (a model endpoint, a tracker design), in free-running or teacher-forced mode, k times,
 concurrently, and scores every turn field by field (`scoring`), summarised per run and per
-variant with intervals (`metrics`, `intervals`).
+variant with intervals (`metrics`, `intervals`), and drawn (`accuracy_figure`, `drift_figure`,
+`field_heatmap`). Values are compared by the one equality, `trackerkit.values.same_value`.
 """
 
 from trackerkit.evaluate.client import EndpointModel, retry_after
@@ -21,7 +22,7 @@ from trackerkit.evaluate.metrics import (
 from trackerkit.evaluate.noisy import Noise, NoisyServer, serving_noisy
 from trackerkit.evaluate.results import EvaluationResults, read_results
 from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
-from trackerkit.evaluate.scoring import FieldScore, same_value, score_turn
+from trackerkit.evaluate.scoring import FieldScore, score_turn
 from trackerkit.evaluate.variants import Variant, load_design, read_variants
 
 __all__ = [
@@ -49,7 +50,6 @@ __all__ = [
     "read_results",
     "read_variants",
     "retry_after",
-    "same_value",
     "score_turn",
     "serving_noisy",
     "summarize_runs",

@@ -19,7 +19,7 @@ import orjson
 from trackerkit.tracker import Tracker
 from trackerkit.values import same_value
 
-__all__ = ["FieldScore", "same_value", "score_turn"]
+__all__ = ["FieldScore", "score_turn"]
 
 
 @dataclass(frozen=True, slots=True)
