@@ -8,7 +8,13 @@ their fork points) and its HTML (`outcome_html`, `failure_html`, ...), and the l
 trackers into a scene (`link_trackers`). Its modules are private to it.
 """
 
-from trackerkit.simulate.links import LinkChoice, Linked, link_choices, link_trackers, linked_ids
+from trackerkit.simulate.links import (
+    LinkChoice,
+    SavedLinks,
+    link_choices,
+    link_trackers,
+    linked_ids,
+)
 from trackerkit.simulate.page import (
     calls_example,
     edit_prefill,
@@ -45,10 +51,10 @@ __all__ = [
     "Clamp",
     "ForkPoint",
     "LinkChoice",
-    "Linked",
     "Outcome",
     "Playback",
     "ProtocolComparison",
+    "SavedLinks",
     "StepValues",
     "calls_example",
     "check_data_dir",

@@ -21,11 +21,11 @@ from trackerkit.library import Library
 from trackerkit.scene import Scene, load_scene
 from trackerkit.workspace import Workspace
 
-__all__ = ["LinkChoice", "Linked", "link_choices", "link_trackers", "linked_ids"]
+__all__ = ["LinkChoice", "SavedLinks", "link_choices", "link_trackers", "linked_ids"]
 
 
 @dataclass(frozen=True, slots=True)
-class Linked:
+class SavedLinks:
     """A saved link list: the workspace written, the scene file, and the ids now linked, in order."""
 
     place: Workspace
@@ -69,7 +69,7 @@ def link_choices(trackers: str | Path, scene_file: str | Path) -> list[LinkChoic
     return choices
 
 
-def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> Linked:
+def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> SavedLinks:
     """Write the trackers `checked` as the links of scene file `scene` (its stem) in `place`.
 
     Ids linked before keep their order; newly checked ids follow in the order given.
@@ -109,4 +109,4 @@ def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> Linke
     except ValueError as exc:
         raise BadRequestError(f"{path}: the links would not make a valid scene ({exc})") from None
     write_atomically(path, orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n")
-    return Linked(target, path, tuple(ids))
+    return SavedLinks(target, path, tuple(ids))
