@@ -73,3 +73,18 @@ def test_an_undeclared_name_is_caught() -> None:
     module.__all__ = ["declared"]  # type: ignore[attr-defined]
     assert public_members(module) == ["declared", "undeclared"]
     assert module.__all__ != public_members(module)  # type: ignore[attr-defined]
+
+
+def test_one_name_one_thing() -> None:
+    """A name two packages export is the same object in both (a sub-package's name never means
+    something else than the package's), so `from trackerkit.simulate import X` and
+    `from trackerkit import X` cannot disagree."""
+    meanings: dict[str, dict[int, str]] = {}
+    for name in _packages():
+        module = importlib.import_module(name)
+        for member in module.__all__:
+            meanings.setdefault(member, {}).setdefault(id(getattr(module, member)), name)
+    clashes = {
+        member: sorted(where.values()) for member, where in meanings.items() if len(where) > 1
+    }
+    assert clashes == {}
