@@ -204,6 +204,8 @@ def _plain(data: object, file: str) -> object:
 
 
 def _key(key: object) -> str:
+    """A YAML mapping key as the JSON key a JSON reader would have made of it (`true`, `null`,
+    `3`, a date in ISO form): the data's own key, not a value shown to a reader."""
     if isinstance(key, str):
         return key
     if isinstance(key, bool):
