@@ -44,6 +44,16 @@ def _package_of(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).parent.parts)
 
 
+def _from_module(node: ast.ImportFrom, package: str) -> str:
+    """The absolute module a `from ... import` reads, a relative one resolved from `package`."""
+    base = node.module or ""
+    if not node.level:
+        return base
+    parts = package.split(".")
+    parent = ".".join(parts[: len(parts) - node.level + 1])
+    return f"{parent}.{base}" if base else parent
+
+
 def imported(path: Path, package: str | None = None) -> Iterator[tuple[int, str]]:
     """Every module `path` imports (with its line), relative imports made absolute from `package`
     (by default the file's own), at any depth of the file (a function's own import counts too)."""
@@ -51,11 +61,7 @@ def imported(path: Path, package: str | None = None) -> Iterator[tuple[int, str]
         if isinstance(node, ast.Import):
             yield from ((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = (package or _package_of(path)).split(".")
-                parent = ".".join(parts[: len(parts) - node.level + 1])
-                base = f"{parent}.{base}" if base else parent
+            base = _from_module(node, package or _package_of(path))
             yield node.lineno, base
             # `from trackerkit import views` imports a sub-package by its name.
             yield from ((node.lineno, f"{base}.{alias.name}") for alias in node.names)
@@ -233,12 +239,7 @@ def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 wanted = [alias.name for alias in node.names]
             else:
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")
-                    base = ".".join(
-                        [*parts[: len(parts) - node.level + 1], *([base] if base else [])]
-                    )
+                base = _from_module(node, package)
                 wanted = [
                     f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
                     for alias in node.names
