@@ -180,25 +180,6 @@ def _read_item(i: int, raw: object, null_is_absent: bool) -> UpdateItem | list[I
     if not isinstance(raw, Mapping):
         return [ItemRefusal(i, None, f"must be an object; found {_describe(raw)}")]
     name = raw.get("tracker")
-    row = raw.get("row")
-    remove = raw.get("remove", False)
-    if remove is None:
-        remove = False
-    values = raw.get("set")
-    if null_is_absent and isinstance(values, Mapping):
-        values = {k: v for k, v in values.items() if v is not None} or None
-    problems = _item_problems(raw, name, row, remove, values)
-    if problems:
-        label = name if isinstance(name, str) else None
-        return [ItemRefusal(i, label, p) for p in problems]
-    assert isinstance(name, str)
-    return UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values)
-
-
-def _item_problems(
-    raw: Mapping[Any, object], name: object, row: object, remove: object, values: object
-) -> list[str]:
-    """What is wrong with an item's shape, in the order its keys are read."""
     problems = []
     unknown = [] if raw.keys() <= _ITEM_KEYS else sorted(str(k) for k in set(raw) - _ITEM_KEYS)
     if unknown:
@@ -207,15 +188,25 @@ def _item_problems(
         )
     if not isinstance(name, str):
         problems.append(f"tracker must be a tracker's name; found {_describe(name)}")
+    row = raw.get("row")
     if row is not None and not isinstance(row, str):
         problems.append(f"row must be text; found {_describe(row)}")
     elif isinstance(row, str) and (bad := unicode_problem(row)) is not None:
         problems.append(f"row {bad}")
+    remove = raw.get("remove", False)
+    if remove is None:
+        remove = False
     if not isinstance(remove, bool):
         problems.append(f"remove must be true or false; found {_describe(remove)}")
+    values = raw.get("set")
+    if null_is_absent and isinstance(values, Mapping):
+        values = {k: v for k, v in values.items() if v is not None} or None
     if values is not None and not isinstance(values, Mapping):
         problems.append(f"set must be an object of field values; found {_describe(values)}")
-    return problems
+    if problems:
+        return [ItemRefusal(i, name if isinstance(name, str) else None, p) for p in problems]
+    assert isinstance(name, str)
+    return UpdateItem(name, row if isinstance(row, str) else None, bool(remove), values)
 
 
 def apply_tracker_updates(
@@ -462,6 +453,8 @@ def _checked_values(
                 )
             )
             continue
+        if isinstance(field_, NumberField) and is_number(value):
+            continue  # the common case, taken as it is (clamped when settled)
         reason, held = _value_refusal(field_, value)
         if held is not None:
             checked[name] = held
