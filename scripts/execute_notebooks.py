@@ -21,6 +21,7 @@ import os
 import shutil
 import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -112,8 +113,12 @@ def add_images(notebook: Any, browser: str | None, why: str = "") -> list[str]:
         for _, output in found:
             output.data["text/plain"] = NOTE.format(why=why)
         return [*done, f"{len(found)} figures without a static image: {why}"]
+    figures = [dict(output.data[PLOTLY]) for _, output in found]
     try:
-        images = asyncio.run(_draw([dict(output.data[PLOTLY]) for _, output in found], browser))
+        # A thread of its own: asyncio.run refuses to start where an event loop already runs (a
+        # Jupyter kernel, or Playwright's sync API earlier in the same test process).
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            images = pool.submit(asyncio.run, _draw(figures, browser)).result()
     except Exception as error:
         raise RuntimeError(f"{browser} could not draw the figures: {error!r}") from error
     for (_, output), image in zip(found, images, strict=True):

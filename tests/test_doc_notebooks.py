@@ -8,6 +8,7 @@ every figure (what a repository page and `make docs` show), and the pages `make 
 from __future__ import annotations
 
 import ast
+import asyncio
 import base64
 import importlib
 import os
@@ -185,6 +186,24 @@ def test_the_system_chromium_draws_the_png() -> None:
     data = notebook.cells[0].outputs[0].data
     assert base64.b64decode(data["image/png"]).startswith(PNG_MAGIC)
     assert "text/plain" not in data
+
+
+def test_the_png_is_drawn_where_an_event_loop_already_runs() -> None:
+    """Inside a running loop (a kernel, or Playwright's sync API earlier in one test process)."""
+    execute = _script("execute_notebooks")
+    browser, why = execute.find_browser()
+    if browser is None:
+        if os.environ.get("TRACKERKIT_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"TRACKERKIT_REQUIRE_BROWSER=1 but {why}", pytrace=False)
+        pytest.skip(why)
+    notebook = _figure_notebook()
+
+    async def inside_a_loop() -> None:
+        execute.add_images(notebook, browser)
+
+    asyncio.run(inside_a_loop())
+    data = notebook.cells[0].outputs[0].data
+    assert base64.b64decode(data["image/png"]).startswith(PNG_MAGIC)
 
 
 def test_make_docs_writes_pages_with_images_and_no_network(tmp_path: Path) -> None:
