@@ -23,10 +23,10 @@ from multiprocessing.queues import Queue
 from pathlib import Path
 
 from benchmarks._timing import interleaved_ms
-from trackerkit.evaluate.client import EndpointModel
-from trackerkit.evaluate.harness import count_turns, evaluate
-from trackerkit.evaluate.noisy import Noise, serving_noisy
-from trackerkit.evaluate.variants import Variant, load_design
+from trackerkit.evaluation.client import EndpointModel
+from trackerkit.evaluation.harness import count_turns, evaluate
+from trackerkit.evaluation.noisy import Noise, serving_noisy
+from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import load_scene
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.simulate.session import Session

@@ -9,7 +9,7 @@ with app.setup:
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
-    from trackerkit.evaluate import (
+    from trackerkit.evaluation import (
         Noise,
         accuracy_figure,
         drift_figure,

@@ -1,7 +1,7 @@
 """The layout rule (issue 15, item 1), read from the code's own imports with `ast`.
 
 The core (every module directly in `trackerkit/`, and `trackerkit/trace/`) knows nothing of the
-apps: it imports none of `trackerkit.design`, `.simulate`, `.views`, `.evaluate` or `.formats`.
+apps: it imports none of `trackerkit.design`, `.simulate`, `.views`, `.evaluation` or `.formats`.
 Two modules are the edges that put the apps together and may: the package's `__init__` (it
 re-exports the public names of every part) and `cli.py` (its subcommands run the simulator, the
 importers and exporters, and the evaluation). Nothing else needs to: `workspace.py`, which the
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "trackerkit"
 
 #: The apps' sub-packages, which the core may not import.
-APPS = ("design", "simulate", "views", "evaluate", "formats")
+APPS = ("design", "simulate", "views", "evaluation", "formats")
 
 #: The core modules that put the apps together, and so may import them.
 EDGES = {"trackerkit/__init__.py", "trackerkit/cli.py"}
@@ -351,3 +351,15 @@ def test_a_cycle_is_caught(tmp_path: Path) -> None:
         ["trackerkit.a", "trackerkit.b"],
         ["trackerkit.apps", "trackerkit.apps.page", "trackerkit.c"],
     ]
+
+
+def test_no_exported_name_hides_a_sub_package() -> None:
+    """`import trackerkit.X.Y` binds through the attribute `trackerkit.X`: a function exported under
+    a sub-package's name (as `evaluate` once was) breaks every such import."""
+    import trackerkit
+
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages.isdisjoint(trackerkit.__all__)
+    for name in packages:
+        module = importlib.import_module(f"trackerkit.{name}")
+        assert getattr(trackerkit, name) is module

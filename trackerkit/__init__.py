@@ -30,7 +30,7 @@ sub-packages hold the rest:
                          turn report, the simulator page's playback
     trackerkit.views     history frames, HTML, figures, the command line's tables
     trackerkit.formats   other tools' formats: importers, provider exports, cards, text protocol
-    trackerkit.evaluate  the evaluation harness: runs, scoring, metrics, a noisy model
+    trackerkit.evaluation  the evaluation harness: runs, scoring, metrics, a noisy model
 
 Only this module and `cli` put the apps together; nothing imports a notebook, and no module
 imports itself back through others (`tests/test_layout.py` reads all of it from the code).
@@ -70,7 +70,7 @@ from trackerkit.errors import (
     TrackerkitError,
     TurnError,
 )
-from trackerkit.evaluate import EvaluationResults, Variant, evaluate, read_results, read_variants
+from trackerkit.evaluation import EvaluationResults, Variant, evaluate, read_results, read_variants
 from trackerkit.fields import BooleanField, ChoiceField, Field, NumberField, TextField
 from trackerkit.formats import (
     ExportCost,

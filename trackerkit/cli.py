@@ -20,7 +20,7 @@ Registrar = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], No
 
 
 def _registrars() -> list[Registrar]:
-    from trackerkit.evaluate.cli import register as register_eval
+    from trackerkit.evaluation.cli import register as register_eval
     from trackerkit.trace.cli import register as register_trace
 
     return [

@@ -7,11 +7,11 @@ variant with intervals (`metrics`, `intervals`), and drawn (`accuracy_figure`, `
 `field_heatmap`). Values are compared by the one equality, `trackerkit.values.same_value`.
 """
 
-from trackerkit.evaluate.client import EndpointModel, retry_after
-from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
-from trackerkit.evaluate.harness import count_turns, evaluate
-from trackerkit.evaluate.intervals import Interval, bootstrap_mean, wilson
-from trackerkit.evaluate.metrics import (
+from trackerkit.evaluation.client import EndpointModel, retry_after
+from trackerkit.evaluation.figures import accuracy_figure, drift_figure, field_heatmap
+from trackerkit.evaluation.harness import count_turns, evaluate
+from trackerkit.evaluation.intervals import Interval, bootstrap_mean, wilson
+from trackerkit.evaluation.metrics import (
     TurnRecord,
     field_frame,
     pass_at_k,
@@ -19,11 +19,11 @@ from trackerkit.evaluate.metrics import (
     summarize_variants,
     turn_frame,
 )
-from trackerkit.evaluate.noisy import Noise, NoisyServer, serving_noisy
-from trackerkit.evaluate.results import EvaluationResults, read_results
-from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
-from trackerkit.evaluate.scoring import FieldScore, score_turn
-from trackerkit.evaluate.variants import Variant, load_design, read_variants
+from trackerkit.evaluation.noisy import Noise, NoisyServer, serving_noisy
+from trackerkit.evaluation.results import EvaluationResults, read_results
+from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
+from trackerkit.evaluation.scoring import FieldScore, score_turn
+from trackerkit.evaluation.variants import Variant, load_design, read_variants
 
 __all__ = [
     "MODES",

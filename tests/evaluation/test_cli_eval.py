@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from trackerkit.cli import main
-from trackerkit.evaluate.noisy import Noise, serving_noisy
-from trackerkit.evaluate.results import read_results
+from trackerkit.evaluation.noisy import Noise, serving_noisy
+from trackerkit.evaluation.results import read_results
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGHT = str(ROOT / "data" / "scenes" / "fight.json")

@@ -14,8 +14,8 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from trackerkit.evaluate.metrics import TURN_KEYS, TurnRecord, summarize_runs, summarize_variants
-from trackerkit.evaluate.scoring import FieldScore
+from trackerkit.evaluation.metrics import TURN_KEYS, TurnRecord, summarize_runs, summarize_variants
+from trackerkit.evaluation.scoring import FieldScore
 
 __all__ = ["EvaluationResults", "read_results"]
 
@@ -23,7 +23,7 @@ _TURN_ONLY = [f.name for f in fields(TurnRecord) if f.name not in TURN_KEYS]
 _FIELD_ONLY = [f.name for f in fields(FieldScore)]
 #: Marks the row kept for a turn that scored no field, so the turn survives the round trip.
 _NO_FIELD = "none"
-_FORMAT = b"trackerkit.evaluate/1"
+_FORMAT = b"trackerkit.evaluation/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +34,7 @@ class EvaluationResults:
     fields: pd.DataFrame
 
     def runs(self) -> pd.DataFrame:
-        """One row per run: every metric (see `trackerkit.evaluate.metrics`)."""
+        """One row per run: every metric (see `trackerkit.evaluation.metrics`)."""
         return summarize_runs(self.turns, self.fields)
 
     def summary(self, seed: int = 0) -> pd.DataFrame:

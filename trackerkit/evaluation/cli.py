@@ -75,8 +75,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def _eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from trackerkit.evaluate.harness import evaluate
-    from trackerkit.evaluate.variants import Variant, read_variants
+    from trackerkit.evaluation.harness import evaluate
+    from trackerkit.evaluation.variants import Variant, read_variants
     from trackerkit.simulate import check_data_dir, data_dir, time_zone
 
     zone = time_zone(args.timezone)

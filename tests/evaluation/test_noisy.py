@@ -11,11 +11,11 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from trackerkit.evaluate.harness import evaluate
-from trackerkit.evaluate.intervals import wilson
-from trackerkit.evaluate.noisy import Noise, serving_noisy
-from trackerkit.evaluate.results import read_results
-from trackerkit.evaluate.variants import Variant
+from trackerkit.evaluation.harness import evaluate
+from trackerkit.evaluation.intervals import wilson
+from trackerkit.evaluation.noisy import Noise, serving_noisy
+from trackerkit.evaluation.results import read_results
+from trackerkit.evaluation.variants import Variant
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "data" / "scenes"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from trackerkit import decode_tracker
-from trackerkit.evaluate.intervals import bootstrap_mean, wilson
-from trackerkit.evaluate.metrics import (
+from trackerkit.evaluation.intervals import bootstrap_mean, wilson
+from trackerkit.evaluation.metrics import (
     TurnRecord,
     field_frame,
     pass_at_k,
@@ -18,7 +18,7 @@ from trackerkit.evaluate.metrics import (
     summarize_variants,
     turn_frame,
 )
-from trackerkit.evaluate.scoring import score_turn
+from trackerkit.evaluation.scoring import score_turn
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTH = decode_tracker(json.loads((ROOT / "data/trackers/health.json").read_text()))

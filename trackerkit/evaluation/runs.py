@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from trackerkit.evaluate.metrics import TurnRecord
-from trackerkit.evaluate.scoring import FieldScore, score_turn
+from trackerkit.evaluation.metrics import TurnRecord
+from trackerkit.evaluation.scoring import FieldScore, score_turn
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel

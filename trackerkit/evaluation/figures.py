@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import plotly.graph_objects as go
 
-    from trackerkit.evaluate.results import EvaluationResults
+    from trackerkit.evaluation.results import EvaluationResults
 
 __all__ = ["accuracy_figure", "drift_figure", "field_heatmap"]
 

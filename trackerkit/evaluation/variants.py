@@ -16,8 +16,8 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from trackerkit.errors import BadRequestError
-from trackerkit.evaluate.client import EndpointModel
-from trackerkit.evaluate.tool_style import AnyOfTools
+from trackerkit.evaluation.client import EndpointModel
+from trackerkit.evaluation.tool_style import AnyOfTools
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
@@ -42,7 +42,7 @@ class Variant(BaseModel):
         timeout: seconds for one model call, retries and their waits included.
         max_retries: tries after a 429 or 5xx.
         tool_style: "lines" (the update tool as trackerkit builds it, one line per tracker) or
-            "anyOf" (each tracker's fields in the schema; see `trackerkit.evaluate.tool_style`);
+            "anyOf" (each tracker's fields in the schema; see `trackerkit.evaluation.tool_style`);
             the scripted model makes the scenario's calls whatever the schema, so it ignores this.
         protocol: how the model sends its updates: "tools" (the update tool) or "text" (no tool;
             one fenced update block at the end of the reply, answered on the next turn; see

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from trackerkit.errors import BadRequestError
-from trackerkit.evaluate.harness import evaluate
-from trackerkit.evaluate.noisy import serving_noisy
-from trackerkit.evaluate.variants import Variant, read_variants
+from trackerkit.evaluation.harness import evaluate
+from trackerkit.evaluation.noisy import serving_noisy
+from trackerkit.evaluation.variants import Variant, read_variants
 
 SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
 FIGHT = SCENES / "fight.json"

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from trackerkit.errors import BadRequestError
-from trackerkit.evaluate.figures import accuracy_figure, drift_figure, field_heatmap
-from trackerkit.evaluate.harness import evaluate
-from trackerkit.evaluate.noisy import Noise, serving_noisy
-from trackerkit.evaluate.results import EvaluationResults
-from trackerkit.evaluate.variants import Variant
+from trackerkit.evaluation.figures import accuracy_figure, drift_figure, field_heatmap
+from trackerkit.evaluation.harness import evaluate
+from trackerkit.evaluation.noisy import Noise, serving_noisy
+from trackerkit.evaluation.results import EvaluationResults
+from trackerkit.evaluation.variants import Variant
 
 SCENES = Path(__file__).resolve().parents[2] / "data" / "scenes"
 TWO = [SCENES / "eval-numbers.json", SCENES / "eval-lists.json"]

@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from trackerkit.errors import BadRequestError
-from trackerkit.evaluate.metrics import field_frame, turn_frame
-from trackerkit.evaluate.results import EvaluationResults
-from trackerkit.evaluate.runs import MODES, Mode, RunResult, play_run
-from trackerkit.evaluate.variants import Variant, load_design
+from trackerkit.evaluation.metrics import field_frame, turn_frame
+from trackerkit.evaluation.results import EvaluationResults
+from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
+from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
 from trackerkit.steps import decode_steps

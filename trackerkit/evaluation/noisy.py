@@ -28,8 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeAlias
 
-from trackerkit.evaluate.client import TAG_HEADER
-from trackerkit.evaluate.variants import load_design
+from trackerkit.evaluation.client import TAG_HEADER
+from trackerkit.evaluation.variants import load_design
 from trackerkit.formats.text_protocol import BLOCK_LABEL
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.model import text_block

@@ -29,8 +29,8 @@ from typing import Any
 
 import pandas as pd
 
-from trackerkit.evaluate.intervals import Interval, bootstrap_mean, wilson
-from trackerkit.evaluate.scoring import FieldScore
+from trackerkit.evaluation.intervals import Interval, bootstrap_mean, wilson
+from trackerkit.evaluation.scoring import FieldScore
 
 __all__ = [
     "RUN_KEYS",

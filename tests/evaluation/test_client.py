@@ -8,7 +8,7 @@ import pytest
 from loopback import Answer, ask, completion, serving
 
 from trackerkit.errors import ModelError
-from trackerkit.evaluate.client import TAG_HEADER, EndpointModel, retry_after
+from trackerkit.evaluation.client import TAG_HEADER, EndpointModel, retry_after
 
 
 def _model(url: str, waits: list[float], **options: object) -> EndpointModel:
