@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
+
+import pytest
 
 from trackerkit.cli import build_parser
 
@@ -31,3 +34,12 @@ def test_the_two_commands_come_first() -> None:
     first_block = README.split("```")[1]
     assert "make run" in first_block
     assert "make test" in first_block
+
+
+def test_every_python_example_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each ```python block of the README runs as written, from the repository's root."""
+    blocks = re.findall(r"^```python\n(.*?)^```", README, flags=re.MULTILINE | re.DOTALL)
+    assert len(blocks) >= 3
+    monkeypatch.chdir(Path(__file__).resolve().parent.parent)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
