@@ -8,7 +8,7 @@ with app.setup:
 
     import marimo as mo
 
-    from trackerkit import Library, initial_value, linked_in, load_scenes, workspace
+    from trackerkit import Library, initial_value, line_of, linked_in, load_scenes, workspace
 
 
 @app.function
@@ -16,6 +16,30 @@ def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
     _words = escape(f"{type(error).__name__}: {error}")
     return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
+
+
+@app.function
+def accepts(field):
+    """What a field accepts, in words: `0 to hp_max`, `at least 1`, `calm, tense`, `true or false`.
+
+    Every bound and choice is shown through `line_of`, the one display rule for values.
+    """
+    if field.type == "choice":
+        return "one of: " + ", ".join(line_of(c) for c in field.choices)
+    if field.type == "boolean":
+        return "true or false"
+    if field.type != "number":
+        return "any text"
+    _low = None if field.min is None else line_of(field.min)
+    _top = field.max_field if field.max_field is not None else field.max
+    _high = None if _top is None else line_of(_top)
+    if _low is not None and _high is not None:
+        return f"a number from {_low} to {_high}"
+    if _low is not None:
+        return f"a number, at least {_low}"
+    if _high is not None:
+        return f"a number, at most {_high}"
+    return "any number"
 
 
 @app.cell(hide_code=True)
@@ -113,12 +137,8 @@ def _(decoded, picked):
                 "field": f.name,
                 "type": f.type,
                 "description": f.description,
-                "accepts": f.model_dump(
-                    by_alias=True,
-                    exclude_none=True,
-                    include={"min", "max", "max_field", "choices"},
-                ),
-                "starts at": initial_value(f),
+                "accepts": accepts(f),
+                "starts at": line_of(initial_value(f)),
                 "icon": f.icon or "",
             }
             for f in tracker.fields
@@ -130,8 +150,8 @@ def _(decoded, picked):
         [
             mo.md(
                 f"### {tracker.name}\n\n{tracker.description}\n\n"
-                f"*{tracker.layout}*, changes shown as *{tracker.style}*. "
-                f"Note for the model: {tracker.body.note}"
+                f"Laid out as a *{tracker.layout}*; changes shown as *{tracker.style}*.\n\n"
+                f"**Note for the model:** {tracker.body.note}"
                 + (f"\n\nTemplate: `{tracker.body.template}`" if tracker.body.template else "")
             ),
             field_table,

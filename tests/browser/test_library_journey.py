@@ -59,6 +59,15 @@ def test_library_lists_verdicts_and_opens_each_tracker(
     page.get_by_role("heading", name="Health").wait_for()
     fields = _table(page, "Fields")
     expect(fields.get_by_text("hp_max", exact=True)).to_have_count(1)
+    # The layout and the note are sentences of their own (no "chips.Note" run together).
+    page.locator(".paragraph").filter(has_text="Laid out as a record; changes shown as chips.").first.wait_for()
+    note = page.locator(".paragraph").filter(has_text="Note for the model:").first
+    expect(note).to_have_text("Note for the model: Lower hp when Vera is hurt.")
+    # What each field accepts, in words, never raw JSON.
+    expect(fields.get_by_text("a number from 0 to hp_max", exact=True)).to_have_count(1)
+    expect(fields.get_by_text("a number, at least 1", exact=True)).to_have_count(1)
+    expect(fields.get_by_text("one of: calm, tense", exact=True)).to_have_count(1)
+    expect(fields.get_by_text('{"', exact=False)).to_have_count(0)
 
     # Picking another tracker opens it: its description and its own fields.
     page.get_by_role("combobox").select_option(label="Stamina")

@@ -56,3 +56,32 @@ def test_drift(results: EvaluationResults) -> None:
     assert list(figure.data[1].y) == [1.0] * len(figure.data[1].y)
     with pytest.raises(BadRequestError, match="no scenario 'x'"):
         drift_figure(results, "x")
+
+
+@pytest.fixture(scope="module")
+def zeta_first() -> EvaluationResults:
+    """Two variants run in an order that is not their names' order (zeta, then alpha)."""
+    return evaluate(TWO[:1], [Variant(name="zeta"), Variant(name="alpha")], runs=1)
+
+
+def test_heatmap_columns_follow_the_bars_order(zeta_first: EvaluationResults) -> None:
+    """The heat map lists the variants left to right as the bar chart does (not sorted by name)."""
+    bars = list(accuracy_figure(zeta_first).data[0].x)
+    assert bars == ["zeta (free)", "alpha (free)"]
+    assert list(field_heatmap(zeta_first).data[0].x) == bars
+    assert [t.name for t in drift_figure(zeta_first).data] == bars
+
+
+def test_bar_labels_sit_above_their_error_bars(results: EvaluationResults) -> None:
+    """Each value is written above its whisker's top (readable), none on the bar under the whisker."""
+    figure = accuracy_figure(results)
+    bar = figure.data[0]
+    assert bar.text is None
+    notes = {a.x: a for a in figure.layout.annotations}
+    assert set(notes) == set(bar.x)
+    for x, y, high in zip(bar.x, bar.y, bar.error_y.array, strict=True):
+        note = notes[x]
+        assert note.text == f"{y:.3g}"
+        assert note.y >= y + high - 1e-12
+        assert note.yanchor == "bottom"
+    assert figure.layout.yaxis.range[1] > max(n.y for n in notes.values())

@@ -39,6 +39,22 @@ def accuracy_figure(
         known = ", ".join(dict.fromkeys(summary["metric"]))
         raise BadRequestError(f"no metric {metric!r} in these results; there are: {known}")
     labels = [f"{v} ({m})" for v, m in zip(chosen["variant"], chosen["mode"], strict=True)]
+    # Each value is written just above its error bar's top, never on the bar under the whisker.
+    tops = [
+        float(e if h != h else max(e, h)) if e == e else 0.0
+        for e, h in zip(chosen["estimate"], chosen["high"], strict=True)
+    ]
+    notes = [
+        {
+            "x": label,
+            "y": top,
+            "text": "n/a" if e != e else f"{e:.3g}",
+            "showarrow": False,
+            "yanchor": "bottom",
+            "yshift": 3,
+        }
+        for label, top, e in zip(labels, tops, chosen["estimate"], strict=True)
+    ]
     figure = go.Figure(
         go.Bar(
             x=labels,
@@ -49,7 +65,6 @@ def accuracy_figure(
                 "array": chosen["high"] - chosen["estimate"],
                 "arrayminus": chosen["estimate"] - chosen["low"],
             },
-            text=[f"{e:.3g}" for e in chosen["estimate"]],
             customdata=chosen[["low", "high", "n"]],
             hovertemplate="%{x}: %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}], n=%{customdata[2]}<extra></extra>",
         )
@@ -57,9 +72,17 @@ def accuracy_figure(
     figure.update_layout(
         title=f"{metric.replace('_', ' ')} per variant (95% intervals)",
         yaxis_title=metric.replace("_", " "),
+        # Room above the highest whisker for its label.
+        yaxis_range=[0, max([1.0, *tops]) * 1.12],
+        annotations=notes,
         autosize=True,
     )
     return figure
+
+
+def _columns_in_order(frame: pd.DataFrame) -> list[str]:
+    """`variant (mode)` in the order the variants were run: the bars' order, left to right."""
+    return list(dict.fromkeys(frame["variant"].astype(str) + " (" + frame["mode"].astype(str) + ")"))
 
 
 def _field_names(fields: pd.DataFrame) -> list[str]:
@@ -79,6 +102,9 @@ def field_heatmap(results: EvaluationResults) -> go.Figure:
         column=results.fields["variant"] + " (" + results.fields["mode"] + ")",
     )
     table = cells.pivot_table(index="name", columns="column", values="correct", aggfunc="mean")
+    # Columns in the bar chart's order (pivot_table sorts them by name).
+    order = [c for c in _columns_in_order(results.turns) if c in table.columns]
+    table = table[order + [c for c in table.columns if c not in order]]
     counts = cells.pivot_table(index="name", columns="column", values="correct", aggfunc="size")
     figure = go.Figure(
         go.Heatmap(
