@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import mistune
 import nbformat
 from jinja2 import DictLoader
 from nbconvert import HTMLExporter
@@ -30,6 +31,16 @@ TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 """
 PLOTLY = "application/vnd.plotly.v1+json"
+# Markdown as the notebooks write it (`**bold**`, `code`, links), with any raw HTML escaped.
+MARKDOWN = mistune.create_markdown(escape=True)
+
+
+def inline_html(text: str) -> str:
+    """One line of markdown as HTML without its paragraph: `A **tracker**` -> `A <strong>tracker</strong>`."""
+    rendered = str(MARKDOWN(text)).strip()
+    if rendered.startswith("<p>") and rendered.endswith("</p>") and rendered.count("<p>") == 1:
+        rendered = rendered[3:-4]
+    return rendered
 
 
 def title_and_lead(notebook: Any, fallback: str) -> tuple[str, str]:
@@ -78,7 +89,7 @@ def render(paths: list[Path], out: Path) -> list[str]:
         )
         lines.append(f"wrote {target}{note}")
     items = "\n".join(
-        f'<li><a href="{html.escape(name)}">{html.escape(title)}</a><p>{html.escape(lead)}</p></li>'
+        f'<li><a href="{html.escape(name)}">{inline_html(title)}</a><p>{inline_html(lead)}</p></li>'
         for name, title, lead in entries
     )
     index = out / "index.html"
