@@ -16,7 +16,7 @@ with app.setup:
         field_heatmap,
         serving_noisy,
     )
-    from trackerkit.simulate import check_data_dir, data_dir
+    from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
 
 
@@ -58,7 +58,7 @@ def _():
     except Exception as _error:
         mo.stop(True, trouble("Could not read the scenarios", _error))
     mo.stop(not scenes, mo.md(f"No scene in `{place.scenes}` has scripted turns."))
-    mo.md(f"{place.describe()} **{len(scenes)} scenarios** with scripted turns.")
+    mo.md(f"{place.describe()} {place.describe_trace()} **{len(scenes)} scenarios** with scripted turns.")
     return place, scenes
 
 
@@ -130,7 +130,7 @@ def _(
         seed=1,
     )
     try:
-        _trace_dir = check_data_dir(data_dir())
+        _trace_dir = check_data_dir(place.trace_root)
         _writer = TraceWriter(_trace_dir)
         with serving_noisy(_paths, _noise, place.trackers) as _server:
             _made = {

@@ -10,8 +10,7 @@ with app.setup:
     import marimo as mo
     import orjson
 
-    from trackerkit import NotFoundError
-    from trackerkit.simulate import data_dir
+    from trackerkit import NotFoundError, workspace
     from trackerkit.trace import (
         STATUS_AND_FAILURES,
         TURN_FILTERS,
@@ -64,14 +63,16 @@ def _():
 @app.cell
 def _():
     # Any failure below is shown in its own section as a message, never as a blank page.
+    # The data folder's trace, by the rule every app and command follows (trackerkit.workspace):
+    # --data DIR, else TRACKERKIT_DATA, else ASSISTANT_DATA_DIR, else your workspace.
     try:
-        simulated_dir = data_dir() / "trace"
+        simulated_dir = workspace(mo.cli_args()).trace
     except Exception as _error:
-        mo.stop(True, trouble("Could not find your simulated sessions", _error))
+        mo.stop(True, trouble("Could not find your data folder's trace", _error))
     place = mo.ui.dropdown(
         options={
             "Bundled sample days": str(default_dir),
-            f"Your simulated sessions ({simulated_dir})": str(simulated_dir),
+            f"Your data folder's trace ({simulated_dir})": str(simulated_dir),
         },
         value="Bundled sample days",
         label="Trace days",

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from trackerkit.errors import BadRequestError
-from trackerkit.workspace import BUNDLED, DATA_ENV, Workspace, user_workspace, workspace
+from trackerkit.simulate import data_dir
+from trackerkit.workspace import (
+    ASSISTANT_ENV,
+    BUNDLED,
+    DATA_ENV,
+    Workspace,
+    user_workspace,
+    workspace,
+)
+from trackerkit.workspace import trace_root as trace_root_of
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -171,3 +180,85 @@ def test_a_workspace_that_cannot_be_made_is_a_clear_refusal(
     chosen = workspace(None, bundled=bundled)
     with pytest.raises(BadRequestError, match=r"cannot make the workspace .*--data DIR"):
         chosen.for_writing()
+
+
+A, M, S = "/opt/given", "/srv/mine", "/srv/assistant"
+
+
+@pytest.mark.parametrize(
+    ("option", "environ", "root", "trace_root", "why"),
+    [
+        (A, {DATA_ENV: M, ASSISTANT_ENV: S}, A, A, "the --data option"),
+        (None, {DATA_ENV: M, ASSISTANT_ENV: S}, M, M, DATA_ENV),
+        (None, {DATA_ENV: "", ASSISTANT_ENV: S}, "bundled", S, ASSISTANT_ENV),
+        (None, {ASSISTANT_ENV: ""}, "bundled", "home", "your workspace"),
+        (None, {}, "bundled", "home", "your workspace"),
+    ],
+    ids=["option", "trackerkit-data", "assistant-data-dir", "empty-is-unset", "per-user"],
+)
+def test_the_rule_in_order(
+    home: Path,
+    bundled: Path,
+    option: str | None,
+    environ: dict[str, str],
+    root: str,
+    trace_root: str,
+    why: str,
+) -> None:
+    """--data, else TRACKERKIT_DATA, else (the trace only) ASSISTANT_DATA_DIR, else the per-user
+    workspace; the trace is `<that folder>/trace`, never the bundled data's."""
+    named = {"bundled": bundled, "home": home}
+    chosen = workspace({"data": option} if option else None, environ, bundled=bundled)
+    assert chosen.root == named.get(root, Path(root))
+    assert chosen.trace_root == named.get(trace_root, Path(trace_root))
+    assert chosen.trace == chosen.trace_root / "trace"
+    assert chosen.trace_source == why
+    assert chosen.describe_trace() == f"Trace folder `{chosen.trace}` ({why})."
+    assert not chosen.trace.is_relative_to(bundled)
+    assert trace_root_of({"data": option} if option else None, environ) == chosen.trace_root
+    assert data_dir(option, environ) == chosen.trace_root, "the simulator follows the same rule"
+
+
+def test_the_assistant_variable_names_the_trace_of_the_workspace_too(
+    home: Path, bundled: Path
+) -> None:
+    """Once the workspace holds a library, ASSISTANT_DATA_DIR still names the trace's folder only,
+    and a first save keeps it."""
+    chosen = workspace(None, {ASSISTANT_ENV: "/srv/assistant"}, bundled=bundled)
+    saved = chosen.for_writing()
+    assert (saved.root, saved.trace_root) == (home, Path("/srv/assistant"))
+    again = workspace(None, {ASSISTANT_ENV: "/srv/assistant"}, bundled=bundled)
+    assert (again.origin, again.trace) == ("workspace", Path("/srv/assistant/trace"))
+
+
+def test_a_trace_alone_does_not_make_the_workspace(home: Path, bundled: Path) -> None:
+    """A simulated session's trace in the per-user folder leaves the bundled library read in place;
+    the first save then copies trackers and scenes in beside the trace, which stays."""
+    (home / "trace").mkdir(parents=True)
+    (home / "trace" / "2027-01-05.jsonl").write_text("{}\n")
+    chosen = workspace(None, bundled=bundled)
+    assert (chosen.origin, chosen.root, chosen.trace) == ("bundled", bundled, home / "trace")
+    written = chosen.for_writing()
+    assert written == Workspace(home, "workspace")
+    assert (home / "trackers" / "health.json").is_file()
+    assert (home / "scenes" / "fight.json").is_file()
+    assert (home / "trace" / "2027-01-05.jsonl").read_text() == "{}\n"
+    assert sorted(p.name for p in home.iterdir()) == ["scenes", "trace", "trackers"]
+    assert sorted(p.name for p in home.parent.iterdir()) == ["workspace"], "no scratch folder left"
+    assert workspace(None, bundled=bundled) == Workspace(home, "workspace")
+
+
+def test_two_apps_saving_at_once_beside_a_trace(home: Path, bundled: Path) -> None:
+    """Four first saves into a folder holding only the trace end with one whole copy."""
+    (home / "trace").mkdir(parents=True)
+    chosen = workspace(None, bundled=bundled)
+    results: list[Workspace] = []
+    threads = [threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [Workspace(home, "workspace")] * 4
+    assert sorted(p.name for p in home.iterdir()) == ["scenes", "trace", "trackers"]
+    assert sorted(p.name for p in (home / "trackers").iterdir()) == ["health.json"]
+    assert sorted(p.name for p in home.parent.iterdir()) == ["workspace"]

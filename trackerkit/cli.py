@@ -132,9 +132,10 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "asks for the updates as one fenced JSON block at the end of the reply, which is "
             "taken out of the reply and applied as a tool call would be. Writes the turns to the trace journal "
             "DATA/trace/YYYY-MM-DD.jsonl unless --no-trace, and says where on stderr: DATA is "
-            "--data, else $ASSISTANT_DATA_DIR, else the per-user data directory (such as "
-            "~/.local/share/trackerkit), never the repository's bundled sample days. The day "
-            "file is named in --timezone, else $ASSISTANT_TIMEZONE, else UTC."
+            "the data folder every app and command uses: --data, else $TRACKERKIT_DATA, else "
+            "$ASSISTANT_DATA_DIR, else the per-user workspace (such as "
+            "~/.local/share/trackerkit/workspace), never the repository's bundled sample days. "
+            "The day file is named in --timezone, else $ASSISTANT_TIMEZONE, else UTC."
         ),
     )
     _session_options(simulate)
@@ -145,8 +146,8 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="DIR",
         type=Path,
         help=(
-            "the data directory for the trace (default: $ASSISTANT_DATA_DIR, else the per-user "
-            "data directory)"
+            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
+            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
         ),
     )
     simulate.add_argument(
@@ -370,11 +371,14 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     command.add_argument(
         "--into",
+        "--data",
+        dest="into",
         metavar="DIR",
         type=Path,
         help=(
-            "the data folder to write into (its trackers/ folder); default: $TRACKERKIT_DATA, "
-            "else the per-user workspace"
+            "the data folder to write into (its trackers/ and scenes/); default: "
+            "$TRACKERKIT_DATA, else the per-user workspace (the bundled data/ is copied there "
+            "first, never written)"
         ),
     )
     command.add_argument("--dry-run", action="store_true", help="print the report, write nothing")
@@ -384,6 +388,7 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _import(args: argparse.Namespace) -> int:
     from trackerkit.formats.detect import FORMAT_NAMES
     from trackerkit.formats.importers import import_file, save_imported, save_imported_scene
+    from trackerkit.errors import BadRequestError
     from trackerkit.library import Library
     from trackerkit.workspace import workspace
 
@@ -395,21 +400,25 @@ def _import(args: argparse.Namespace) -> int:
     print(f"{report.file}: {shown}, {count} {noun} ({report.summary()})")
     for line in report.lines:
         print(f"  {line}")
-    if args.into is not None:
-        root: Path = args.into
-    else:
-        chosen = workspace()
-        root = chosen.root if args.dry_run else chosen.for_writing().root
-    library = Library(root / "trackers")
-    saved = save_imported(imported, library, dry_run=args.dry_run)
+    if args.into is not None and args.into.exists() and not args.into.is_dir():
+        raise BadRequestError(f"--into: {args.into} is not a folder")
+    chosen = workspace({"data": args.into} if args.into is not None else None)
+    if not args.dry_run:
+        chosen = chosen.for_writing()
+    # The folder written into: on the bundled data (read in place), the workspace a real run
+    # copies it to first; a dry run reads the bundled library, which that copy holds.
+    root = chosen.copy_to if not chosen.writable and chosen.copy_to is not None else chosen.root
+    if args.into is None:
+        print(f"trackerkit: data folder {root} ({chosen.source})", file=sys.stderr)
+    saved = save_imported(imported, Library(chosen.trackers), dry_run=args.dry_run)
     verb = "would write" if args.dry_run else "wrote"
     for tracker in saved.trackers:
-        print(f"{verb} {library.path / (tracker.id + '.json')} ({tracker.name})")
+        print(f"{verb} {root / 'trackers' / (tracker.id + '.json')} ({tracker.name})")
     if saved.scene_links:
         print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
-    scene = save_imported_scene(saved, root / "scenes", dry_run=args.dry_run)
+    scene = save_imported_scene(saved, chosen.scenes, dry_run=args.dry_run)
     if scene is not None:
-        print(f"{verb} {scene.path} (scene {scene.scene.title})")
+        print(f"{verb} {root / 'scenes' / scene.path.name} (scene {scene.scene.title})")
     if args.dry_run:
         print("dry run: nothing written")
     return 0

@@ -1,25 +1,33 @@
-"""Where an app reads and writes its trackers and scenes: the workspace (issue 13, item 14).
+"""The data folder: where the apps and the command line read and write (issue 13, item 14).
 
-The designer saves trackers and the simulator links them into scenes. Run from a checkout, the
-obvious folder is the repository's bundled `data/`, and writing there changes committed files.
-So an app finds its data folder this way:
+One rule, for every app (designer, simulator, library, trace explorer, evaluate) and every command
+(`simulate`, `eval`, `import`, `trace`):
 
-1. `--data DIR`, passed to the app (`marimo run notebooks/designer.py -- --data DIR`, read from
-   `mo.cli_args()`), else the `TRACKERKIT_DATA` variable: the person's own folder, read and
-   written in place. Pointing at a folder is a choice to work on it, and the only way to edit
-   the bundled library itself (`--data data`).
-2. Otherwise the per-user workspace (`platformdirs.user_data_dir("trackerkit")/workspace`, such as
-   `~/.local/share/trackerkit/workspace`) once it exists: everything saved before is there.
-3. Otherwise the bundled `data/`, read in place. The first save copies its `trackers/` and
-   `scenes/` into the per-user workspace (`Workspace.for_writing`) and writes there; from then on
-   the apps read the workspace (2).
+1. `--data DIR` (an app's `marimo run notebooks/designer.py -- --data DIR`, read from
+   `mo.cli_args()`; a command's `--data DIR`, `import`'s `--into DIR`), else the
+   `TRACKERKIT_DATA` variable: the person's own folder, read and written in place. Pointing at a
+   folder is a choice to work on it, and the only way to edit the bundled library itself
+   (`--data data`).
+2. For the trace only, `ASSISTANT_DATA_DIR` next: the assistant's own variable for its data
+   directory (TC-1), so a simulated session lands where the assistant's journal is.
+3. Otherwise the per-user folder (`platformdirs.user_data_dir("trackerkit")/workspace`, such as
+   `~/.local/share/trackerkit/workspace`).
+
+The data folder holds `trackers/`, `scenes/` and `trace/` (the day files, `<data folder>/trace`),
+laid out as the bundled `data/` is. The bundled `data/` is never written unless named with
+`--data`, and its trace never (`trackerkit.simulate.check_data_dir`): with no option and no
+variable, until the per-user folder holds a library (its `trackers/`), the apps read the bundled
+trackers and scenes in place, and the first save copies them into the per-user folder
+(`Workspace.for_writing`) and writes there; from then on the apps read the per-user folder. The
+trace meanwhile goes straight to the per-user folder's `trace/`, whose existence alone does not
+make it the library.
 
 Why copy the whole library on the first save rather than keep the bundled folder and an overlay
 of saved files: a tracker and the scenes that link it must be read together (the designer's
 "where linked", the simulator's Trackers panel), and one folder holding both is what the person
 sees on disk, with no file of one place silently hiding another's. Why not copy at start: just
 looking must not create files, and until the first save the bundled data is what there is to
-show. The trace (sample days) is not copied; the simulator's trace has its own place (TC-1).
+show. The bundled sample days are not copied: retention (TC-3) would delete them a month on.
 """
 
 from __future__ import annotations
@@ -36,10 +44,22 @@ import platformdirs
 
 from trackerkit.errors import BadRequestError
 
-__all__ = ["BUNDLED", "DATA_ENV", "AppArgs", "Workspace", "user_workspace", "workspace"]
+__all__ = [
+    "ASSISTANT_ENV",
+    "BUNDLED",
+    "DATA_ENV",
+    "AppArgs",
+    "Workspace",
+    "trace_root",
+    "user_workspace",
+    "workspace",
+]
 
 #: The variable naming the data folder when the app is given no `--data` option.
 DATA_ENV = "TRACKERKIT_DATA"
+#: The assistant's variable for its data directory (TC-1): names the trace's folder only, after
+#: `--data` and `TRACKERKIT_DATA`.
+ASSISTANT_ENV = "ASSISTANT_DATA_DIR"
 #: The repository's bundled data (`trackers/`, `scenes/`); absent in an installed wheel.
 BUNDLED = Path(__file__).resolve().parents[1] / "data"
 #: The folders a workspace holds, copied from the bundled data on the first save.
@@ -65,11 +85,14 @@ class Workspace:
         origin: how it was chosen: the `--data` option, the `TRACKERKIT_DATA` variable, the
             per-user workspace, or the bundled data read in place.
         copy_to: for the bundled data, the per-user workspace the first save copies it into.
+        assistant: the folder `ASSISTANT_DATA_DIR` names, when it chose the trace's folder (no
+            `--data`, no `TRACKERKIT_DATA`).
     """
 
     root: Path
     origin: Origin
     copy_to: Path | None = None
+    assistant: Path | None = None
 
     @property
     def trackers(self) -> Path:
@@ -80,6 +103,46 @@ class Workspace:
     def scenes(self) -> Path:
         """The scenes folder (`<root>/scenes`)."""
         return self.root / "scenes"
+
+    @property
+    def trace_root(self) -> Path:
+        """The data directory the trace is written under (`TraceWriter`'s): its `trace/` holds
+        the day files. The data folder, else `ASSISTANT_DATA_DIR`'s, else for the bundled data
+        the per-user workspace: the bundled sample days are never the trace's."""
+        if self.origin in ("option", "environment"):
+            return self.root
+        if self.assistant is not None:
+            return self.assistant
+        if self.origin == "bundled":
+            return self.copy_to if self.copy_to is not None else user_workspace()
+        return self.root
+
+    @property
+    def trace(self) -> Path:
+        """The trace folder: `<trace_root>/trace`, one `YYYY-MM-DD.jsonl` file a day."""
+        return self.trace_root / "trace"
+
+    @property
+    def source(self) -> str:
+        """Why this data folder, in a few words: the option, the variable, or the workspace."""
+        if self.origin == "option":
+            return "the --data option"
+        if self.origin == "environment":
+            return DATA_ENV
+        if self.origin == "workspace":
+            return "your workspace"
+        return "your workspace, made from the bundled data on the first save"
+
+    @property
+    def trace_source(self) -> str:
+        """Why this trace folder, in a few words (`source`, or `ASSISTANT_DATA_DIR`)."""
+        if self.origin not in ("option", "environment") and self.assistant is not None:
+            return ASSISTANT_ENV
+        return self.source if self.origin != "bundled" else "your workspace"
+
+    def describe_trace(self) -> str:
+        """One line for the page: the trace folder, and why that one."""
+        return f"Trace folder `{self.trace}` ({self.trace_source})."
 
     @property
     def writable(self) -> bool:
@@ -104,7 +167,10 @@ class Workspace:
 
         The copy holds the bundled `trackers/` and `scenes/`; it is made in a temporary sibling
         folder and renamed into place, so a half-made copy is never read as the workspace, and
-        when another app made it first, that one is used.
+        when another app made it first, that one is used. When the folder is there already
+        holding no library (only the trace a simulated session wrote), the copied `scenes/`
+        then `trackers/` are renamed into it, `trackers/` last: its presence is what makes the
+        folder the workspace (`workspace`).
 
         Raises:
             BadRequestError: the workspace folder cannot be made (the message names it).
@@ -112,27 +178,51 @@ class Workspace:
         if self.writable:
             return self
         target = self.copy_to if self.copy_to is not None else user_workspace()
-        if not target.exists():
+        if not _holds_library(target):
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 scratch = Path(tempfile.mkdtemp(prefix=".workspace-", dir=target.parent))
-                for name in _COPIED:
-                    if (self.root / name).is_dir():
-                        shutil.copytree(self.root / name, scratch / name)
-                    else:
-                        (scratch / name).mkdir()
                 try:
-                    scratch.rename(target)
-                except OSError:
+                    for name in _COPIED:
+                        if (self.root / name).is_dir():
+                            shutil.copytree(self.root / name, scratch / name)
+                        else:
+                            (scratch / name).mkdir()
+                    _move_in(scratch, target)
+                finally:
                     shutil.rmtree(scratch, ignore_errors=True)
-                    if not target.is_dir():
-                        raise
             except OSError as error:
                 raise BadRequestError(
                     f"cannot make the workspace {target}: {error.strerror or error}; pass --data "
                     f"DIR or set {DATA_ENV} to a folder you can write"
                 ) from None
-        return Workspace(target, "workspace")
+        return Workspace(target, "workspace", assistant=self.assistant)
+
+
+def _holds_library(folder: Path) -> bool:
+    """Whether the per-user folder is the workspace: it holds a tracker library (`trackers/`)."""
+    return (folder / "trackers").is_dir()
+
+
+def _move_in(scratch: Path, target: Path) -> None:
+    """Put the copy made in `scratch` at `target`: renamed whole, or its folders moved into it.
+
+    A folder another app moved in first is kept (theirs is the same copy).
+    """
+    try:
+        scratch.rename(target)
+        return
+    except OSError:
+        if not target.is_dir():
+            if target.exists():
+                raise
+            target.mkdir(parents=True, exist_ok=True)
+    for name in ("scenes", "trackers"):  # trackers/ last: it marks the workspace
+        try:
+            (scratch / name).rename(target / name)
+        except OSError:
+            if not (target / name).is_dir():
+                raise
 
 
 class AppArgs(Protocol):
@@ -149,7 +239,13 @@ def _option(cli_args: AppArgs | None) -> str | None:
         return None
     if isinstance(value, list | tuple):
         value = value[-1] if value else ""
-    if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value).strip():
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, str | int | float)
+        or not str(value).strip()
+    ):
         raise BadRequestError("--data needs a folder: --data DIR")
     return str(value)  # marimo reads `--data 2027` as a number
 
@@ -160,30 +256,56 @@ def workspace(
     *,
     bundled: Path = BUNDLED,
 ) -> Workspace:
-    """Choose the data folder an app reads: `--data`, else TRACKERKIT_DATA, else the workspace.
+    """Choose the data folder: `--data`, else TRACKERKIT_DATA, else the per-user workspace.
+
+    The one place the rule is written (the module says it whole); the trace's folder is the
+    result's `trace` (after TRACKERKIT_DATA, `ASSISTANT_DATA_DIR` names it).
 
     Args:
-        cli_args: the app's arguments as `mo.cli_args()` gives them (`{"data": "DIR"}`).
+        cli_args: the app's arguments as `mo.cli_args()` gives them (`{"data": "DIR"}`), or a
+            command's (`{"data": args.data}`); a path counts as its text.
         environ: the environment to read (the process's when None).
         bundled: the bundled data folder read in place when nothing else is there.
     Returns:
-        The `Workspace`: the person's folder, the per-user workspace once it exists, or the
-        bundled data (whose `for_writing()` makes the workspace on the first save).
+        The `Workspace`: the person's folder, the per-user workspace once it holds a library, or
+        the bundled data (whose `for_writing()` makes the workspace on the first save).
     Raises:
         BadRequestError: `--data` has no folder, or names something that is not a folder.
     """
-    env = os.environ if environ is None else environ
-    given = _option(cli_args)
-    if given is not None:
-        chosen: Workspace = Workspace(Path(given).expanduser(), "option")
-    elif env.get(DATA_ENV):
-        chosen = Workspace(Path(env[DATA_ENV]).expanduser(), "environment")
-    else:
-        home = user_workspace()
-        if home.is_dir() or not bundled.is_dir():
-            return Workspace(home, "workspace")
-        return Workspace(bundled, "bundled", copy_to=home)
-    if chosen.root.exists() and not chosen.root.is_dir():
+    chosen = _choose(cli_args, environ, bundled)
+    if (
+        chosen.origin in ("option", "environment")
+        and chosen.root.exists()
+        and not chosen.root.is_dir()
+    ):
         source = "--data" if chosen.origin == "option" else DATA_ENV
         raise BadRequestError(f"{source}: {chosen.root} is not a folder")
     return chosen
+
+
+def trace_root(cli_args: AppArgs | None = None, environ: Mapping[str, str] | None = None) -> Path:
+    """The data directory the trace goes under, by the same rule (`Workspace.trace_root`).
+
+    A file where the folder should be is not refused here: the trace writer then tells that it
+    could not write, and no turn breaks (TC-20).
+
+    Raises:
+        BadRequestError: `--data` has no folder.
+    """
+    return _choose(cli_args, environ, BUNDLED).trace_root
+
+
+def _choose(
+    cli_args: AppArgs | None, environ: Mapping[str, str] | None, bundled: Path
+) -> Workspace:
+    env = os.environ if environ is None else environ
+    given = _option(cli_args)
+    if given is not None:
+        return Workspace(Path(given).expanduser(), "option")
+    if env.get(DATA_ENV):
+        return Workspace(Path(env[DATA_ENV]).expanduser(), "environment")
+    home = user_workspace()
+    assistant = Path(env[ASSISTANT_ENV]).expanduser() if env.get(ASSISTANT_ENV) else None
+    if _holds_library(home) or not bundled.is_dir():
+        return Workspace(home, "workspace", assistant=assistant)
+    return Workspace(bundled, "bundled", copy_to=home, assistant=assistant)

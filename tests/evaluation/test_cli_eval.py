@@ -115,3 +115,27 @@ def test_the_text_protocol_shares_simulate_options(
     }
     for dest in ("model", "base_url", "model_name", "api_key_env", "protocol"):
         assert options["simulate"][dest] == options["eval"][dest]
+
+
+def test_the_trace_goes_to_the_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data folder's rule (trackerkit.workspace): TRACKERKIT_DATA before ASSISTANT_DATA_DIR,
+    --data before both, else the per-user workspace; the folder is named on stderr each time."""
+    from trackerkit.workspace import user_workspace
+
+    def trace_of(*argv: str) -> Path:
+        assert main(["eval", QUIET, *argv]) == 0
+        said = [line for line in capsys.readouterr().err.splitlines() if "trace written" in line]
+        assert len(said) == 1
+        return Path(said[0].removeprefix("trackerkit: trace written to "))
+
+    assert trace_of() == user_workspace() / "trace"
+    monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path / "assistant"))
+    assert trace_of() == tmp_path / "assistant" / "trace"
+    monkeypatch.setenv("TRACKERKIT_DATA", str(tmp_path / "mine"))
+    assert trace_of() == tmp_path / "mine" / "trace"
+    assert trace_of("--data", str(tmp_path / "given")) == tmp_path / "given" / "trace"
+    for folder in ("assistant", "mine", "given"):
+        assert list((tmp_path / folder / "trace").glob("*.jsonl")), folder
+    assert not (user_workspace() / "trackers").exists(), "the trace alone makes no workspace"

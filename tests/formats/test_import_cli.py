@@ -12,6 +12,7 @@ from trackerkit.cli import main
 from trackerkit.formats.card import export_card
 from trackerkit.library import Library
 from trackerkit.scene import load_scene
+from trackerkit.workspace import BUNDLED, user_workspace
 
 LI = {
     "Li": {
@@ -178,7 +179,8 @@ class TestCard:
 
 
 class TestWhere:
-    """Without --into, pieces go to the data folder TRACKERKIT_DATA names."""
+    """Without --into, pieces go to the data folder (trackerkit.workspace): TRACKERKIT_DATA, else
+    the per-user workspace; a dry run names the files a real run writes, never the repository's."""
 
     def test_environment(
         self,
@@ -187,13 +189,77 @@ class TestWhere:
         tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch,
     ) -> None:
-        """TRACKERKIT_DATA is used in place."""
+        """TRACKERKIT_DATA is used in place, and named on stderr with why."""
         data = tmp_path / "env-data"
         monkeypatch.setenv("TRACKERKIT_DATA", str(data))
         code, out, err = _run(capsys, "import", str(card))
-        assert (code, err) == (0, "")
+        assert (code, err) == (0, f"trackerkit: data folder {data} (TRACKERKIT_DATA)\n")
         assert f"wrote {data / 'trackers' / 'li.json'} (Li)\n" in out
         assert Library(data / "trackers").ids() == ["li"]
+
+    def test_environment_dry_run(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        card: Path,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """A dry run names the TRACKERKIT_DATA folder's files and makes nothing there."""
+        data = tmp_path / "env-data"
+        monkeypatch.setenv("TRACKERKIT_DATA", str(data))
+        code, out, err = _run(capsys, "import", str(card), "--dry-run")
+        assert (code, err) == (0, f"trackerkit: data folder {data} (TRACKERKIT_DATA)\n")
+        assert f"would write {data / 'trackers' / 'li.json'} (Li)\n" in out
+        assert f"would write {data / 'scenes' / 'li.json'} (scene li)\n" in out
+        assert not data.exists()
+
+    def test_data_option_is_into(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        card: Path,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """--data DIR, as every command spells it, is --into DIR, and wins over TRACKERKIT_DATA."""
+        monkeypatch.setenv("TRACKERKIT_DATA", str(tmp_path / "env-data"))
+        data = tmp_path / "given"
+        code, out, err = _run(capsys, "import", str(card), "--data", str(data), "--dry-run")
+        assert (code, err) == (0, "")
+        assert f"would write {data / 'trackers' / 'li.json'} (Li)\n" in out
+        assert not data.exists()
+        assert not (tmp_path / "env-data").exists()
+
+    def test_into_a_file_is_refused(
+        self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
+    ) -> None:
+        """--into naming a file: one line saying so, nothing written."""
+        blocked = tmp_path / "blocked"
+        blocked.write_text("a file")
+        assert _run(capsys, "import", str(card), "--into", str(blocked)) == (
+            1,
+            REPORT.format(file=card),
+            f"trackerkit: --into: {blocked} is not a folder\n",
+        )
+
+    def test_dry_run_names_the_workspace_not_the_repository(
+        self, capsys: pytest.CaptureFixture[str], card: Path
+    ) -> None:
+        """With no folder given and no workspace yet, a dry run names the per-user workspace a
+        real run writes to (not the bundled data/ it reads), and the real run writes just there."""
+        home = user_workspace()
+        code, out, err = _run(capsys, "import", str(card), "--dry-run")
+        why = "your workspace, made from the bundled data on the first save"
+        assert (code, err) == (0, f"trackerkit: data folder {home} ({why})\n")
+        assert f"would write {home / 'trackers' / 'li.json'} (Li)\n" in out
+        assert str(BUNDLED) not in out
+        assert not home.exists(), "a dry run makes no folder"
+        code, real, err = _run(capsys, "import", str(card))
+        assert (code, err) == (0, f"trackerkit: data folder {home} (your workspace)\n")
+        wanted = [line.replace("would write", "wrote") for line in out.splitlines() if "write" in line]
+        assert [line for line in real.splitlines() if line.startswith("wrote")] == wanted
+        assert "li" in Library(home / "trackers").ids()
+        assert (BUNDLED / "trackers" / "health.json").is_file()
+        assert not (BUNDLED / "trackers" / "li.json").exists()
 
 
 class TestScene:

@@ -195,7 +195,8 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _user_trace() -> Path:
-    return Path(platformdirs.user_data_dir("trackerkit", appauthor=False)) / "trace"
+    """The per-user workspace's trace: the data folder when nothing names one."""
+    return Path(platformdirs.user_data_dir("trackerkit", appauthor=False)) / "workspace" / "trace"
 
 
 def _completed(day: Path) -> int:
@@ -204,8 +205,9 @@ def _completed(day: Path) -> int:
 
 
 class TestTracePlace:
-    """TC-1, TC-2: the trace goes to --data, else ASSISTANT_DATA_DIR, else the per-user data
-    directory, printed on every run; never into the repository's bundled sample days."""
+    """TC-1, TC-2: the trace goes to the data folder's trace/ (--data, else TRACKERKIT_DATA, else
+    ASSISTANT_DATA_DIR, else the per-user workspace), printed on every run; never into the
+    repository's bundled sample days."""
 
     def test_past_the_sample_dates_the_samples_stay(
         self, capsys: pytest.CaptureFixture[str], user_home: Path
@@ -249,6 +251,28 @@ class TestTracePlace:
             err
             == f"trackerkit: trace written to {user_home / 'given' / 'trace' / '2027-01-05.jsonl'}\n"
         )
+        assert not _user_trace().exists()
+
+    def test_trackerkit_data_names_the_data_folder(
+        self,
+        capsys: pytest.CaptureFixture[str],
+        user_home: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        """TRACKERKIT_DATA, the apps' data folder, receives the trace too, before
+        ASSISTANT_DATA_DIR; --data wins over both; the per-user folder stays untouched."""
+        monkeypatch.setenv("TRACKERKIT_DATA", str(user_home / "mine"))
+        monkeypatch.setenv("ASSISTANT_DATA_DIR", str(user_home / "assistant"))
+        now = "2027-01-05T12:00:00+00:00"
+        code, _, err = _run(capsys, "simulate", FIGHT, "--json", "--now", now)
+        day = user_home / "mine" / "trace" / "2027-01-05.jsonl"
+        assert (code, err) == (0, f"trackerkit: trace written to {day}\n")
+        assert _completed(day) == 6
+        given = user_home / "given"
+        assert _run(capsys, "simulate", FIGHT, "--data", str(given), "--now", now)[0] == 0
+        assert _completed(given / "trace" / "2027-01-05.jsonl") == 6
+        assert _completed(day) == 6, "the second run went to --data only"
+        assert not (user_home / "assistant").exists()
         assert not _user_trace().exists()
 
     @pytest.mark.parametrize(

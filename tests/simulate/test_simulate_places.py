@@ -4,35 +4,47 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import platformdirs
 import pytest
 from conftest import REPO
 
 from trackerkit.errors import BadRequestError
 from trackerkit.simulate import BUNDLED_DATA, check_data_dir, data_dir, time_zone
+from trackerkit.workspace import user_workspace
 
 
 class TestDataDir:
-    """TC-1: --data, else ASSISTANT_DATA_DIR, else the per-user data directory; never ./data."""
+    """TC-1: the data folder's rule (trackerkit.workspace): --data, else TRACKERKIT_DATA, else
+    ASSISTANT_DATA_DIR, else the per-user workspace; never ./data."""
 
     def test_the_option_first(self, tmp_path: Path) -> None:
-        """A given directory wins over the environment."""
-        env = {"ASSISTANT_DATA_DIR": "/elsewhere"}
+        """A given directory wins over both variables."""
+        env = {"ASSISTANT_DATA_DIR": "/elsewhere", "TRACKERKIT_DATA": "/mine"}
         assert data_dir(tmp_path, env) == tmp_path
 
-    def test_then_the_environment(self) -> None:
-        """ASSISTANT_DATA_DIR names it when no option is given."""
-        assert data_dir(None, {"ASSISTANT_DATA_DIR": "/srv/assistant"}) == Path("/srv/assistant")
+    def test_then_trackerkit_data(self) -> None:
+        """TRACKERKIT_DATA, the data folder of every app and command, comes before the
+        assistant's variable: `TRACKERKIT_DATA=DIR trackerkit simulate` writes to DIR/trace."""
+        env = {"TRACKERKIT_DATA": "/mine", "ASSISTANT_DATA_DIR": "/srv/assistant"}
+        assert data_dir(None, env) == Path("/mine")
+
+    def test_then_the_assistants_variable(self) -> None:
+        """ASSISTANT_DATA_DIR names it when neither the option nor TRACKERKIT_DATA is given."""
+        env = {"ASSISTANT_DATA_DIR": "/srv/assistant", "TRACKERKIT_DATA": ""}
+        assert data_dir(None, env) == Path("/srv/assistant")
 
     @pytest.mark.parametrize("env", [{}, {"ASSISTANT_DATA_DIR": ""}], ids=["unset", "empty"])
-    def test_else_the_per_user_directory(
+    def test_else_the_per_user_workspace(
         self, env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """With neither, the platform's per-user data directory, not the working directory's data/."""
+        """With none, the per-user workspace (the apps' own), not the working directory's data/."""
         monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
         found = data_dir(None, env)
-        assert found == Path(platformdirs.user_data_dir("trackerkit", appauthor=False))
-        assert found == tmp_path / "trackerkit"
+        assert found == user_workspace()
+        assert found == tmp_path / "trackerkit" / "workspace"
+
+    def test_an_empty_option_counts_as_none(self) -> None:
+        """`--data ""` is no option: the rule goes on to the variables."""
+        assert data_dir("", {"TRACKERKIT_DATA": "/mine"}) == Path("/mine")
 
     def test_the_bundled_data_is_refused(self) -> None:
         """The repository's data/ (its trace/ holds the sample days) is never the simulator's."""

@@ -63,7 +63,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--timeout", type=float, default=60.0, help="seconds per model call, retries included"
     )
     command.add_argument(
-        "--data", metavar="DIR", type=Path, help="the data directory for the trace"
+        "--data",
+        metavar="DIR",
+        type=Path,
+        help=(
+            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
+            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
+        ),
     )
     command.add_argument(
         "--timezone", metavar="TZ", help="the IANA time zone naming the trace day file"

@@ -2,10 +2,12 @@
 
 The journal's contract puts a day's events in `<data dir>/trace/YYYY-MM-DD.jsonl`, the data
 directory being `ASSISTANT_DATA_DIR`, and names the file by the installation's time zone,
-`ASSISTANT_TIMEZONE`. The simulator is not the assistant, so with neither an option nor the
-variable it writes to a per-user data directory (the platform's convention, such as
-`~/.local/share/trackerkit`), never `./data`: run from a checkout, that is the repository's
-bundled sample days, which retention (TC-3) would start deleting a month after their date.
+`ASSISTANT_TIMEZONE`. The simulator's data directory is the data folder every app and command
+uses (`trackerkit.workspace`, where the rule is written once): `--data`, else `TRACKERKIT_DATA`,
+else `ASSISTANT_DATA_DIR`, else the per-user workspace (such as
+`~/.local/share/trackerkit/workspace`), never `./data`: run from a checkout, that is the
+repository's bundled sample days, which retention (TC-3) would start deleting a month after
+their date.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
 
-import platformdirs
-
 from trackerkit.errors import BadRequestError
+from trackerkit.workspace import ASSISTANT_ENV, trace_root
 
 __all__ = [
     "BUNDLED_DATA",
@@ -28,8 +29,8 @@ __all__ = [
     "time_zone",
 ]
 
-#: The variable naming the data directory (TC-1).
-DATA_DIR_ENV = "ASSISTANT_DATA_DIR"
+#: The assistant's variable naming its data directory (TC-1).
+DATA_DIR_ENV = ASSISTANT_ENV
 #: The variable naming the installation's time zone (TC-2).
 TIMEZONE_ENV = "ASSISTANT_TIMEZONE"
 #: The repository's bundled data (`data/trace` holds the sample days); absent in an installed wheel.
@@ -39,20 +40,18 @@ BUNDLED_DATA = Path(__file__).resolve().parents[2] / "data"
 def data_dir(
     given: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
 ) -> Path:
-    """The simulator's data directory: `given`, else `ASSISTANT_DATA_DIR`, else the per-user one.
+    """The data directory the trace goes under: the data folder's rule (`trackerkit.workspace`).
+
+    `given`, else `TRACKERKIT_DATA`, else `ASSISTANT_DATA_DIR`, else the per-user workspace.
 
     Args:
-        given: the `--data` option, when there is one.
+        given: the `--data` option, when there is one (an empty one counts as none).
         environ: the environment to read (the process's when None).
     Returns:
         The directory whose `trace/` folder receives the day files (it may not exist yet).
     """
-    env = os.environ if environ is None else environ
-    if given is not None and str(given):
-        return Path(given)
-    if env.get(DATA_DIR_ENV):
-        return Path(env[DATA_DIR_ENV])
-    return Path(platformdirs.user_data_dir("trackerkit", appauthor=False))
+    option = {"data": os.fspath(given)} if given is not None and os.fspath(given) else None
+    return trace_root(option, environ)
 
 
 def check_data_dir(path: Path) -> Path:
@@ -64,7 +63,7 @@ def check_data_dir(path: Path) -> Path:
     if path.resolve() == BUNDLED_DATA and (BUNDLED_DATA / "trace").is_dir():
         raise BadRequestError(
             f"{path} is the repository's bundled data, whose trace/ holds the sample days; the "
-            f"simulator never writes there. Pass --data DIR or set {DATA_DIR_ENV} to another "
+            "simulator never writes there. Pass --data DIR or set TRACKERKIT_DATA to another "
             "folder"
         )
     return path
