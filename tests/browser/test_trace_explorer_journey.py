@@ -1,7 +1,9 @@
 """The trace explorer under a person's hands (issue 13): every control it has, and what each shows.
 
-`trackerkit simulate` writes to the per-user data directory (TC-1); the explorer lists that
-folder beside the bundled sample days, so the session just simulated is one pick away. Every
+`trackerkit simulate` writes to the data folder's trace (TC-1; `--data`, else TRACKERKIT_DATA,
+else ASSISTANT_DATA_DIR, else the per-user workspace: `trackerkit.workspace`); the explorer lists
+that folder, by the same rule and the app's own `--data`, beside the bundled sample days, so the
+session just simulated is one pick away. Every
 step asserts what the page shows; the harness fails the test on any traceback in the server's
 log or marimo error on the page.
 """
@@ -276,19 +278,46 @@ def test_the_simulated_sessions_are_listed(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Picking "Your simulated sessions" loads the day `trackerkit simulate` just wrote (TC-1)."""
+    """Picking "Your data folder's trace" loads the day `trackerkit simulate` just wrote (TC-1)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     monkeypatch.delenv("ASSISTANT_DATA_DIR", raising=False)
     fight = str(ROOT / "data" / "scenes" / "fight.json")
     assert main(["simulate", fight, "--json", "--now", "2027-01-05T12:00:00Z"]) == 0
-    simulated = tmp_path / "xdg" / "trackerkit" / "trace"
+    simulated = tmp_path / "xdg" / "trackerkit" / "workspace" / "trace"
     events, _ = read_trace(simulated)
     bundled, _ = read_trace(BUNDLED)
 
     page = open_page(serve("trace_explorer.py", env={"XDG_DATA_HOME": str(tmp_path / "xdg")}), "Trace explorer")
     page.get_by_text(f"{len(bundled):,} events").first.wait_for()
-    page.get_by_role("combobox").first.select_option(label=f"Your simulated sessions ({simulated})")
+    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({simulated})")
     page.get_by_text(f"{len(events):,} events").first.wait_for()
     page.get_by_text(f"{len(assemble_turns(events))} turns").first.wait_for()
     page.get_by_text("2027-01-05").first.wait_for()
     screenshot(page, "trace_explorer_simulated")
+
+
+def test_the_data_option_names_the_trace_listed(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`marimo run notebooks/trace_explorer.py -- --data DIR` lists DIR/trace, where
+    `trackerkit simulate --data DIR` wrote, beside the bundled sample days (the per-user folder
+    is not offered); picking it loads that day."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    data = tmp_path / "trial-data"
+    fight = str(ROOT / "data" / "scenes" / "fight.json")
+    assert main(["simulate", fight, "--json", "--data", str(data), "--now", "2027-01-05T12:00:00Z"]) == 0
+    events, _ = read_trace(data / "trace")
+    bundled, _ = read_trace(BUNDLED)
+
+    url = serve("trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    page = open_page(url, "Trace explorer")
+    page.get_by_text(f"{len(bundled):,} events").first.wait_for()
+    choices = page.get_by_role("combobox").first.locator("option").all_inner_texts()
+    assert choices == ["Bundled sample days", f"Your data folder's trace ({data / 'trace'})"]
+    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({data / 'trace'})")
+    page.get_by_text(f"{len(events):,} events").first.wait_for()
+    page.get_by_text("2027-01-05").first.wait_for()
+    assert not (tmp_path / "xdg" / "trackerkit").exists(), "nothing went to the per-user folder"
