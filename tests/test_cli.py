@@ -289,3 +289,193 @@ class TestCheckOddPaths:
                 f"{fifo}: 1 of 1 tracker refused\n",
                 "",
             )
+
+
+SCENES = REPO / "data" / "scenes"
+FIGHT = str(SCENES / "fight.json")
+TYPICAL = str(SCENES / "typical.json")
+SCENE_NOT_TRACKER = (
+    "is a scene, not a tracker; check reads tracker files (trackerkit prompt SCENE reads a scene)"
+)
+
+
+class TestTheOtherKindOfPiece:
+    """A scene given for a tracker, or a tracker for a scene, is said in one line."""
+
+    def test_a_folder_of_scenes(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`check data/scenes`: one line naming the mistake, not each scene's unknown keys."""
+        count = len(list(SCENES.glob("*.json")))
+        assert _run(capsys, "check", str(SCENES)) == (
+            1,
+            f"{SCENES}: is a folder of scenes ({count} scene files), not trackers; check reads "
+            f"tracker files: try {DATA_TRACKERS}\n",
+            "",
+        )
+
+    def test_one_scene_file(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """A scene file: its one line, no summary repeating it."""
+        assert _run(capsys, "check", FIGHT) == (1, f"{FIGHT}: {SCENE_NOT_TRACKER}\n", "")
+
+    def test_a_scene_among_trackers(self, capsys: pytest.CaptureFixture[str], folder: Path) -> None:
+        """A scene in a tracker folder: its one line; the real tracker's problems in full."""
+        (folder / "fight.json").write_bytes((SCENES / "fight.json").read_bytes())
+        bad, fight = folder / "bad.json", folder / "fight.json"
+        assert _run(capsys, "check", str(folder)) == (
+            1,
+            f"{bad}: body.layout: must be one of 'record' or 'list'; found the text \"grid\"\n"
+            f"{bad}: extra: is not a known key\n"
+            f"{fight}: {SCENE_NOT_TRACKER}\n"
+            f"{folder}: 2 of 3 files refused (1 is a scene, not a tracker)\n",
+            "",
+        )
+
+    def test_json_says_it_in_one_problem(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--json`: the scene's verdict holds the one problem."""
+        code, out, _ = _run(capsys, "check", "--json", FIGHT)
+        assert code == 1
+        assert orjson.loads(out) == [
+            {
+                "file": FIGHT,
+                "ok": False,
+                "id": "fight",
+                "problems": [{"path": "", "message": SCENE_NOT_TRACKER}],
+            }
+        ]
+
+    @pytest.mark.parametrize("command", ["prompt", "simulate", "changes"])
+    def test_a_tracker_for_a_scene(self, capsys: pytest.CaptureFixture[str], command: str) -> None:
+        """`prompt data/trackers/health.json`: it is a tracker, said first and alone."""
+        health = str(DATA_TRACKERS / "health.json")
+        assert _run(capsys, command, health) == (
+            1,
+            "",
+            f"trackerkit: {health}: is a tracker, not a scene; {command} reads a scene file, "
+            "which links trackers (such as data/scenes/fight.json)\n",
+        )
+
+
+class TestSimulateRefusesUpFront:
+    """`simulate` and `changes` say what is wrong before playing, in one line."""
+
+    def test_no_linked_tracker_in_the_folder(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--trackers data/scenes`: which files were looked for, not a line per expectation."""
+        assert _run(capsys, "simulate", FIGHT, "--trackers", str(SCENES), "--no-trace") == (
+            1,
+            "",
+            f"trackerkit: {FIGHT}: no linked tracker was found in {SCENES} (looked for "
+            "health.json, stamina.json); pass --trackers DIR, the folder holding them\n",
+        )
+
+    def test_linked_trackers_that_do_not_load(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The files are there but refused: each one's reason."""
+        (tmp_path / "health.json").write_text("{")
+        (tmp_path / "stamina.json").write_text("[]")
+        code, out, err = _run(capsys, "changes", FIGHT, "--trackers", str(tmp_path))
+        assert (code, out) == (1, "")
+        assert err.startswith(
+            f"trackerkit: {FIGHT}: none of its linked trackers loads from {tmp_path} (health: "
+        )
+        assert "; stamina: the decoder refused it: " in err
+        assert err.count("\n") == 1
+
+    @pytest.mark.parametrize("command", ["simulate", "changes"])
+    def test_no_scripted_turns(self, capsys: pytest.CaptureFixture[str], command: str) -> None:
+        """A scene without scripted turns is said, not an empty table."""
+        argv = [command, TYPICAL] + (["--no-trace"] if command == "simulate" else [])
+        assert _run(capsys, *argv) == (
+            1,
+            "",
+            f"trackerkit: {TYPICAL}: has no scripted turns to play; {command} plays a scene's "
+            "scripted turns (the simulator app plays any scene by hand)\n",
+        )
+
+    def test_an_unreachable_server_is_said_once(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Failed turns: the failure and a count of expectations, not a line for each."""
+        import socket
+
+        with socket.socket() as free:  # a port nothing listens on: connection refused
+            free.bind(("127.0.0.1", 0))
+            port = free.getsockname()[1]
+        url = f"http://127.0.0.1:{port}/v1"
+        code, out, err = _run(
+            capsys, "simulate", FIGHT, "--no-trace", "--model", "openai", "--base-url", url
+        )
+        assert code == 1
+        assert out.count("FAILED: The model failed: could not reach") == 6
+        assert err == (
+            f"trackerkit: 6 of 6 turns failed: The model failed: could not reach the model "
+            f"server at {url}/chat/completions: [Errno 111] Connection refused.\n"
+            "trackerkit: 16 expectations not met (not listed, as turns failed)\n"
+        )
+
+    @pytest.mark.parametrize(
+        ("options", "message"),
+        [
+            (
+                ["--base-url", "http://127.0.0.1:1/v1"],
+                "--base-url is for --model openai; the scripted model plays the scene's own "
+                "calls (add --model openai to use the server)",
+            ),
+            (
+                ["--model", "openai", "--base-url", "127.0.0.1:11434/v1"],
+                "--base-url '127.0.0.1:11434/v1' is not an http(s) address; give the API root, "
+                "such as http://127.0.0.1:11434/v1",
+            ),
+            (
+                ["--model", "openai", "--base-url", "http://x/v1", "--model-name", " "],
+                "--model-name needs a name, not an empty text",
+            ),
+        ],
+    )
+    def test_model_options(
+        self, capsys: pytest.CaptureFixture[str], options: list[str], message: str
+    ) -> None:
+        """Model options that cannot work are refused before any turn (the same for eval)."""
+        for command in ("simulate", "eval"):
+            assert _run(capsys, command, FIGHT, "--no-trace", *options) == (
+                1,
+                "",
+                f"trackerkit: {message}\n",
+            )
+
+
+class TestBrokenPipe:
+    """A reader that stops reading (`| head`) ends the command quietly, for every command."""
+
+    def test_through_the_installed_command(self) -> None:
+        """The script writing into a closed pipe: no message, no traceback, exit 1."""
+        script = Path(sys.executable).parent / "trackerkit"
+        for argv in (["changes", "--json", FIGHT], ["check", str(DATA_TRACKERS)]):
+            read, write = os.pipe()
+            os.close(read)  # every write now meets EPIPE
+            try:
+                done = subprocess.run(
+                    [str(script), *argv],
+                    stdout=write,
+                    capture_output=False,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    check=False,
+                )
+            finally:
+                os.close(write)
+            assert (done.returncode, done.stderr) == (1, ""), argv
+
+    def test_in_process(
+        self, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A stdout whose write breaks: exit 1, nothing on stderr."""
+
+        class Gone:
+            def write(self, text: str) -> int:
+                raise BrokenPipeError(32, "Broken pipe")
+
+            def flush(self) -> None:
+                raise BrokenPipeError(32, "Broken pipe")
+
+        monkeypatch.setattr(sys, "stdout", Gone())
+        assert main(["check", str(DATA_TRACKERS)]) == 1
+        monkeypatch.undo()
+        assert capsys.readouterr().err == ""

@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
-from trackerkit.errors import TrackerkitError
+from trackerkit._pieces import read_piece_file
+from trackerkit.errors import Problem, TrackerkitError
 from trackerkit.library import Verdict, check_paths
+
+if TYPE_CHECKING:
+    from trackerkit.scene import Linked, Scene
 
 # Each command module registers its sub-commands on the parser; the handler is stored as `func`.
 Handler = Callable[[argparse.Namespace], int]
@@ -52,17 +58,95 @@ def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _check(args: argparse.Namespace) -> int:
-    checked = check_paths(args.paths)
+    checked = [
+        (path, [_scene_verdict(v) for v in found]) for path, found in check_paths(args.paths)
+    ]
     verdicts = [v for _, found in checked for v in found]
     if args.json:
         print(orjson.dumps([v.to_json() for v in verdicts], option=orjson.OPT_INDENT_2).decode())
-    else:
-        for verdict in verdicts:
+        return 0 if all(v.ok for v in verdicts) else 1
+    for path, found in checked:
+        if found and all(_is_scene(v) for v in found) and Path(path).is_dir():
+            # A folder of scenes given for trackers: one line says so, not every scene's keys.
+            print(f"{path}: {_scenes_folder(Path(path), len(found))}")
+            continue
+        for verdict in found:
             for line in verdict.lines():
                 print(line)
-        for path, found in checked:
+        if len(found) != 1 or not _is_scene(found[0]) or Path(path).is_dir():
             print(f"{path}: {_summary(found)}")
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+#: What `check` says of a scene file given for a tracker (its problem code is `is_scene`).
+_SCENE_NOT_TRACKER = (
+    "is a scene, not a tracker; check reads tracker files (trackerkit prompt SCENE reads a scene)"
+)
+
+
+def piece_kind(data: object) -> str | None:
+    """`"tracker"` or `"scene"` when parsed JSON has the shape of that kind of piece, else None.
+
+    Told by the keys only a piece of that kind has (a tracker's `kind: "tracker"` or `body`, a
+    scene's `title` with its links or turns), so a command given the other kind can say so in one
+    line before any list of unknown keys.
+    """
+    if not isinstance(data, dict):
+        return None
+    if data.get("kind") == "tracker" or ("body" in data and "title" not in data):
+        return "tracker"
+    if (
+        "title" in data
+        and "body" not in data
+        and any(key in data for key in ("prompting", "turns", "card", "toolAccess", "window"))
+    ):
+        return "scene"
+    return None
+
+
+def file_kind(path: str | Path) -> str | None:
+    """`piece_kind` of a file's JSON; None when it cannot be read or parsed."""
+    raw, _unread = read_piece_file(Path(path))
+    if raw is None:
+        return None
+    try:
+        return piece_kind(orjson.loads(raw))
+    except orjson.JSONDecodeError:
+        return None
+
+
+def _scene_verdict(verdict: Verdict) -> Verdict:
+    """A refused verdict on a scene file: one problem saying so, in place of the unknown keys."""
+    if verdict.ok or file_kind(verdict.file) != "scene":
+        return verdict
+    return Verdict(verdict.file, verdict.id, None, (Problem((), _SCENE_NOT_TRACKER, "is_scene"),))
+
+
+def _is_scene(verdict: Verdict) -> bool:
+    return any(p.code == "is_scene" for p in verdict.problems)
+
+
+def _scenes_folder(folder: Path, count: int) -> str:
+    noun = "file" if count == 1 else "files"
+    trackers = folder.parent / "trackers"
+    hint = f": try {trackers}" if trackers.is_dir() and trackers != folder else ""
+    return (
+        f"is a folder of scenes ({count} scene {noun}), not trackers; check reads tracker "
+        f"files{hint}"
+    )
+
+
+def refuse_tracker_for_scene(path: str | Path, command: str) -> None:
+    """Refuse a tracker file given where a scene file is wanted, in one line that says so.
+
+    Raises:
+        TrackerkitError: `path` holds a tracker piece.
+    """
+    if file_kind(path) == "tracker":
+        raise TrackerkitError(
+            f"{path}: is a tracker, not a scene; {command} reads a scene file, which links "
+            "trackers (such as data/scenes/fight.json)"
+        )
 
 
 def _summary(verdicts: list[Verdict]) -> str:
@@ -71,6 +155,10 @@ def _summary(verdicts: list[Verdict]) -> str:
         return "no tracker files (*.json)"
     noun = "tracker" if total == 1 else "trackers"
     refused = sum(not v.ok for v in verdicts)
+    scenes = sum(_is_scene(v) for v in verdicts)
+    if scenes:
+        are = "is a scene, not a tracker" if scenes == 1 else "are scenes, not trackers"
+        return f"{refused} of {total} files refused ({scenes} {are})"
     if refused:
         return f"{refused} of {total} {noun} refused"
     return f"{total} {noun}, all decode" if total > 1 else "1 tracker, decodes"
@@ -102,13 +190,8 @@ def register_prompt(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _prompt(args: argparse.Namespace) -> int:
     from trackerkit.prompt import PromptContext, preview_prompt
-    from trackerkit.scene import FolderSource, load_linked, load_scene, scene_trackers
 
-    scene = load_scene(args.scene)
-    folder = scene_trackers(args.scene, args.trackers)
-    if not folder.is_dir():
-        raise TrackerkitError(f"no tracker folder at {folder}; pass --trackers DIR")
-    linked = load_linked(scene, FolderSource(folder))
+    scene, linked = scene_and_trackers(args.scene, args.trackers, "prompt")
     for left in linked.left_out:
         print(f"trackerkit: left out {left.tracker_id}: {left.reason}", file=sys.stderr)
     context = PromptContext(scene.user, scene.char)
@@ -118,6 +201,47 @@ def _prompt(args: argparse.Namespace) -> int:
     else:
         print(preview.to_text())
     return 0
+
+
+def scene_and_trackers(
+    path: str | Path, trackers: Path | None, command: str, *, turns: bool = False
+) -> tuple[Scene, Linked]:
+    """The scene a command reads and its linked trackers, refused up front in one plain line.
+
+    Args:
+        path: the scene file given.
+        trackers: the `--trackers` folder, or None for the one beside the scene's folder.
+        command: the command's name, for the messages.
+        turns: whether the command plays the scene's scripted turns (so it needs some).
+    Raises:
+        TrackerkitError: a tracker file given for a scene; a scene that cannot be read; no
+            tracker folder; a scene whose linked trackers are none of them there or loadable;
+            with `turns`, a scene without scripted turns.
+    """
+    from trackerkit.scene import FolderSource, load_linked, load_scene, scene_trackers
+
+    refuse_tracker_for_scene(path, command)
+    scene = load_scene(path)
+    folder = scene_trackers(path, trackers)
+    if not folder.is_dir():
+        raise TrackerkitError(f"no tracker folder at {folder}; pass --trackers DIR")
+    linked = load_linked(scene, FolderSource(folder))
+    if scene.trackers and not linked.trackers:
+        files = [f"{t}.json" for t in scene.trackers]
+        if not any((folder / name).exists() for name in files):
+            raise TrackerkitError(
+                f"{path}: no linked tracker was found in {folder} (looked for "
+                f"{', '.join(files)}); pass --trackers DIR, the folder holding them"
+            )
+        why = "; ".join(f"{left.tracker_id}: {left.reason}" for left in linked.left_out)
+        raise TrackerkitError(f"{path}: none of its linked trackers loads from {folder} ({why})")
+    if turns and not scene.turns:
+        verb = "evaluate" if command == "eval" else "play"
+        raise TrackerkitError(
+            f"{path}: has no scripted turns to {verb}; {command} plays a scene's scripted "
+            "turns (the simulator app plays any scene by hand)"
+        )
+    return scene, linked
 
 
 def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -227,11 +351,81 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 
 def check_model_options(args: argparse.Namespace) -> None:
-    """Refuse `--model openai` without `--base-url`, before anything runs."""
+    """Refuse model options that cannot work, before anything runs: `--model openai` without
+    `--base-url`, a `--base-url` that is no http(s) address, `--base-url` for the scripted model,
+    an empty `--model-name` or `--api-key-env`."""
     if args.model == "openai" and not args.base_url:
         raise TrackerkitError(
             "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
         )
+    if args.base_url and not args.base_url.startswith(("http://", "https://")):
+        raise TrackerkitError(
+            f"--base-url {args.base_url!r} is not an http(s) address; give the API root, such "
+            "as http://127.0.0.1:11434/v1"
+        )
+    if args.base_url and args.model != "openai":
+        raise TrackerkitError(
+            "--base-url is for --model openai; the scripted model plays the scene's own calls "
+            "(add --model openai to use the server)"
+        )
+    for option, value in (("--model-name", args.model_name), ("--api-key-env", args.api_key_env)):
+        if not value.strip():
+            raise TrackerkitError(f"{option} needs a name, not an empty text")
+
+
+def _number(text: str, *, least: float, inclusive: bool, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give {what}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; give {what}")
+    if value < least or (value == least and not inclusive):
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give {what}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An option's number that must be above 0 (seconds, for instance); argparse's `type`."""
+    return _number(text, least=0.0, inclusive=False, what="a number above 0")
+
+
+def non_negative_number(text: str) -> float:
+    """An option's number that must be 0 or more (a tolerance); argparse's `type`."""
+    return _number(text, least=0.0, inclusive=True, what="a number of 0 or more")
+
+
+def positive_int(text: str) -> int:
+    """An option's whole number that must be 1 or more (runs, concurrency); argparse's `type`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number; give 1 or more"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give 1 or more")
+    return value
+
+
+def check_out_file(out: Path, option: str = "--out", example: str = "results.parquet") -> Path:
+    """Refuse an output file that cannot be written, before any work: a folder, a missing
+    folder, a place this user cannot write.
+
+    Raises:
+        TrackerkitError: the message names the path and what to give instead.
+    """
+    if out.is_dir():
+        raise TrackerkitError(
+            f"{option} {out} is a folder; give a file name, such as {out / example}"
+        )
+    parent = out.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise TrackerkitError(f"{option} {out}: the folder {parent} {what}")
+    if not os.access(parent, os.W_OK | os.X_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise TrackerkitError(f"{option} {out}: this user cannot write there")
+    return out
 
 
 def _session_options(parser: argparse.ArgumentParser) -> None:
@@ -260,6 +454,7 @@ def _simulate(args: argparse.Namespace) -> int:
     clock = _clock(args.now)
     model: Model | None = None
     check_model_options(args)
+    scene_and_trackers(args.scene, args.trackers, "simulate", turns=True)
     if args.model == "openai":
         model = OpenAIModel(args.base_url, args.model_name, args.api_key_env)
     trace = None
@@ -299,6 +494,23 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         print(turn_table(reports))
         print(f"\nvalues at the tip: {orjson.dumps(session.values()).decode()}")
+    failed = [r for r in reports if r.failed is not None]
+    if failed:
+        # Turns that failed (an unreachable server) miss every expectation after them: one line
+        # for the failure and one count, not a line per expectation.
+        noun = "turn" if len(reports) == 1 else "turns"
+        print(
+            f"trackerkit: {len(failed)} of {len(reports)} {noun} failed: {failed[0].failed}",
+            file=sys.stderr,
+        )
+        if session.mismatches:
+            count = len(session.mismatches)
+            print(
+                f"trackerkit: {count} {'expectation' if count == 1 else 'expectations'} not met "
+                "(not listed, as turns failed)",
+                file=sys.stderr,
+            )
+        return 1
     for mismatch in session.mismatches:
         print(f"trackerkit: expectation not met: {mismatch}", file=sys.stderr)
     return 1 if session.mismatches else 0
@@ -327,6 +539,7 @@ def _changes(args: argparse.Namespace) -> int:
     from trackerkit.simulate.session import Session
     from trackerkit.views.tables import changes_lines
 
+    scene_and_trackers(args.scene, args.trackers, "changes", turns=True)
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
     messages = session.chat.messages
@@ -386,9 +599,9 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _import(args: argparse.Namespace) -> int:
+    from trackerkit.errors import BadRequestError
     from trackerkit.formats.detect import FORMAT_NAMES
     from trackerkit.formats.importers import import_file, save_imported, save_imported_scene
-    from trackerkit.errors import BadRequestError
     from trackerkit.library import Library
     from trackerkit.workspace import workspace
 
@@ -479,6 +692,11 @@ def _export(args: argparse.Namespace) -> int:
         write_export,
     )
 
+    if args.out is not None:
+        example = (
+            "card.png" if args.card and args.card.suffix.lower() == ".png" else "trackers.json"
+        )
+        check_out_file(args.out, example=example)
     trackers, left_out = load_export_source(args.paths, args.trackers)
     done = export_trackers(args.target, trackers, args.card)
     text = write_export(done, args.out)
@@ -515,7 +733,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler: Handler = args.func
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a reader gone (`| head`) shows here, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        # The reader stopped reading (`trackerkit changes --json | head`): stop quietly, as
+        # well-behaved commands do, with stdout pointed at devnull so the exit's flush is silent.
+        _quiet_stdout()
+        return 1
     except (TrackerkitError, OSError, ValueError) as exc:
         _say(str(exc))
         return 1
@@ -525,6 +750,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: still one line, naming the error so it can be reported
         _say(f"unexpected {type(exc).__name__} (a bug in trackerkit; please report it): {exc}")
         return 1
+
+
+def _quiet_stdout() -> None:
+    """Point the process's stdout at devnull (when it is a real file descriptor)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # a captured or replaced stdout (tests): nothing to silence
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 def _say(message: str) -> None:

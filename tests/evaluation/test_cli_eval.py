@@ -139,3 +139,78 @@ def test_the_trace_goes_to_the_data_folder(
     for folder in ("assistant", "mine", "given"):
         assert list((tmp_path / folder / "trace").glob("*.jsonl")), folder
     assert not (user_workspace() / "trackers").exists(), "the trace alone makes no workspace"
+
+
+def test_the_help_says_percent_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """`eval --help`: "95% interval", argparse's %% escape not shown doubled."""
+    with pytest.raises(SystemExit):
+        main(["eval", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "each with a 95% interval" in text
+    assert "%%" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("folder", "--out {tmp} is a folder; give a file name, such as {tmp}/results.parquet"),
+        ("missing", "--out {tmp}/no/r.parquet: the folder {tmp}/no does not exist"),
+        ("file_parent", "--out {tmp}/f/r.parquet: the folder {tmp}/f is not a folder"),
+    ],
+)
+def test_out_is_checked_before_any_run(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    message: str,
+) -> None:
+    """An --out that cannot be written is refused up front: no run is played to be lost."""
+    import trackerkit.evaluation.harness as harness
+
+    def played(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a run was played")
+
+    monkeypatch.setattr(harness, "evaluate", played)
+    (tmp_path / "f").write_text("")
+    out = {
+        "folder": tmp_path,
+        "missing": tmp_path / "no" / "r.parquet",
+        "file_parent": tmp_path / "f" / "r.parquet",
+    }[name]
+    code = main(["eval", FIGHT, "--no-trace", "--out", str(out)])
+    assert code == 1
+    assert capsys.readouterr() == ("", f"trackerkit: {message.format(tmp=tmp_path)}\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "why"),
+    [
+        ("--timeout", "0", "out of range; give a number above 0"),
+        ("--timeout", "nan", "not a finite number; give a number above 0"),
+        ("--tolerance", "-1", "out of range; give a number of 0 or more"),
+        ("--runs", "0", "out of range; give 1 or more"),
+        ("--concurrency", "x", "not a whole number; give 1 or more"),
+    ],
+)
+def test_numbers_out_of_range_are_refused(
+    capsys: pytest.CaptureFixture[str], option: str, value: str, why: str
+) -> None:
+    """`--timeout 0`, `--tolerance -1`: a usage error naming the option, exit 2."""
+    with pytest.raises(SystemExit) as exited:
+        main(["eval", FIGHT, "--no-trace", option, value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f"trackerkit eval: error: argument {option}: {value!r} is {why}"
+    )
+
+
+def test_a_tracker_given_for_a_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    """A tracker file among the scenarios: said in one line before anything runs."""
+    health = str(ROOT / "data" / "trackers" / "health.json")
+    assert main(["eval", health, "--no-trace"]) == 1
+    assert capsys.readouterr().err == (
+        f"trackerkit: {health}: is a tracker, not a scene; eval reads a scene file, which "
+        "links trackers (such as data/scenes/fight.json)\n"
+    )

@@ -228,3 +228,63 @@ class TestOut:
         assert err == (
             f"trackerkit: wrote {out}\ntrackerkit: 1 tracker under data.extensions.trackerkit\n"
         )
+
+
+class TestOutNames:
+    """--out's name says what the file holds: JSON is never written under a .png name."""
+
+    def test_a_json_card_under_a_png_name(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`--to card --out x.png` without --card: refused, nothing written."""
+        out = tmp_path / "x.png"
+        assert _run(capsys, "--to", "card", "--out", str(out), str(HEALTH)) == (
+            1,
+            "",
+            f"trackerkit: --out {out}: without --card the card is JSON, not a PNG image; pass "
+            "--card CARD.png (the picture to write the trackers into) or name the file x.json\n",
+        )
+        assert not out.exists()
+
+    def test_a_tool_under_a_png_name(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Any JSON export under a .PNG name is refused alike."""
+        out = tmp_path / "tool.PNG"
+        code, printed, err = _run(capsys, "--to", "openai", "--out", str(out), str(HEALTH))
+        assert (code, printed, err) == (
+            1,
+            "",
+            f"trackerkit: --out {out}: --to openai writes JSON, not a PNG image; name the file "
+            "tool.json\n",
+        )
+        assert not out.exists()
+
+    def test_a_png_card_under_a_json_name(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A PNG card's picture under a .json name is refused."""
+        from test_card import _chara, _png
+
+        card = tmp_path / "vera.png"
+        card.write_bytes(_png(_chara({"spec": "chara_card_v2", "data": {"name": "Vera"}})))
+        out = tmp_path / "tracked.json"
+        code, printed, err = _run(
+            capsys, "--to", "card", "--card", str(card), "--out", str(out), str(HEALTH)
+        )
+        assert (code, printed, err) == (
+            1,
+            "",
+            f"trackerkit: --out {out}: the card is a PNG image (its --card is a PNG); name the "
+            "file tracked.png\n",
+        )
+        assert not out.exists()
+
+    def test_a_folder(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """--out naming a folder is refused before anything is read."""
+        assert _run(capsys, "--to", "gemini", "--out", str(tmp_path), str(HEALTH)) == (
+            1,
+            "",
+            f"trackerkit: --out {tmp_path} is a folder; give a file name, such as "
+            f"{tmp_path / 'trackers.json'}\n",
+        )

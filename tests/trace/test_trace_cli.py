@@ -167,3 +167,79 @@ def test_show_summarises_values_as_the_prompt_shows_them() -> None:
         "name": "x",
     }
     assert summary(data) == "ok=true error=null result={ok=false, note=a b} calls=[2] name='x'"
+
+
+class TestWhichFolder:
+    """`days`, `turns` and `show` read a folder of day files alike, refusing anything else."""
+
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["days", "{path}"],
+            ["days", "--dir", "{path}"],
+            ["turns", "2026-11-26", "--dir", "{path}"],
+            ["show", "turn_1", "--dir", "{path}"],
+        ],
+    )
+    def test_a_day_file_is_not_a_folder(
+        self, capsys: pytest.CaptureFixture[str], argv: list[str]
+    ) -> None:
+        """A day file where the folder goes: the same one line for each command, exit 1."""
+        day = SAMPLE / "2026-11-26.jsonl"
+        args = [a.replace("{path}", str(day)) for a in argv]
+        assert _run(capsys, "trace", *args) == (
+            1,
+            "",
+            f"trackerkit: {day} is a file, not a folder; give the folder that holds the day "
+            "files.\n",
+        )
+
+    @pytest.mark.parametrize(
+        "argv", [["days", "{path}"], ["turns", "2026-11-26", "--dir", "{path}"]]
+    )
+    def test_a_folder_without_day_files(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]
+    ) -> None:
+        """No day file: said, with what was skipped and why (grouped by reason), exit 1."""
+        for name in ("a.json", "b.json", "c.json", "d.json", "notes.txt", "2026-02-30.jsonl"):
+            (tmp_path / name).write_text("")
+        (tmp_path / "old").mkdir()
+        args = [a.replace("{path}", str(tmp_path)) for a in argv]
+        assert _run(capsys, "trace", *args) == (
+            1,
+            "",
+            f"trackerkit: no trace day files (YYYY-MM-DD.jsonl) in {tmp_path}; skipped "
+            "2026-02-30.jsonl: 2026-02-30 is not a real date; a.json, b.json, c.json and 2 "
+            "more: not named YYYY-MM-DD.jsonl; old: a folder, not a day file\n",
+        )
+
+    def test_an_empty_folder(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """An empty folder is not a table of no rows."""
+        assert _run(capsys, "trace", "days", str(tmp_path), "--json") == (
+            1,
+            "",
+            f"trackerkit: no trace day files (YYYY-MM-DD.jsonl) in {tmp_path} (it is empty)\n",
+        )
+
+    def test_the_default_is_the_data_folders_trace(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """With no folder given: `<data folder>/trace`, where simulate writes, not ./data/trace."""
+        monkeypatch.setenv("TRACKERKIT_DATA", str(tmp_path))
+        monkeypatch.setenv("ASSISTANT_DATA_DIR", str(tmp_path))
+        monkeypatch.chdir(SAMPLE.parent.parent)  # ./data/trace holds the samples: not read
+        trace = tmp_path / "trace"
+        assert _run(capsys, "trace", "turns", "2026-11-26") == (
+            1,
+            "",
+            f"trackerkit: no trace folder at {trace} (the data folder's trace, where simulate "
+            "writes); pass --dir DIR, the folder holding the YYYY-MM-DD.jsonl day files\n",
+        )
+        trace.mkdir()
+        (trace / "2026-03-01.jsonl").write_bytes((DAYS / "tc10" / "2026-03-01.jsonl").read_bytes())
+        code, out, err = _run(capsys, "trace", "days", "--json")
+        assert (code, err) == (0, "")
+        assert [d["day"] for d in orjson.loads(out)] == ["2026-03-01"]
+        code, out, err = _run(capsys, "trace", "turns", "2026-03-01")
+        assert (code, err) == (0, "")
+        assert out.splitlines()[-1] == "1 turns, 0 orphan rows, 0 broken lines on 2026-03-01."

@@ -6,7 +6,16 @@ import argparse
 import sys
 from pathlib import Path
 
-from trackerkit.cli import add_model_options, check_model_options
+from trackerkit.cli import (
+    add_model_options,
+    check_model_options,
+    check_out_file,
+    non_negative_number,
+    positive_int,
+    positive_number,
+    refuse_tracker_for_scene,
+    scene_and_trackers,
+)
 
 __all__ = ["register"]
 
@@ -20,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "Play scenarios (scene files whose steps carry `expect`) with a model, or with each "
             "variant of --variants FILE, --runs times, and score every turn against the expected "
             "state: joint goal and slot accuracy, numbers' error, list rows' F1, changes, no-call "
-            "turns, refused batches, clamps, retries, tokens and latency, each with a 95%% "
+            "turns, refused batches, clamps, retries, tokens and latency, each with a 95% "
             "interval. Every run's turns go to the trace journal DATA/trace/YYYY-MM-DD.jsonl "
             "unless --no-trace (DATA as for simulate)."
         ),
@@ -36,7 +45,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "tool_style, protocol); replaces the model options",
     )
     command.add_argument(
-        "--runs", metavar="K", type=int, default=1, help="repeats of each scenario (default 1)"
+        "--runs",
+        metavar="K",
+        type=positive_int,
+        default=1,
+        help="repeats of each scenario (default 1)",
     )
     command.add_argument(
         "--mode",
@@ -45,7 +58,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="free: errors carry from turn to turn; forced: each turn starts from the expected state",
     )
     command.add_argument(
-        "--concurrency", metavar="N", type=int, default=1, help="runs in flight at once (default 1)"
+        "--concurrency",
+        metavar="N",
+        type=positive_int,
+        default=1,
+        help="runs in flight at once (default 1)",
     )
     command.add_argument(
         "--out", metavar="FILE", type=Path, help="write the results to this Parquet file"
@@ -57,10 +74,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="the tracker folder (default: trackers/ beside the scenes' folder)",
     )
     command.add_argument(
-        "--tolerance", type=float, default=1.0, help="numbers this close count as within tolerance"
+        "--tolerance",
+        metavar="N",
+        type=non_negative_number,
+        default=1.0,
+        help="numbers this close count as within tolerance",
     )
     command.add_argument(
-        "--timeout", type=float, default=60.0, help="seconds per model call, retries included"
+        "--timeout",
+        metavar="SECONDS",
+        type=positive_number,
+        default=60.0,
+        help="seconds per model call, retries included",
     )
     command.add_argument(
         "--data",
@@ -86,10 +111,18 @@ def _eval(args: argparse.Namespace) -> int:
     from trackerkit.simulate import check_data_dir, data_dir, time_zone
 
     zone = time_zone(args.timezone)
+    # Everything that can be refused is refused before the first run plays.
+    if args.out is not None:
+        check_out_file(args.out)
+    check_model_options(args)
+    for scenario in args.scenarios:
+        if args.variants is None:
+            scene_and_trackers(scenario, args.trackers, "eval", turns=True)
+        else:  # a variant may name its own tracker folder: the harness checks those
+            refuse_tracker_for_scene(scenario, "eval")
     if args.variants is not None:
         variants = read_variants(args.variants)
     elif args.model == "openai":
-        check_model_options(args)
         variants = [
             Variant(
                 name=args.model_name,

@@ -167,7 +167,8 @@ def write_export(done: Export, out: Path | None) -> str | None:
     A PNG card is written as the image; it needs `out`.
 
     Raises:
-        TrackerkitError: a PNG card with no `out`.
+        TrackerkitError: a PNG card with no `out` or an `out` not named `.png`; JSON for an
+            `out` named `.png` (a PNG card needs `--card` with a PNG to write into).
     """
     text = orjson.dumps(done.document, option=orjson.OPT_INDENT_2).decode()
     if out is None:
@@ -176,6 +177,22 @@ def write_export(done: Export, out: Path | None) -> str | None:
                 "the card is a PNG image, which is not printed; pass --out FILE.png to write it"
             )
         return text
+    png_name = out.suffix.lower() == ".png"
+    if done.image is None and png_name:
+        json_name = out.with_suffix(".json").name
+        if done.target == "card":
+            why = (
+                "without --card the card is JSON, not a PNG image; pass --card CARD.png (the "
+                f"picture to write the trackers into) or name the file {json_name}"
+            )
+        else:
+            why = f"--to {done.target} writes JSON, not a PNG image; name the file {json_name}"
+        raise TrackerkitError(f"--out {out}: {why}")
+    if done.image is not None and not png_name:
+        raise TrackerkitError(
+            f"--out {out}: the card is a PNG image (its --card is a PNG); name the file "
+            f"{out.with_suffix('.png').name}"
+        )
     write_atomically(out, done.image if done.image is not None else (text + "\n").encode())
     return None
 

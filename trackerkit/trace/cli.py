@@ -8,6 +8,12 @@
                                          one Parquet file per day (data as JSON text);
                                          --column NAME=PATH adds a typed column of data
 
+`days`, `turns` and `show` read a folder of day files, alike: `DIR` (days) or `--dir DIR`, else
+the trace folder of the data folder (`<data>/trace`, where `simulate` writes:
+`trackerkit.simulate.data_dir`). A path that is a file, a missing folder, or a folder with no
+day file is refused in one line (the last naming what it skipped and why), exit 1. `export`
+alone takes a day file too.
+
 Each handler is one library call and a printer; library errors reach `trackerkit.cli.main`,
 which prints them as one line.
 """
@@ -18,24 +24,71 @@ import argparse
 import datetime as dt
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, cast
 
 import orjson
 import pandas as pd
 
-from trackerkit.errors import BadRequestError
+from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.line import fields_line, line_of
 from trackerkit.trace._columns import SKIPPED, ColumnSpec, ColumnType
 from trackerkit.trace._data import INFERRED
 from trackerkit.trace._lazy import jsonable
 from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.export import export_parquet
+from trackerkit.trace.folder import SkippedFile, folder_days
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import assemble_turns, orphans, turn_events
 
 __all__ = ["register", "summary"]
 
-DEFAULT_DIR = "data/trace"
+_SKIPPED_SHOWN = 3
+"""Skipped entries named per reason in the no-day-files message; the rest are counted."""
+
+
+def default_folder() -> Path:
+    """The trace folder read when none is given: `<data folder>/trace`, where simulate writes."""
+    from trackerkit.simulate import data_dir
+
+    return data_dir() / "trace"
+
+
+def _skipped(skipped: list[SkippedFile]) -> str:
+    """The skipped entries grouped by reason: `a.json, b.json and 7 more: not named ...`."""
+    by_reason: dict[str, list[str]] = {}
+    for entry in skipped:
+        by_reason.setdefault(entry.reason, []).append(entry.name)
+    groups = []
+    for reason, names in by_reason.items():
+        shown = ", ".join(names[:_SKIPPED_SHOWN])
+        if len(names) > _SKIPPED_SHOWN:
+            shown += f" and {len(names) - _SKIPPED_SHOWN} more"
+        groups.append(f"{shown}: {reason}")
+    return "; ".join(groups)
+
+
+def trace_folder(given: str | None) -> Path:
+    """The folder of day files a trace command reads: `given`, else `default_folder()`.
+
+    Raises:
+        NotFoundError: the folder is missing, is a file, or holds no day file (the message
+            names what was skipped and why).
+    """
+    if given is None:
+        folder = default_folder()
+        if not folder.is_dir():
+            raise NotFoundError(
+                f"no trace folder at {folder} (the data folder's trace, where simulate writes); "
+                "pass --dir DIR, the folder holding the YYYY-MM-DD.jsonl day files"
+            )
+    else:
+        folder = Path(given)
+    days, skipped = folder_days(folder)
+    if not days:
+        what = f"; skipped {_skipped(skipped)}" if skipped else " (it is empty)"
+        raise NotFoundError(f"no trace day files (YYYY-MM-DD.jsonl) in {folder}{what}")
+    return folder
 
 
 _JSON_DEPTH = 200
@@ -109,7 +162,7 @@ def summary(data: Mapping[str, Any]) -> str:
 
 
 def _days(args: argparse.Namespace) -> int:
-    days = trace_days(args.directory or args.dir)
+    days = trace_days(trace_folder(args.directory or args.dir))
     if args.json:
         _json(_records(days))
         return 0
@@ -123,7 +176,7 @@ def _days(args: argparse.Namespace) -> int:
 
 
 def _turns(args: argparse.Namespace) -> int:
-    events, errors = read_trace(args.dir, days=[args.day])
+    events, errors = read_trace(trace_folder(args.dir), days=[args.day])
     turns = assemble_turns(events)
     lost = orphans(events)
     if args.json:
@@ -175,7 +228,7 @@ def _turns(args: argparse.Namespace) -> int:
 
 def _show(args: argparse.Namespace) -> int:
     days = [args.day] if args.day else None
-    events, _errors = read_trace(args.dir, days=days)
+    events, _errors = read_trace(trace_folder(args.dir), days=days)
     picked = turn_events(events, args.name)
     name = str(picked["turn_name"].iloc[0])
     if args.json:
@@ -252,7 +305,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     def common(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
-            "--dir", default=DEFAULT_DIR, help=f"the trace folder (default {DEFAULT_DIR})"
+            "--dir",
+            metavar="DIR",
+            help=(
+                "the folder of YYYY-MM-DD.jsonl day files (default: the data folder's trace/, "
+                "where simulate writes)"
+            ),
         )
         parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
