@@ -214,3 +214,16 @@ def test_a_tracker_given_for_a_scenario(capsys: pytest.CaptureFixture[str]) -> N
         f"trackerkit: {health}: is a tracker, not a scene; eval reads a scene file, which "
         "links trackers (such as data/scenes/fight.json)\n"
     )
+
+
+def test_an_out_this_user_cannot_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder this user cannot write into: refused up front (os.access stands in, as root
+    may write anywhere)."""
+    import trackerkit.cli
+
+    monkeypatch.setattr(trackerkit.cli.os, "access", lambda path, mode: False)
+    out = tmp_path / "r.parquet"
+    assert main(["eval", FIGHT, "--no-trace", "--out", str(out)]) == 1
+    assert capsys.readouterr() == ("", f"trackerkit: --out {out}: this user cannot write there\n")
