@@ -46,6 +46,15 @@ def trouble(title, error):
     return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
 
 
+@app.function
+def titled_by_days(figure, days):
+    """The cumulative chart titled by the days it covers: one day by its date, several as a span."""
+    _days = sorted(days)
+    _span = f"on {_days[0]}" if len(_days) == 1 else f"over {len(_days)} days ({_days[0]} to {_days[-1]})"
+    figure.update_layout(title=f"Tokens and cost, cumulative, {_span}")
+    return figure
+
+
 @app.cell(hide_code=True)
 def _():
     mo.md("""
@@ -89,15 +98,16 @@ def _(place):
 
 
 @app.cell
-def _(folder):
+def _(folder, place):
     try:
         _files, skipped = folder_days(Path(folder.value))
     except NotFoundError as _error:
         mo.stop(
             True,
             mo.callout(
+                # The error names the folder and what is wrong with it: said once, not twice.
                 mo.md(
-                    f"**No trace folder at `{folder.value}`.** {_error} "
+                    f"{escape(str(_error))} "
                     "`trackerkit simulate SCENE` writes trace days to your simulated sessions' folder."
                 ),
                 kind="warn",
@@ -140,7 +150,20 @@ def _(folder):
         options=list(days_table["day"]), value=list(days_table["day"]), label="Days"
     )
     day_table = mo.ui.table(days_table.drop(columns="file"), selection=None, label="Day files")
-    mo.vstack([day_pick, mo.accordion({"Day files": day_table}), skipped_note])
+    # The folder read, said in words: a typed folder is not one of the Trace days choices.
+    _listed = {str(Path(v)) for v in place.options.values()}
+    _which = (
+        f" ({escape(place.selected_key)})"
+        if str(Path(folder.value)) == str(Path(place.value))
+        else " (typed in Trace folder, not one of the Trace days choices)"
+        if str(Path(folder.value)) not in _listed
+        else ""
+    )
+    _count = f"{len(days_table)} day {'file' if len(days_table) == 1 else 'files'}"
+    reading = mo.Html(
+        f'<div class="tk-reading">Reading {_count} from <code>{escape(folder.value)}</code>{_which}.</div>'
+    )
+    mo.vstack([reading, day_pick, mo.accordion({"Day files": day_table}), skipped_note])
     return (day_pick,)
 
 
@@ -287,7 +310,7 @@ def _():
 
 
 @app.cell
-def _(events, names, turns):
+def _(day_pick, events, names, turns):
     try:
         step_table = steps(events, names)
         call_table = tool_calls(events, names)
@@ -295,7 +318,7 @@ def _(events, names, turns):
         _figures = [
             daily_costs(turns),
             daily_usage(turns),
-            tokens_over_day(events, names),
+            titled_by_days(tokens_over_day(events, names), day_pick.value),
             failures_by_class(events, names),
             turn_durations(turns),
         ]

@@ -88,10 +88,16 @@ def test_every_control_of_the_trace_explorer(
     page.get_by_text(f"{len(turns)} turns", exact=True).wait_for()
     page.get_by_text(_events_label(len(events)), exact=True).wait_for()
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
-    screenshot(page, "trace_explorer")
+    days = sorted(p.stem for p in BUNDLED.glob("*.jsonl"))
+    expect(page.locator(".tk-reading")).to_have_text(
+        f"Reading {len(days)} day files from {BUNDLED} (Bundled sample days)."
+    )
+    # The cumulative chart is titled by the days it covers, not "over the day".
+    span = f"Tokens and cost, cumulative, over {len(days)} days ({days[0]} to {days[-1]})"
+    expect(page.locator(".js-plotly-plot .gtitle", has_text=span)).to_have_count(1)
+    screenshot(page, "trace_explorer_start")
 
     # Days: leaving out the last day loads the others only; leaving out every day says so.
-    days = sorted(p.stem for p in BUNDLED.glob("*.jsonl"))
     fewer, _ = read_trace(BUNDLED, days=days[:-1])
     _toggle(page, "Days", days[-1])
     page.get_by_text(f"{len(fewer):,} events").first.wait_for()
@@ -170,7 +176,10 @@ def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[A
     folder.fill(str(tmp_path / "absent"))
     folder.press("Enter")
     page.get_by_text("Missing folder", exact=True).wait_for()
-    page.get_by_text(f"{tmp_path / 'absent'} does not exist").first.wait_for()
+    said = page.locator(".paragraph").filter(has_text=f"{tmp_path / 'absent'} does not exist").first
+    said.wait_for()
+    # The folder is named once, not twice ("No trace folder at X. X does not exist").
+    assert said.inner_text().count(str(tmp_path / "absent")) == 1, said.inner_text()
 
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -198,6 +207,10 @@ def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[A
     folder.press("Enter")
     events, _ = read_trace(mixed)
     page.get_by_text(f"{len(events):,} events").first.wait_for()
+    # The page says which folder it reads: the typed one, not the Trace days choice still shown.
+    expect(page.locator(".tk-reading")).to_have_text(
+        f"Reading 1 day file from {mixed} (typed in Trace folder, not one of the Trace days choices)."
+    )
     page.get_by_text("Skipped 2 entries").first.wait_for()
     expect(page.get_by_text("2026-02-30 is not a real date")).to_have_count(1)
     expect(page.get_by_text("not named YYYY-MM-DD.jsonl", exact=False)).not_to_have_count(0)
@@ -256,6 +269,10 @@ def test_why_a_turn_failed_and_the_days(
         expect(legend.filter(has_text=name).first).to_be_visible()
     page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_failed_turn")
+    # The README's picture (docs/trace_explorer.png): from the Turns heading, the failed-turn
+    # filter, the turns table and the why pane; the folder's machine path is above, out of view.
+    page.get_by_role("heading", name="Turns", exact=True).evaluate("h => h.scrollIntoView({block: 'start'})")
+    screenshot(page, "trace_explorer")
     legend.filter(has_text="failure").first.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_failed_timeline")
 
