@@ -265,6 +265,11 @@ def _(place, scene_file, set_steps):
         _example = "[]"
     user_text = mo.ui.text(value="I check my wounds.", label="User message", full_width=True)
     reply_text = mo.ui.text(value="You bind the cut on your arm.", label="Reply", full_width=True)
+    # Continue extends the reply shown with new text of its own (TR-33: no tool is offered on a
+    # Continue, so it takes no calls); pasting the Reply box again would repeat the reply.
+    continue_text = mo.ui.text(
+        value="You pull the knot tight.", label="Continue with (added to the last reply)", full_width=True
+    )
     calls_json = mo.ui.text_area(
         value=_example,
         label="The model's tool calls (JSON list)",
@@ -290,10 +295,18 @@ def _(place, scene_file, set_steps):
         on_click=lambda _: _add({"action": "regenerate", "callsText": calls_json.value, "reply": reply_text.value}),
     )
     continue_ = mo.ui.button(
-        label="Continue", on_click=lambda _: _add({"action": "continue", "reply": " " + reply_text.value})
+        label="Continue", on_click=lambda _: _add({"action": "continue", "reply": " " + continue_text.value.strip()})
     )
     undo = mo.ui.button(label="Undo last", on_click=lambda _: set_steps(lambda steps: steps[:-1]))
-    mo.vstack([user_text, reply_text, calls_json, mo.hstack([send, swipe, regenerate, continue_, undo], justify="start")])
+    mo.vstack(
+        [
+            user_text,
+            reply_text,
+            calls_json,
+            mo.hstack([send, swipe, regenerate, undo], justify="start", wrap=True),
+            mo.hstack([continue_text, continue_], justify="start", align="end", widths=[6, 1]),
+        ]
+    )
     return
 
 
@@ -336,8 +349,11 @@ def _(cut, fork, message_pick, playback, show, take_pick, use_take, version_pick
     _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
     mo.vstack(
         [
-            mo.hstack([message_pick, version_pick, show, cut, fork], justify="start"),
-            mo.hstack([take_pick, use_take], justify="start"),
+            # One row per control and its buttons, each kept at its own width (wrap, never
+            # squeeze), so no button label or field label breaks onto a second line.
+            mo.hstack([message_pick, cut, fork], justify="start", align="center", wrap=True),
+            mo.hstack([version_pick, show], justify="start", align="center", wrap=True),
+            mo.hstack([take_pick, use_take], justify="start", align="center", wrap=True),
             mo.Html(outcome_html(_last if _last is not None and _last.kind in MESSAGE_KINDS else None)),
             mo.Html(played_marker(len(playback.outcomes) if playback is not None else 0)),
         ]
@@ -447,13 +463,10 @@ def _(playback):
                     f"**Text protocol**: no tool offered; its instructions (and the last block's answer) "
                     f"follow the block in the system message · {_parts.get('protocol', 0)} tokens (cl100k_base)"
                 )
-            _where = f" · wrote `{last.message_id}`" if last.message_id else ""
             _view = mo.vstack(
                 [
-                    mo.md(
-                        f"Turn {last.index + 1} ({last.kind}){_where}"
-                        + (f" · **failed**: {last.failed}" if last.failed else "")
-                    ),
+                    # Numbered as the steps are, so it matches the step's own outcome line.
+                    mo.md(playback.last_turn_heading()),
                     mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
                     mo.md(f"```\n{last.block or '(no ### Trackers block)'}\n```"),
                     mo.md(_tool),

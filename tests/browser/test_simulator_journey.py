@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import expect
+
 from trackerkit.simulate.page import calls_example, edit_prefill
 from trackerkit.simulate.playback import play_page
 
@@ -21,6 +23,7 @@ TOUCHES = {
     "simulator": {
         "calls_json",
         "continue_",
+        "continue_text",
         "cut",
         "edit_button",
         "edit_row",
@@ -177,12 +180,16 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     page.get_by_role("button", name="Fork here").click()
     _status(page, "take t2")
     _status(page, "12 live messages")
-    page.get_by_text("Turn 6 (reply) · wrote m12").first.wait_for()
+    page.get_by_text("Step 6 (turn) · wrote m12").first.wait_for()
     _send(
         page, "I run.", _calls('{"tracker": "Health", "set": {"hp": 5}}'), "You flee the causeway."
     )
     _status(page, "14 live messages")
-    page.get_by_text("Turn 11 (reply) · wrote m22").first.wait_for()
+    # One numbering: the last turn is headed with its step's number, as its outcome line says it
+    # (the refused JSON step and the fork count as steps too: this is step 13, not turn 11).
+    page.get_by_text("Step 13 (turn) · wrote m22").first.wait_for()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 13 (turn) done.").first.wait_for()
+    expect(page.get_by_text("Turn 11", exact=False)).to_have_count(0)
     panel.get_by_text("hp 5").first.wait_for()
     take_select = page.get_by_label("Take", exact=True)
     assert (
@@ -196,7 +203,7 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     page.get_by_role("button", name="Show take").click()
     _status(page, "take t1")
     _status(page, "20 live messages")
-    page.get_by_text("Turn 10 (reply) · wrote m20").first.wait_for()
+    page.get_by_text("Step 10 (turn) · wrote m20").first.wait_for()
     panel.get_by_text("hp 40").first.wait_for()
     screenshot(page, "simulator-takes")
 
@@ -397,7 +404,7 @@ def test_simulator_every_other_control(
     _status(page, "12 live messages")
 
     # The last turn's tables: the request by part in tokens, and the tool call with its answer.
-    page.get_by_text("Turn 6 (reply) · wrote m12").first.wait_for()
+    page.get_by_text("Step 6 (turn) · wrote m12").first.wait_for()
     parts = page.locator("table").filter(has_text="history").filter(has_text="tokens").first
     for part in ("card", "trackers", "tool", "history"):
         parts.get_by_role("cell", name=part, exact=True).first.wait_for()
@@ -417,11 +424,24 @@ def test_simulator_every_other_control(
     _fill(page, "Reply", "The tide rises.")
     page.get_by_role("button", name="Regenerate").click()
     page.get_by_text("12 · assistant · version 2 of 2: The tide rises.").first.wait_for()
-    _fill(page, "Reply", "Gulls cry.")
+    # Continue extends the reply with its own text (TR-33); the Reply box is not pasted again.
+    _fill(page, "Continue with (added to the last reply)", "Gulls cry.")
     page.get_by_role("button", name="Continue").click()
     page.get_by_text("version 2 of 2: The tide rises. Gulls cry.").first.wait_for()
+    expect(page.get_by_text("The tide rises. The tide rises.", exact=False)).to_have_count(0)
+    # Its outcome and the last turn's heading use one numbering (step 8: 6 scripted, then 2).
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 8 (continue) done.").first.wait_for()
+    page.get_by_text("Step 8 (continue) · wrote m12").first.wait_for()
 
     _settled(page, 8)
+    # The message controls keep each label on one line at the default width.
+    for name in ("Show version", "Cut here", "Fork here", "Show take"):
+        box = page.get_by_role("button", name=name).bounding_box()
+        assert box is not None
+        assert box.get("height", 0) < 40, f"{name!r} wraps: {box}"
+    version_label = page.locator("label", has_text="Version (from 1)").first.bounding_box()
+    assert version_label is not None
+    assert version_label.get("height", 0) < 30, f"'Version (from 1)' wraps: {version_label}"
     _pick(page, "Message", "message 11 ·")
     page.get_by_role("button", name="Cut here").click()
     _status(page, "10 live messages")
@@ -507,7 +527,7 @@ def test_simulator_plays_the_text_protocol_and_compares_it(
     assert page.get_by_text("update_trackers\n{").count() == 0
     page.get_by_text("The update block and its answer").first.wait_for()
     page.locator("table").filter(has_text="[update_trackers] ").first.wait_for()
-    page.get_by_text("Turn 7 (reply) · wrote m14").first.wait_for()
+    page.get_by_text("Step 7 (turn) · wrote m14").first.wait_for()
     screenshot(page, "simulator-text-protocol")
 
     # Single-round steps only (the shop): both protocols reach the same values.

@@ -301,3 +301,22 @@ class TestProtocols:
         )
         assert [s.number for s in comparison.steps] == [1, 2, 3]
         assert comparison.same
+
+
+class TestLastTurnHeading:
+    def test_numbered_as_the_steps_are(self) -> None:
+        """The last turn's heading and its step's outcome share one number (not a turn counter)."""
+        steps = [
+            {"action": "edit", "tracker": "Health", "set": {"hp": 30}},  # a step that is no turn
+            _turn("[]", reply="You bind the cut."),
+            {"action": "continue", "reply": " You pull the knot tight."},
+        ]
+        playback = play_page(FIGHT, steps)
+        last = playback.page_outcomes[-1]
+        assert last.sentence == "Step 9 (continue) done."
+        assert playback.last_turn_heading() == "Step 9 (continue) · wrote `m14`"
+        assert playback.last_turn() is last.report
+        assert playback.session.chat.take.messages[-1].text == "You bind the cut. You pull the knot tight."
+
+    def test_empty_when_the_take_shows_no_turn(self) -> None:
+        assert play_page(FIGHT, [], scripted=0).last_turn_heading() == ""

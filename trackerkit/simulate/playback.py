@@ -196,6 +196,11 @@ class Playback:
 
     def last_turn(self) -> TurnReport | None:
         """The last turn of the take shown: one that wrote a version it shows, or failed on it."""
+        outcome = self.last_turn_step()
+        return outcome.report if outcome is not None else None
+
+    def last_turn_step(self) -> Outcome | None:
+        """The step that played `last_turn()`, so the page numbers it as it numbers every step."""
         take = self.session.chat.take
         shown = {(m.id, m.shown) for m in take.messages}
         for outcome in reversed(self.outcomes):
@@ -203,10 +208,24 @@ class Playback:
             if report is None:
                 continue
             if report.failed and outcome.take == take.id:
-                return report
+                return outcome
             if (report.message_id, outcome.version) in shown:
-                return report
+                return outcome
         return None
+
+    def last_turn_heading(self) -> str:
+        """The last turn's heading, numbered as the steps are: `Step 14 (continue) · wrote m28`.
+
+        The same number and kind as that step's outcome line (`Step 14 (continue) done.`), so the
+        two can never be read as two different counters. Empty when the take shows no turn.
+        """
+        outcome = self.last_turn_step()
+        if outcome is None or outcome.report is None:
+            return ""
+        report = outcome.report
+        where = f" · wrote `{report.message_id}`" if report.message_id else ""
+        failed = f" · **failed**: {report.failed}" if report.failed else ""
+        return f"Step {outcome.number} ({outcome.kind}){where}{failed}"
 
     def take_labels(self) -> dict[str, str]:
         """Each take's label for a switcher, by id: `t2 · forked from t1 at message 6 · 7 messages`."""
