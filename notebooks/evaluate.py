@@ -19,6 +19,19 @@ with app.setup:
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
 
+    # Ollama's OpenAI-compatible API root, as the text above gives it.
+    DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
+
+
+@app.function
+def with_protocols(variants, protocols):
+    """Each variant under each protocol picked; a text-protocol variant is named `… · text`."""
+    return [
+        variant.model_copy(update={"protocol": protocol, "name": variant.name + (" · text" if protocol == "text" else "")})
+        for protocol in protocols
+        for variant in variants
+    ]
+
 
 @app.function
 def trouble(title, error):
@@ -71,11 +84,16 @@ def _(scenes):
         value=["scripted", "noisy loopback"],
         label="Variants",
     )
+    # How each variant's model sends its updates: the update tool, or one fenced block at the end
+    # of its reply (for a model without tool calling); both picked compare the two.
+    picked_protocols = mo.ui.multiselect(
+        options=["tools", "text"], value=["tools"], label="Protocols (tools / text)"
+    )
     noise_rate = mo.ui.slider(
         0.0, 0.5, step=0.05, value=0.2, label="noisy loopback: rate of each error", show_value=True
     )
     base_url = mo.ui.text(
-        value="http://127.0.0.1:11434/v1", label="endpoint: base URL", full_width=True
+        value=DEFAULT_BASE_URL, label="endpoint: base URL (OpenAI-compatible, ending in /v1)", full_width=True
     )
     model_name = mo.ui.text(value="qwen2.5:7b", label="endpoint: model name")
     runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
@@ -84,9 +102,11 @@ def _(scenes):
     run_button = mo.ui.run_button(label="Run the evaluation")
     mo.vstack(
         [
-            mo.hstack([picked_scenes, picked_variants], justify="start"),
+            mo.hstack([picked_scenes, picked_variants, picked_protocols], justify="start", wrap=True),
             noise_rate,
-            mo.hstack([base_url, model_name], justify="start"),
+            # The URL on a row of its own, wide enough to show it whole (its /v1 too).
+            base_url,
+            model_name,
             mo.hstack([runs, mode, concurrency], justify="start"),
             run_button,
         ]
@@ -97,6 +117,7 @@ def _(scenes):
         mode,
         model_name,
         noise_rate,
+        picked_protocols,
         picked_scenes,
         picked_variants,
         run_button,
@@ -111,6 +132,7 @@ def _(
     mode,
     model_name,
     noise_rate,
+    picked_protocols,
     picked_scenes,
     picked_variants,
     place,
@@ -121,6 +143,7 @@ def _(
     mo.stop(not run_button.value, mo.md("Press **Run the evaluation** to play the scenarios."))
     mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
     mo.stop(not picked_variants.value, mo.md("Pick at least one variant."))
+    mo.stop(not picked_protocols.value, mo.md("Pick at least one protocol (tools or text)."))
     _paths = [scenes[s] for s in picked_scenes.value]
     _rate = float(noise_rate.value)
     _noise = Noise(
@@ -145,7 +168,7 @@ def _(
                 "endpoint": Variant(
                     name=model_name.value or "endpoint",
                     model="openai",
-                    base_url=base_url.value or "http://127.0.0.1:11434/v1",
+                    base_url=base_url.value or DEFAULT_BASE_URL,
                     model_name=model_name.value or "model",
                     trackers=place.trackers,
                     timeout=30.0,
@@ -155,7 +178,9 @@ def _(
             with mo.status.spinner(title="Playing the scenarios…"):
                 results = evaluate(
                     _paths,
-                    [_made[v] for v in picked_variants.value],
+                    with_protocols(
+                        [_made[v] for v in picked_variants.value], picked_protocols.value
+                    ),
                     runs=int(runs.value),
                     mode=mode.value,
                     concurrency=int(concurrency.value),
@@ -165,6 +190,7 @@ def _(
     except Exception as _error:
         mo.stop(True, trouble("The evaluation could not run", _error))
     _failed = int((results.turns["failed"] != "").sum())
+    _metrics = results.table().reset_index()
     mo.vstack(
         [
             mo.md(
@@ -176,7 +202,13 @@ def _(
                     else ""
                 )
             ),
-            results.table(),
+            # Every metric on one page (pass^k is the last of them), never paged.
+            mo.ui.table(
+                _metrics,
+                selection=None,
+                page_size=max(len(_metrics), 1),
+                label="Metrics per variant (95% intervals)",
+            ),
         ]
     )
     return (results,)

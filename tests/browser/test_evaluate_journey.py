@@ -17,6 +17,7 @@ TOUCHES = {
     "evaluate": {
         "picked_scenes",
         "picked_variants",
+        "picked_protocols",
         "noise_rate",
         "base_url",
         "model_name",
@@ -25,6 +26,7 @@ TOUCHES = {
         "concurrency",
         "run_button",
         "drift_scene",
+        "mo.ui.table",
     }
 }
 
@@ -67,27 +69,41 @@ def test_pick_run_and_read_the_evaluation(
         serve("evaluate.py", "--data", str(data_copy)), "Will my trackers hold on my model?"
     )
     page.get_by_text("Press Run the evaluation to play the scenarios.").wait_for()
+    # The endpoint's default is Ollama's OpenAI-compatible root, as the text gives it, shown whole.
+    url_box = page.get_by_label("endpoint: base URL (OpenAI-compatible, ending in /v1)", exact=True)
+    expect(url_box).to_have_value("http://127.0.0.1:11434/v1")
+    assert url_box.evaluate("e => e.scrollWidth <= e.clientWidth"), "the URL is cut off in its box"
 
     _toggle(page, "Scenarios", "eval-choices", "fight")  # eval-flags stays; fight joins
     _toggle(page, "Variants", "endpoint")
+    _toggle(page, "Protocols (tools / text)", "text")  # each variant under both protocols
     slider = page.get_by_role("slider").first
     slider.focus()
     slider.press("ArrowRight")
     page.get_by_text("0.25", exact=True).first.wait_for()
-    _text(page, "endpoint: base URL", "http://127.0.0.1:9/v1")
+    _text(page, "endpoint: base URL (OpenAI-compatible, ending in /v1)", "http://127.0.0.1:9/v1")
     _text(page, "endpoint: model name", "absent-model")
     _number(page, "Runs (k)", "2")
     page.get_by_label("Mode", exact=True).select_option("forced")
     _number(page, "Concurrency", "3")
     page.get_by_role("button", name="Run the evaluation").click()
 
-    # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 runs.
-    page.get_by_text("78 turns", exact=False).first.wait_for(timeout=240_000)
+    # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 protocols x 2 runs.
+    page.get_by_text("156 turns", exact=False).first.wait_for(timeout=300_000)
     page.get_by_text(
-        "26 turns failed", exact=False
-    ).first.wait_for()  # the endpoint's 13 turns x 2 runs
+        "52 turns failed", exact=False
+    ).first.wait_for()  # the endpoint's 13 turns x 2 runs x 2 protocols
     for column in ("scripted (forced)", "noisy loopback (forced)", "absent-model (forced)"):
         expect(page.get_by_text(column, exact=True).first).to_be_visible()
+        text_column = column.replace(" (forced)", " · text (forced)")
+        expect(page.get_by_text(text_column, exact=True).first).to_be_visible()
+    # Every metric on the first page: pass^k and the per-turn costs after it are not paged away.
+    metrics = page.locator("marimo-ui-element").filter(
+        has=page.get_by_text("Metrics per variant (95% intervals)", exact=True)
+    ).last
+    expect(metrics.locator("tbody tr")).to_have_count(16)
+    for metric in ("joint_accuracy", "pass^2", "clamps_per_turn"):
+        expect(metrics.get_by_text(metric, exact=True)).to_be_visible()
     expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=60_000)
     expect(page.get_by_text("joint accuracy per variant (95% intervals)").first).to_be_visible()
     expect(page.get_by_text("Slot accuracy per field").first).to_be_visible()
