@@ -307,8 +307,12 @@ def open_page(browser: Any, watch: Watch) -> Iterator[Callable[[str, str], Any]]
             page.close()
 
 
-def take_screenshot(page: Any, name: str) -> Path:
-    """Save a full-page PNG as tests/artifacts/NAME.png (and docs/NAME.png when asked); return it."""
+def take_screenshot(page: Any, name: str, top: Any = None) -> Path:
+    """Save a full-page PNG as tests/artifacts/NAME.png (and docs/NAME.png when asked); return it.
+
+    `top`, a locator, is scrolled to the top of the docs picture (after the window is made tall),
+    so a README picture can start at a section and leave what is above it (a machine path) out.
+    """
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -317,14 +321,17 @@ def take_screenshot(page: Any, name: str) -> Path:
         size = page.viewport_size
         page.set_viewport_size({"width": 1400, "height": 2200})
         page.wait_for_timeout(1500)  # let plotly redraw at the new size; not a check
+        if top is not None:
+            top.first.evaluate("e => e.scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(500)  # let the scroll settle; not a check
         page.screenshot(path=str(ROOT / "docs" / f"{name}.png"))
         page.set_viewport_size(size)
     return path
 
 
 @pytest.fixture
-def screenshot() -> Callable[[Any, str], Path]:
-    """`screenshot(page, name)`: see `take_screenshot`."""
+def screenshot() -> Callable[..., Path]:
+    """`screenshot(page, name, top=None)`: see `take_screenshot`."""
     return take_screenshot
 
 

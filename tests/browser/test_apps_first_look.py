@@ -10,6 +10,11 @@ from collections.abc import Callable
 from typing import Any
 
 
+def _heading(page: Any, heading: str) -> Any:
+    """The heading `heading`, for the docs picture to start at."""
+    return page.get_by_role("heading", name=heading, exact=True)
+
+
 def test_simulator_turn_updates_values_changes_and_bars(
     serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, count_above: Any
 ) -> None:
@@ -27,7 +32,9 @@ def test_simulator_turn_updates_values_changes_and_bars(
     page.locator(".tk-chip").filter(has_text="40").filter(has_text="20").last.wait_for(timeout=60_000)
     assert page.locator(".tk-panel").get_by_text("hp 20").count() >= 1
     count_above(page.locator(".js-plotly-plot .bars path"), more_than=bars_before)
-    screenshot(page, "simulator")
+    # The README's picture starts at the chat and its Trackers panel; the data folder's machine
+    # path, said above it, stays out of view.
+    screenshot(page, "simulator", top=_heading(page, "The chat and the Trackers panel"))
 
 
 def test_designer_rename_follows_the_field(
@@ -36,7 +43,11 @@ def test_designer_rename_follows_the_field(
     """Renaming hp_max keystroke by keystroke in the designer moves hp's top in the rail's tool line."""
     page = open_page(serve("designer.py"), "Tracker designer")
     page.get_by_text("The draft decodes and may be saved.").first.wait_for(timeout=60_000)
-    screenshot(page, "designer")
+    page.get_by_text("Import…", exact=True).first.wait_for(timeout=60_000)
+    # The README's picture: the verdict, the rail, each export's cost and Import…, from the
+    # verdict's heading down; the data folder's machine path, said at the top, stays out of view.
+    screenshot(page, "designer", top=_heading(page, "Verdict, the rail and where it is linked"))
+    page.get_by_role("heading", name="Tracker designer").first.scroll_into_view_if_needed()
     page.get_by_text("hp_max (number)").first.click()
     name = page.get_by_label("Name", exact=True).nth(1)
     name.wait_for(timeout=60_000)

@@ -220,7 +220,7 @@ def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[A
 def test_why_a_turn_failed_and_the_days(
     serve: Callable[..., str],
     open_page: Callable[[str, str], Any],
-    screenshot: Callable[[Any, str], Path],
+    screenshot: Callable[..., Path],
 ) -> None:
     """Failed turns filtered, a failed turn's reason and data shown, failures drawn, cost per day."""
     events, _ = read_trace(BUNDLED)
@@ -271,8 +271,7 @@ def test_why_a_turn_failed_and_the_days(
     screenshot(page, "trace_explorer_failed_turn")
     # The README's picture (docs/trace_explorer.png): from the Turns heading, the failed-turn
     # filter, the turns table and the why pane; the folder's machine path is above, out of view.
-    page.get_by_role("heading", name="Turns", exact=True).evaluate("h => h.scrollIntoView({block: 'start'})")
-    screenshot(page, "trace_explorer")
+    screenshot(page, "trace_explorer", top=page.get_by_role("heading", name="Turns", exact=True))
     legend.filter(has_text="failure").first.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_failed_timeline")
 
