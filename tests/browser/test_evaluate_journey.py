@@ -69,6 +69,10 @@ def test_pick_run_and_read_the_evaluation(
         serve("evaluate.py", "--data", str(data_copy)), "Will my trackers hold on my model?"
     )
     page.get_by_text("Press Run the evaluation to play the scenarios.").wait_for()
+    # The trace goes to the data folder given with --data, said before the run (trackerkit.workspace).
+    trace = data_copy / "trace"
+    page.get_by_text(f"Trace folder {trace} (the --data option).").first.wait_for()
+    lines_before = sum(len(p.read_bytes().splitlines()) for p in trace.glob("*.jsonl"))
     # The endpoint's default is Ollama's OpenAI-compatible root, as the text gives it, shown whole.
     url_box = page.get_by_label("endpoint: base URL (OpenAI-compatible, ending in /v1)", exact=True)
     expect(url_box).to_have_value("http://127.0.0.1:11434/v1")
@@ -90,6 +94,8 @@ def test_pick_run_and_read_the_evaluation(
 
     # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 protocols x 2 runs.
     page.get_by_text("156 turns", exact=False).first.wait_for(timeout=300_000)
+    page.get_by_text(f"every run's turns went to the trace in {trace}.", exact=False).first.wait_for()
+    assert sum(len(p.read_bytes().splitlines()) for p in trace.glob("*.jsonl")) > lines_before
     page.get_by_text(
         "52 turns failed", exact=False
     ).first.wait_for()  # the endpoint's 13 turns x 2 runs x 2 protocols
