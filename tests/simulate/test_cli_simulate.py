@@ -354,3 +354,16 @@ def test_a_protocol_is_one_of_two(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["simulate", SHOP, "--protocol", "smoke"])
     assert "invalid choice: 'smoke'" in capsys.readouterr().err
+
+
+def test_the_trace_commands_read_the_data_folders_trace(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`trackerkit trace days` with no folder reads where `simulate` wrote: the data folder's trace,
+    by the same rule (TRACKERKIT_DATA here)."""
+    monkeypatch.setenv("TRACKERKIT_DATA", str(tmp_path / "mine"))
+    assert _run(capsys, "simulate", FIGHT, "--now", "2027-01-05T12:00:00Z")[0] == 0
+    code, out, err = _run(capsys, "trace", "days", "--json")
+    assert (code, err) == (0, "")
+    assert [d["day"] for d in json.loads(out)] == ["2027-01-05"]
+    assert json.loads(out)[0]["file"] == str(tmp_path / "mine" / "trace" / "2027-01-05.jsonl")

@@ -48,10 +48,13 @@ _SKIPPED_SHOWN = 3
 
 
 def default_folder() -> Path:
-    """The trace folder read when none is given: `<data folder>/trace`, where simulate writes."""
-    from trackerkit.simulate import data_dir
+    """The trace folder read when none is given: `<data folder>/trace`, where simulate writes.
 
-    return data_dir() / "trace"
+    The data folder's rule is `trackerkit.workspace`'s (a core module, as this one is).
+    """
+    from trackerkit.workspace import trace_root
+
+    return trace_root() / "trace"
 
 
 def _skipped(skipped: list[SkippedFile]) -> str:
