@@ -108,7 +108,7 @@ def _(folder, place):
                 # The error names the folder and what is wrong with it: said once, not twice.
                 mo.md(
                     f"{escape(str(_error))} "
-                    "`trackerkit simulate SCENE` writes trace days to your simulated sessions' folder."
+                    "`trackerkit simulate SCENE` writes trace days to your data folder's trace."
                 ),
                 kind="warn",
                 title="Missing folder",
