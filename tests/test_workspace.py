@@ -88,16 +88,21 @@ def test_a_missing_folder_of_the_bundled_data_is_made_empty(home: Path, tmp_path
     assert list((home / "scenes").iterdir()) == []
 
 
-def test_two_apps_saving_at_once_share_one_workspace(home: Path, bundled: Path) -> None:
-    """The designer and the simulator making the workspace together end with one whole copy."""
-    chosen = workspace(None, bundled=bundled)
+def _saved_at_once(chosen: Workspace, apps: int) -> list[Workspace]:
+    """`chosen.for_writing()` called by `apps` threads at once; what each got."""
     results: list[Workspace] = []
-    threads = [threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(4)]
+    threads = [threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(apps)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert results == [Workspace(home, "workspace")] * 4
+    return results
+
+
+def test_two_apps_saving_at_once_share_one_workspace(home: Path, bundled: Path) -> None:
+    """The designer and the simulator making the workspace together end with one whole copy."""
+    chosen = workspace(None, bundled=bundled)
+    assert _saved_at_once(chosen, 4) == [Workspace(home, "workspace")] * 4
     assert (home / "trackers" / "health.json").is_file()
     assert sorted(p.name for p in home.parent.iterdir()) == ["workspace"]
 
@@ -252,13 +257,7 @@ def test_two_apps_saving_at_once_beside_a_trace(home: Path, bundled: Path) -> No
     """Four first saves into a folder holding only the trace end with one whole copy."""
     (home / "trace").mkdir(parents=True)
     chosen = workspace(None, bundled=bundled)
-    results: list[Workspace] = []
-    threads = [threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert results == [Workspace(home, "workspace")] * 4
+    assert _saved_at_once(chosen, 4) == [Workspace(home, "workspace")] * 4
     assert sorted(p.name for p in home.iterdir()) == ["scenes", "trace", "trackers"]
     assert sorted(p.name for p in (home / "trackers").iterdir()) == ["health.json"]
     assert sorted(p.name for p in home.parent.iterdir()) == ["workspace"]

@@ -265,15 +265,7 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _session_options(simulate)
     simulate.add_argument("--json", action="store_true", help="print the turn reports as JSON")
     add_model_options(simulate)
-    simulate.add_argument(
-        "--data",
-        metavar="DIR",
-        type=Path,
-        help=(
-            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
-            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
-        ),
-    )
+    add_data_option(simulate)
     simulate.add_argument(
         "--timezone",
         metavar="TZ",
@@ -309,6 +301,20 @@ def register_simulate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--to", dest="to_id", metavar="ID", help="the last message (default: the tip)"
     )
     changes.set_defaults(func=_changes)
+
+
+def add_data_option(parser: argparse.ArgumentParser) -> None:
+    """`--data DIR`, which `simulate` and `eval` share: the data folder whose trace/ receives
+    the turns, chosen by the one rule of `trackerkit.workspace` when not given."""
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        type=Path,
+        help=(
+            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
+            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
+        ),
+    )
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

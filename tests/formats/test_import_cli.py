@@ -189,29 +189,20 @@ class TestWhere:
         tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch,
     ) -> None:
-        """TRACKERKIT_DATA is used in place, and named on stderr with why."""
+        """TRACKERKIT_DATA is used in place and named on stderr with why: a dry run names its
+        files and makes nothing; the real run writes just those."""
         data = tmp_path / "env-data"
         monkeypatch.setenv("TRACKERKIT_DATA", str(data))
-        code, out, err = _run(capsys, "import", str(card))
-        assert (code, err) == (0, f"trackerkit: data folder {data} (TRACKERKIT_DATA)\n")
-        assert f"wrote {data / 'trackers' / 'li.json'} (Li)\n" in out
-        assert Library(data / "trackers").ids() == ["li"]
-
-    def test_environment_dry_run(
-        self,
-        capsys: pytest.CaptureFixture[str],
-        card: Path,
-        tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch,
-    ) -> None:
-        """A dry run names the TRACKERKIT_DATA folder's files and makes nothing there."""
-        data = tmp_path / "env-data"
-        monkeypatch.setenv("TRACKERKIT_DATA", str(data))
+        said = f"trackerkit: data folder {data} (TRACKERKIT_DATA)\n"
         code, out, err = _run(capsys, "import", str(card), "--dry-run")
-        assert (code, err) == (0, f"trackerkit: data folder {data} (TRACKERKIT_DATA)\n")
+        assert (code, err) == (0, said)
         assert f"would write {data / 'trackers' / 'li.json'} (Li)\n" in out
         assert f"would write {data / 'scenes' / 'li.json'} (scene li)\n" in out
         assert not data.exists()
+        code, out, err = _run(capsys, "import", str(card))
+        assert (code, err) == (0, said)
+        assert f"wrote {data / 'trackers' / 'li.json'} (Li)\n" in out
+        assert Library(data / "trackers").ids() == ["li"]
 
     def test_data_option_is_into(
         self,

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from trackerkit.cli import (
+    add_data_option,
     add_model_options,
     check_model_options,
     check_out_file,
@@ -87,15 +88,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=60.0,
         help="seconds per model call, retries included",
     )
-    command.add_argument(
-        "--data",
-        metavar="DIR",
-        type=Path,
-        help=(
-            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
-            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
-        ),
-    )
+    add_data_option(command)
     command.add_argument(
         "--timezone", metavar="TZ", help="the IANA time zone naming the trace day file"
     )
