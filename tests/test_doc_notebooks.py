@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -201,7 +202,9 @@ def test_the_png_is_drawn_where_an_event_loop_already_runs() -> None:
     async def inside_a_loop() -> None:
         execute.add_images(notebook, browser)
 
-    asyncio.run(inside_a_loop())
+    # A thread of its own for the loop, as this process may already run Playwright's.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, inside_a_loop()).result()
     data = notebook.cells[0].outputs[0].data
     assert base64.b64decode(data["image/png"]).startswith(PNG_MAGIC)
 
