@@ -50,7 +50,10 @@ class Variant(BaseModel):
             does not apply.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # protected_namespaces: pydantic before 2.10 reserves `model_` names and warns on `model_name`.
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, protected_namespaces=()
+    )
 
     name: str = Field(min_length=1)
     model: Literal["scripted", "openai"] = "scripted"
