@@ -4,8 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · evaluate")
 
 with app.setup:
-    from html import escape
-
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
@@ -18,6 +16,7 @@ with app.setup:
     )
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
+    from trackerkit.views import trouble_html
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
@@ -36,10 +35,7 @@ def with_protocols(variants, protocols):
 @app.function
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
-    _words = escape(f"{type(error).__name__}: {error}")
-    return mo.callout(
-        mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title
-    )
+    return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
 @app.cell(hide_code=True)

@@ -4,18 +4,16 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · tracker library")
 
 with app.setup:
-    from html import escape
-
     import marimo as mo
 
     from trackerkit import Library, initial_value, line_of, linked_in, load_scenes, workspace
+    from trackerkit.views import trouble_html
 
 
 @app.function
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
-    _words = escape(f"{type(error).__name__}: {error}")
-    return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
+    return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
 @app.function

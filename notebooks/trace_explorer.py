@@ -35,6 +35,7 @@ with app.setup:
         turn_failures,
         turn_timeline,
     )
+    from trackerkit.views import trouble_html
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
 
@@ -42,8 +43,7 @@ with app.setup:
 @app.function
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
-    _words = escape(f"{type(error).__name__}: {error}")
-    return mo.callout(mo.Html(f'<p style="overflow-wrap: anywhere">{_words}</p>'), kind="danger", title=title)
+    return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
 @app.function
@@ -107,11 +107,10 @@ def _(folder, place):
             mo.callout(
                 # The error names the folder and what is wrong with it: said once, not twice.
                 mo.md(
-                    f"{escape(str(_error))} "
+                    f"**Missing folder**: {escape(str(_error))} "
                     "`trackerkit simulate SCENE` writes trace days to your data folder's trace."
                 ),
                 kind="warn",
-                title="Missing folder",
             ),
         )
     except Exception as _error:
@@ -131,9 +130,10 @@ def _(folder, place):
     mo.stop(
         not _files and not skipped,
         mo.callout(
-            mo.md(f"`{folder.value}` is empty: no day file (`YYYY-MM-DD.jsonl`) to read."),
+            mo.md(
+                f"**Empty folder**: `{folder.value}` is empty: no day file (`YYYY-MM-DD.jsonl`) to read."
+            ),
             kind="warn",
-            title="Empty folder",
         ),
     )
     mo.stop(
@@ -278,7 +278,7 @@ def _(events, names, shown_turns, turn_show, turns_view):
     _turn = shown_turns[shown_turns["name"] == picked_turn]
     _status = str(_turn["status"].iloc[0]) if len(_turn) else "?"
     _count = int(_turn["failures"].iloc[0]) if len(_turn) else 0
-    _explained = mo.callout(mo.md(STATUS_AND_FAILURES), kind="neutral", title="Status and failures")
+    _explained = mo.callout(mo.md("**Status and failures**: " + STATUS_AND_FAILURES), kind="neutral")
     _why = mo.md(failure_reason(_failures, _status, _count))
     if _failures.empty:
         error_pane = mo.vstack([_why, _explained])
@@ -289,12 +289,18 @@ def _(events, names, shown_turns, turn_show, turns_view):
             label=f"Every failure in this turn ({len(_failures)})",
         )
         _data = _failures.loc[_failures["reason"].astype(bool), "data"].iloc[0]
+        _heading = mo.md(f"**Why this turn {'failed' if _status == 'failed' else 'had failures'}**")
         error_pane = mo.callout(
             mo.vstack(
-                [_why, mo.tree(_data, label="The failing event's data"), failure_table, _explained]
+                [
+                    _heading,
+                    _why,
+                    mo.tree(_data, label="The failing event's data"),
+                    failure_table,
+                    _explained,
+                ]
             ),
             kind="danger" if _status == "failed" else "warn",
-            title=f"Why this turn {'failed' if _status == 'failed' else 'had failures'}",
         )
     turn_table = mo.ui.table(_rows, selection=None, page_size=12, label="Its events in ts order")
     mo.vstack([mo.md(f"### `{picked_turn}`"), error_pane, _timeline, turn_table])

@@ -21,7 +21,7 @@ from trackerkit import (
     panel_html,
     tracker_changes_between,
 )
-from trackerkit.views.html import icon_html
+from trackerkit.views.html import icon_html, trouble_html
 
 HOSTILE = "<script>alert(1)</script>"
 BREAKOUT = '"><img src=x onerror=alert(1)>'
@@ -312,3 +312,10 @@ class TestIcons:
     def test_no_icon_is_nothing(self) -> None:
         """No icon draws nothing."""
         assert icon_html(None) == ""
+
+
+def test_trouble_html_titles_the_failure_and_escapes_the_error() -> None:
+    html = trouble_html("Could not <load>", ValueError("bad <b>path</b> /x"))
+    assert html.startswith("<p><strong>Could not &lt;load&gt;</strong></p>")
+    assert "ValueError: bad &lt;b&gt;path&lt;/b&gt; /x" in html
+    assert "overflow-wrap: anywhere" in html

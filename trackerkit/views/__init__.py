@@ -6,7 +6,7 @@ The core modules never import this package; it reads the core's results and draw
 
 from trackerkit.views.figures import bars_over_history
 from trackerkit.views.frames import history_frame
-from trackerkit.views.html import ICON_SYMBOLS, changes_html, icon_html, panel_html
+from trackerkit.views.html import ICON_SYMBOLS, changes_html, icon_html, panel_html, trouble_html
 
 __all__ = [
     "ICON_SYMBOLS",
@@ -15,4 +15,5 @@ __all__ = [
     "history_frame",
     "icon_html",
     "panel_html",
+    "trouble_html",
 ]

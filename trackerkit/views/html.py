@@ -24,7 +24,7 @@ from trackerkit.errors import BadRequestError
 from trackerkit.line import fields_line, line_of
 from trackerkit.tracker import CHANGES_STYLES, Tracker
 
-__all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html"]
+__all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html", "trouble_html"]
 
 # --- icons ---------------------------------------------------------------------------------
 
@@ -295,3 +295,16 @@ def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
             f"{_show(value)}{bar}</li>"
         )
     return f"<ul>{''.join(items)}</ul>"
+
+
+# --- a failure on a page -------------------------------------------------------------------
+
+
+def trouble_html(title: str, error: BaseException) -> str:
+    """A failure as an app's page shows it: what could not be done, then the error in words.
+
+    The title in bold, then the error's class and message, escaped, wrapping anywhere so a long
+    path never runs off the page. A notebook puts it in a `mo.callout(..., kind="danger")`.
+    """
+    words = escape(f"{type(error).__name__}: {error}")
+    return f'<p><strong>{escape(title)}</strong></p><p style="overflow-wrap: anywhere">{words}</p>'
