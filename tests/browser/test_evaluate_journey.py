@@ -12,6 +12,8 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from .widgets import toggle
+
 #: The app's controls this journey touches; tests/browser/test_controls.py checks it.
 TOUCHES = {
     "evaluate": {
@@ -31,18 +33,6 @@ TOUCHES = {
 }
 
 
-def _element(page: Any, label: str) -> Any:
-    return page.locator("marimo-ui-element").filter(has=page.get_by_text(label, exact=True)).last
-
-
-def _toggle(page: Any, label: str, *options: str) -> None:
-    """Open the multiselect under `label`, click each option (selecting or unselecting it), close."""
-    _element(page, label).locator("button[aria-haspopup=dialog]").click()
-    menu = page.get_by_role("dialog")
-    for option in options:
-        menu.get_by_role("option", name=option, exact=True).click()
-    page.keyboard.press("Escape")
-    expect(menu).to_have_count(0)
 
 
 def _number(page: Any, label: str, value: str) -> None:
@@ -78,9 +68,9 @@ def test_pick_run_and_read_the_evaluation(
     expect(url_box).to_have_value("http://127.0.0.1:11434/v1")
     assert url_box.evaluate("e => e.scrollWidth <= e.clientWidth"), "the URL is cut off in its box"
 
-    _toggle(page, "Scenarios", "eval-choices", "fight")  # eval-flags stays; fight joins
-    _toggle(page, "Variants", "endpoint")
-    _toggle(page, "Protocols (tools / text)", "text")  # each variant under both protocols
+    toggle(page, "Scenarios", "eval-choices", "fight")  # eval-flags stays; fight joins
+    toggle(page, "Variants", "endpoint")
+    toggle(page, "Protocols (tools / text)", "text")  # each variant under both protocols
     slider = page.get_by_role("slider").first
     slider.focus()
     slider.press("ArrowRight")

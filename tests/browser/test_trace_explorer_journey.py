@@ -29,6 +29,8 @@ from trackerkit.trace import (
     turn_failures,
 )
 
+from .widgets import element, toggle
+
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "data" / "trace"
 
@@ -53,19 +55,6 @@ TOUCHES = {
 }
 
 
-def _element(page: Any, label: str) -> Any:
-    """The `mo.ui` element shown under (or beside) `label`."""
-    return page.locator("marimo-ui-element").filter(has=page.get_by_text(label, exact=True)).last
-
-
-def _toggle(page: Any, label: str, *options: str) -> None:
-    """Open the multiselect under `label`, click each option (selecting or unselecting it), close."""
-    _element(page, label).locator("button[aria-haspopup=dialog]").click()
-    menu = page.get_by_role("dialog")
-    for option in options:
-        menu.get_by_role("option", name=option, exact=True).click()
-    page.keyboard.press("Escape")
-    expect(menu).to_have_count(0)
 
 
 def _events_label(count: int) -> str:
@@ -99,16 +88,16 @@ def test_every_control_of_the_trace_explorer(
 
     # Days: leaving out the last day loads the others only; leaving out every day says so.
     fewer, _ = read_trace(BUNDLED, days=days[:-1])
-    _toggle(page, "Days", days[-1])
+    toggle(page, "Days", days[-1])
     page.get_by_text(f"{len(fewer):,} events").first.wait_for()
-    _toggle(page, "Days", *days[:-1])
+    toggle(page, "Days", *days[:-1])
     page.get_by_text("Pick at least one day.").wait_for()
-    _toggle(page, "Days", *days)
+    toggle(page, "Days", *days)
     page.get_by_text(f"{len(events):,} events").first.wait_for()
 
     # The day files table, behind its accordion: one row a day, searchable.
     page.get_by_text("Day files", exact=True).click()
-    day_table = _element(page, "Day files")
+    day_table = element(page, "Day files")
     for day in days:
         expect(day_table.get_by_text(day, exact=True)).to_have_count(1)
     day_table.get_by_placeholder("Search...").fill(days[0])
@@ -118,39 +107,39 @@ def test_every_control_of_the_trace_explorer(
     # Filters: a source, then a kind, then a part of the name; the events table follows.
     source = "telegram"
     by_source = events[events["source"].astype(str) == source]
-    _toggle(page, "Source", source)
+    toggle(page, "Source", source)
     page.get_by_text(_events_label(len(by_source)), exact=True).wait_for()
     kind = "inbound"
     by_kind = by_source[by_source["kind"].astype(str) == kind]
-    _toggle(page, "Kind", kind)
+    toggle(page, "Kind", kind)
     page.get_by_text(_events_label(len(by_kind)), exact=True).wait_for()
     part = "received"
     by_name = by_kind[by_kind["name"].astype(str).str.contains(part, regex=False)]
     assert 0 < len(by_name) < len(by_kind)
-    _element(page, "Name contains").get_by_role("textbox").fill(part)
-    _element(page, "Name contains").get_by_role("textbox").press("Enter")
+    element(page, "Name contains").get_by_role("textbox").fill(part)
+    element(page, "Name contains").get_by_role("textbox").press("Enter")
     page.get_by_text(_events_label(len(by_name)), exact=True).wait_for()
     # The events table itself: searching it for one event's timestamp leaves that row.
-    event_table = _element(page, _events_label(len(by_name)))
+    event_table = element(page, _events_label(len(by_name)))
     first_ts = str(by_name["ts"].astype(str).iloc[0])  # as the app shows it
     event_table.get_by_placeholder("Search...").fill(first_ts)
     expect(event_table.get_by_text(first_ts, exact=True)).to_have_count(1)
     expect(event_table.locator("tbody tr")).to_have_count(1)
     # Clearing the filters brings every event back.
-    _toggle(page, "Source", source)
-    _toggle(page, "Kind", kind)
-    _element(page, "Name contains").get_by_role("textbox").fill("")
-    _element(page, "Name contains").get_by_role("textbox").press("Enter")
+    toggle(page, "Source", source)
+    toggle(page, "Kind", kind)
+    element(page, "Name contains").get_by_role("textbox").fill("")
+    element(page, "Name contains").get_by_role("textbox").press("Enter")
     page.get_by_text(_events_label(len(events)), exact=True).wait_for()
 
     # Turns: the first is open; picking the third opens it, with its own events.
     page.get_by_role("heading", name=str(turns["name"].iloc[0])).wait_for()
     third = str(turns["name"].iloc[2])
-    turns_view = _element(page, f"{len(turns)} turns")
+    turns_view = element(page, f"{len(turns)} turns")
     turns_view.get_by_role("checkbox", name="Select row").nth(2).click()
     page.get_by_role("heading", name=third).wait_for()
     picked = turn_events(events, third, names)
-    turn_table = _element(page, "Its events in ts order")
+    turn_table = element(page, "Its events in ts order")
     expect(turn_table.get_by_text(f"{len(picked)} rows", exact=False)).to_have_count(1)
     # The turn's events table: searching a kind keeps that kind's rows.
     picked_kind = str(picked["kind"].iloc[0])
@@ -159,7 +148,7 @@ def test_every_control_of_the_trace_explorer(
     screenshot(page, "trace_explorer_turn")
 
     # The folder: a missing one, an empty one, one with only other files, each said on the page.
-    folder = _element(page, "Trace folder").get_by_role("textbox")
+    folder = element(page, "Trace folder").get_by_role("textbox")
     _bad_folders(page, folder, tmp_path, screenshot)
     folder.fill("/" + "x" * 300)
     folder.press("Enter")
@@ -232,7 +221,7 @@ def test_why_a_turn_failed_and_the_days(
     # Per day: the known cost with the unknown share, and one row a day file.
     page.get_by_text(cost_summary(turns)).first.wait_for()
     per_day = costs_by_day(turns)
-    day_costs = _element(page, "Cost and usage per day file")
+    day_costs = element(page, "Cost and usage per day file")
     for day in per_day["day"]:
         expect(day_costs.get_by_text(day, exact=True)).to_have_count(1)
     expect(page.get_by_text("steps carry no cost and are not in these totals")).not_to_have_count(0)
@@ -243,7 +232,7 @@ def test_why_a_turn_failed_and_the_days(
     page.get_by_role("radio", name="failed turns").click()
     label = f"{len(failed)} failed turns (of {len(turns)})"
     page.get_by_text(label, exact=True).wait_for()
-    turns_view = _element(page, label)
+    turns_view = element(page, label)
     expect(turns_view.locator("tbody tr")).to_have_count(len(failed))
 
     # A failed turn whose tools failed first: its reason is the model's failure, with its data.
@@ -256,7 +245,7 @@ def test_why_a_turn_failed_and_the_days(
     expect(pane).to_have_count(1)
     expect(page.get_by_text(f"status failed, failures {turn['failures']}", exact=False)).to_have_count(1)
     failures = turn_failures(events, str(turn["name"]), names)
-    failure_table = _element(page, f"Every failure in this turn ({len(failures)})")
+    failure_table = element(page, f"Every failure in this turn ({len(failures)})")
     expect(failure_table.locator("tbody tr")).to_have_count(len(failures))
     page.get_by_text("The failing event's data", exact=True).wait_for()
     reason = failures[failures["reason"].astype(bool)].iloc[0]

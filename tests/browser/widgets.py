@@ -1,0 +1,22 @@
+"""Driving marimo widgets the way a person does: find the one under a label, toggle a multiselect."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import expect
+
+
+def element(page: Any, label: str) -> Any:
+    """The `mo.ui` element shown under (or beside) `label`."""
+    return page.locator("marimo-ui-element").filter(has=page.get_by_text(label, exact=True)).last
+
+
+def toggle(page: Any, label: str, *options: str) -> None:
+    """Open the multiselect under `label`, click each option (selecting or unselecting it), close."""
+    element(page, label).locator("button[aria-haspopup=dialog]").click()
+    menu = page.get_by_role("dialog")
+    for option in options:
+        menu.get_by_role("option", name=option, exact=True).click()
+    page.keyboard.press("Escape")
+    expect(menu).to_have_count(0)
