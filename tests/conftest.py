@@ -67,6 +67,16 @@ REPO = Path(__file__).resolve().parent.parent
 DATA_TRACKERS = REPO / "data" / "trackers"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _chinese_readings_loaded() -> None:
+    """pypinyin loads its phrase tables (about 0.3 s) on the first Chinese name it reads: done once
+    here, so a hypothesis deadline measures the importers, not that one load (it made the first
+    example of an importer law "flaky" on a slow machine)."""
+    from trackerkit.formats.names import slug_words
+
+    slug_words("角色")
+
+
 @pytest.fixture(autouse=True)
 def _no_real_user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """No test, nor a notebook or server it starts, reads or writes the person's own data folders."""
