@@ -6,7 +6,15 @@ app = marimo.App(width="medium", app_title="trackerkit · tracker library")
 with app.setup:
     import marimo as mo
 
-    from trackerkit import Library, initial_value, line_of, linked_in, load_scenes, workspace
+    from trackerkit import (
+        Library,
+        accepted_text,
+        initial_value,
+        line_of,
+        linked_in,
+        load_scenes,
+        workspace,
+    )
     from trackerkit.views import trouble_html
 
 
@@ -14,30 +22,6 @@ with app.setup:
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
     return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
-
-
-@app.function
-def accepts(field):
-    """What a field accepts, in words: `0 to hp_max`, `at least 1`, `calm, tense`, `true or false`.
-
-    Every bound and choice is shown through `line_of`, the one display rule for values.
-    """
-    if field.type == "choice":
-        return "one of: " + ", ".join(line_of(c) for c in field.choices)
-    if field.type == "boolean":
-        return "true or false"
-    if field.type != "number":
-        return "any text"
-    _low = None if field.min is None else line_of(field.min)
-    _top = field.max_field if field.max_field is not None else field.max
-    _high = None if _top is None else line_of(_top)
-    if _low is not None and _high is not None:
-        return f"a number from {_low} to {_high}"
-    if _low is not None:
-        return f"a number, at least {_low}"
-    if _high is not None:
-        return f"a number, at most {_high}"
-    return "any number"
 
 
 @app.cell(hide_code=True)
@@ -135,7 +119,7 @@ def _(decoded, picked):
                 "field": f.name,
                 "type": f.type,
                 "description": f.description,
-                "accepts": accepts(f),
+                "accepts": accepted_text(f),
                 "starts at": line_of(initial_value(f)),
                 "icon": f.icon or "",
             }

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from conftest import BAG, HEALTH
 
-from trackerkit import Tracker, decode_tracker, update_trackers_tool
+from trackerkit import Tracker, accepted_text, decode_tracker, update_trackers_tool
 from trackerkit.tokens import count_tool_tokens
 from trackerkit.tool import (
     TOOL_NAME,
@@ -196,3 +196,26 @@ class TestSchema:
         assert cost(update_trackers_tool(trackers, meanings=False)) < lines
         assert lines < cost(anyof_parameters(trackers))
         jsonschema.Draft202012Validator.check_schema(anyof_parameters(trackers).parameters)
+
+
+class TestAcceptedText:
+    """What a field accepts, in words for a person (the library page's `accepts` column)."""
+
+    @pytest.mark.parametrize(
+        ("field", "text"),
+        [
+            ({"name": "hp", "type": "number", "min": 0, "maxField": "hp_max"}, "a number from 0 to hp_max"),
+            ({"name": "n", "type": "number", "min": 1}, "a number, at least 1"),
+            ({"name": "n", "type": "number", "max": 2.5}, "a number, at most 2.5"),
+            ({"name": "n", "type": "number"}, "any number"),
+            ({"name": "m", "type": "choice", "choices": ["calm", "tense"]}, "one of: calm, tense"),
+            ({"name": "b", "type": "boolean"}, "true or false"),
+            ({"name": "t", "type": "text"}, "any text"),
+        ],
+    )
+    def test_words(self, field: dict[str, object], text: str) -> None:
+        fields = [field]
+        if field.get("maxField") == "hp_max":
+            fields.append({"name": "hp_max", "type": "number", "min": 1})
+        described = [{"description": "", **f} for f in fields]
+        assert accepted_text(_tracker(*described).body.fields[0]) == text

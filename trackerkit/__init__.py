@@ -128,7 +128,7 @@ from trackerkit.simulate.session import ReadTool, Session
 from trackerkit.state import Delta, Message, Take, Version, fold
 from trackerkit.steps import TurnPlan
 from trackerkit.tokens import count_tokens, count_tool_tokens
-from trackerkit.tool import ToolDefinition, update_trackers_tool
+from trackerkit.tool import ToolDefinition, accepted_text, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
 from trackerkit.update import ItemRefusal, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
@@ -206,6 +206,7 @@ __all__ = [
     "Version",
     "WTrackerExport",
     "Workspace",
+    "accepted_text",
     "accepts",
     "anthropic_tool",
     "apply_tracker_updates",

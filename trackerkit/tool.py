@@ -21,6 +21,7 @@ __all__ = [
     "TOOL_NAME",
     "TOOL_SENTENCE",
     "ToolDefinition",
+    "accepted_text",
     "anyof_parameters",
     "field_phrase",
     "tool_name",
@@ -70,10 +71,15 @@ def _num(value: int | float) -> str:
     return line_of(value)
 
 
+def _bounds(field: NumberField) -> tuple[int | float | None, int | float | str | None]:
+    """A number's low bound and its top: the top field's name, else the max, else None."""
+    return field.min, field.max_field if field.max_field is not None else field.max
+
+
 def field_phrase(field: AnyField, *, meanings: bool = True) -> str:
     """One field as the tool describes it: `hp (number 0 to hp_max: Hit points.)` (TR-36)."""
     if isinstance(field, NumberField):
-        low, high = field.min, field.max_field if field.max_field is not None else field.max
+        low, high = _bounds(field)
         top = high if isinstance(high, str) else (_num(high) if high is not None else None)
         if low is None and top is None:
             kind = "number"
@@ -93,6 +99,25 @@ def field_phrase(field: AnyField, *, meanings: bool = True) -> str:
         kind = "text"
     meaning = line_of(field.description).strip()
     return f"{field.name} ({kind}: {meaning})" if meanings and meaning else f"{field.name} ({kind})"
+
+
+def accepted_text(field: AnyField) -> str:
+    """What a field accepts, in words for a person: `a number from 0 to hp_max`, `one of: calm,
+    tense`, `true or false`, `any text` (the tool's `field_phrase` says it for the model)."""
+    if isinstance(field, ChoiceField):
+        return "one of: " + ", ".join(line_of(c) for c in field.choices)
+    if isinstance(field, BooleanField):
+        return "true or false"
+    if not isinstance(field, NumberField):
+        return "any text"
+    low, top = (None if b is None else line_of(b) for b in _bounds(field))
+    if low is not None and top is not None:
+        return f"a number from {low} to {top}"
+    if low is not None:
+        return f"a number, at least {low}"
+    if top is not None:
+        return f"a number, at most {top}"
+    return "any number"
 
 
 def tracker_line(tracker: Tracker, *, meanings: bool = True) -> str:
