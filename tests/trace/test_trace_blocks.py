@@ -67,7 +67,7 @@ ODD_LINES: dict[str, tuple[bytes, bool]] = {
     "empty": (b"", False),
     "blank": (b"   \t ", False),
     "escaped-turn": (compact(7).replace(b'"turn_1"', b'"t\\u0075rn_1"'), False),
-    "non-ascii-turn": (compact(8, turn="ход_2"), False),
+    "non-ascii-turn": (compact(8, turn="ход_2"), True),
     "non-ascii-data": (compact(9, data={"text": "ход ✓ é", "n": 1}), True),
     "escaped-data": (compact(10, data={"text": 'a "quoted"\\ word\n'}), True),
     "invalid-utf8-data": (compact(11).replace(b'"text":"', b'"text":"\xff'), False),
@@ -83,6 +83,23 @@ ODD_LINES: dict[str, tuple[bytes, bool]] = {
     "data-null": (compact(18).split(b',"data":')[0] + b',"data":null}', False),
     "turn-a-number": (compact(19).replace(b'"turn":"turn_4"', b'"turn":4'), False),
     "an-array": (b'["not", "an", "object"]', False),
+    "repeated-data": (compact(22)[:-1] + b',"data":{"z":1}}', False),
+    "repeated-ts-after-data": (compact(23)[:-1] + b',"ts":"2026-03-01T09:00:00.000Z"}', False),
+    # The first `ts` shorter than the last: the key span's place is read from the bytes, not
+    # from the decoded values, so the shifted layout is not taken for the compact one.
+    "repeated-ts-shifted": (
+        b'{"ts":"","kind":"","turn":"t","session":"s","source":"web","kind":"eve",'
+        b'"name":"x","data":{},"ts":"2026-03-01T09:00:00.000Z","data":{}}',
+        False,
+    ),
+    "lone-surrogate-in-data": (compact(24, data={"x": 1}).replace(b'"x"', b'"\\ud800"'), False),
+    "big-integer-in-data": (compact(25, data={"id": 2**70, "n": -(2**64)}), True),
+    "extra-field-inside": (
+        compact(27).replace(b'"turn":"turn_6",', b'"turn":"turn_6","x":"y",'),
+        False,
+    ),
+    "escaped-quote-in-turn": (compact(28).replace(b'"turn":"turn_7"', b'"turn":"turn\\"7"'), False),
+    "control-character-in-turn": (compact(26).replace(b'"turn_6"', b'"turn\x01_6"'), False),
     "cut-short": (compact(20)[:-9], False),
     "pretty-first-half": (compact(21)[:40], False),
     "bare-brace": (b"{", False),
@@ -232,3 +249,46 @@ def test_random_days_read_alike(
     assert_same(by_line, by_block)
     kept = set(by_block[0]["line"])
     assert {n for n, pick in enumerate(picks, 1) if pick is None} <= kept
+
+
+_MUTATIONS = st.lists(
+    st.tuples(
+        st.integers(min_value=0, max_value=29),  # which line
+        st.floats(min_value=0, max_value=1),  # where in it
+        st.sampled_from(["replace", "insert", "delete"]),
+        st.sampled_from(list(b'"{}[],:\\ \n\r\t0-9Tae\x00\x7f\xff\xd0')),
+    ),
+    min_size=1,
+    max_size=4,
+)
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(mutations=_MUTATIONS, block_bytes=st.integers(min_value=200, max_value=3000))
+def test_mutated_compact_lines_read_alike(
+    tmp_path_factory: pytest.TempPathFactory,
+    read_modes: Any,
+    mutations: list[tuple[int, float, str, int]],
+    block_bytes: int,
+) -> None:
+    """TC-4/TC-19 (hypothesis): compact lines with bytes replaced, inserted or deleted (quotes,
+    braces, escapes, newlines, bad UTF-8): a block is taken only when it reads exactly as line
+    by line, whatever the change made of the lines (an escape, a repeated field, a shifted
+    field, two values on a line, one value over two lines)."""
+    lines = [
+        bytearray(compact(i, data={"n": i, "s": "ab", "l": [1, {"k": "v"}]})) for i in range(30)
+    ]
+    for which, where, operation, byte in mutations:
+        line = lines[which]
+        at = min(int(where * len(line)), len(line) - 1)
+        if operation == "replace":
+            line[at] = byte
+        elif operation == "insert":
+            line.insert(at, byte)
+        else:
+            del line[at]
+    folder = tmp_path_factory.mktemp("mutated")
+    by_line, by_block, _ = read_modes(write_day(folder, [bytes(x) for x in lines]), block_bytes)
+    assert_same(by_line, by_block)

@@ -117,6 +117,30 @@ class TestDicts:
         assert numbers[200:202] == [math.inf, math.inf]
         assert numbers[:200] == list(range(200))
 
+    def test_integers_are_exact_on_every_path(self, tmp_path: Path) -> None:
+        """An integer past 64 bits is the same exact int in a block, on a line read alone, on a
+        spaced line, lazily and in the raw text (orjson alone would read it as a float)."""
+        line = (
+            b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_1","session":"wrun_A",'
+            b'"source":"telegram","kind":"eve","name":"step.completed","data":{"n":%s}}'
+        )
+        big = [2**64, -(2**63) - 1, 10**30]
+        body = [line % str(i).encode() for i in range(300)]
+        body[100:100] = [line % str(n).encode() for n in big]
+        body.append(line.replace(b'":', b'": ') % str(big[2]).encode())  # not compact: alone
+        (tmp_path / "2026-03-01.jsonl").write_bytes(b"\n".join(body) + b"\n")
+        for mode in ("dict", "lazy"):
+            events, errors = read_trace(tmp_path, data=mode)  # type: ignore[arg-type]
+            numbers = [d["n"] for d in events["data"]]
+            assert errors == []
+            assert numbers[100:103] == big
+            assert numbers[-1] == big[2]
+            assert {type(n) for n in numbers} == {int}
+        texts, _ = read_trace(tmp_path, data="raw")
+        assert [json.loads(t)["n"] for t in texts["data"]] == numbers
+        picked, _ = read_trace(tmp_path, columns=["n"])
+        assert picked["n"].tolist() == numbers
+
 
 def _modes(days: Path) -> Iterator[tuple[str, pd.DataFrame, list[TraceLineError]]]:
     for mode in ("dict", "raw", "lazy", "none"):
@@ -155,13 +179,13 @@ class TestRaw:
         assert events["data"].tolist() == ['{"a":"é"}']
 
     def test_text_of_values_orjson_cannot_write(self) -> None:
-        """Nesting past orjson's 255 levels is cut with TC-7's mark; huge integers as digits."""
+        """Nesting past orjson's 255 levels is cut with TC-7's mark; huge integers stay numbers."""
         deep: Any = "end"
         for _ in range(300):
             deep = [deep]
         text = as_text({"d": deep, "n": 10**30})
         assert b"\xe2\x80\xa6[deep]" in text
-        assert json.loads(text)["n"] == str(10**30)
+        assert json.loads(text)["n"] == 10**30
 
 
 class TestColumns:
@@ -397,8 +421,8 @@ def test_long_stretches_are_checked_for_utf8_like_python_does(odd: bytes) -> Non
 
 
 def test_a_block_of_paths_reads_as_the_dicts_do(tmp_path: Path) -> None:
-    """Paths fetched a block at a time: an integer orjson reads as a float, a missing leaf, a
-    container holding a large integer, a value of every row, all as in the dicts."""
+    """Paths fetched a block at a time: an integer past 64 bits, a missing leaf, a container
+    holding a large integer, a value of every row, all as in the dicts (integers exact)."""
     odd: list[Any] = [
         {"u": {"a": 2**64}},
         {"u": {}},
@@ -419,4 +443,5 @@ def test_a_block_of_paths_reads_as_the_dicts_do(tmp_path: Path) -> None:
         events, _ = read_trace(tmp_path, columns=[ColumnSpec(p, p, "object") for p in paths])
         for p in paths:
             assert [_same(v) for v in events[p]] == [_same(lookup(d, p)) for d in dicts["data"]]
-    assert dicts["data"][100]["u"]["a"] == float(2**64)
+    assert type(dicts["data"][100]["u"]["a"]) is int
+    assert dicts["data"][100]["u"]["a"] == 2**64

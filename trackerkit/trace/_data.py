@@ -3,9 +3,9 @@
 The reader (`_lines.py`) proves each line's syntax and leaves `data` as raw bytes (a block of
 about a megabyte at a time); a *keeper* turns those bytes into the frame's column:
 
-* `Dicts` (the default): plain `dict`s. A block's objects are decoded by one `orjson.loads` of
+* `Dicts` (the default): plain `dict`s. A block's objects are decoded by one msgspec call on
   their bytes joined into one JSON array (the garbage collector is paused by the caller);
-  numbers orjson refuses (`1e999`, nesting past 1,024) fall back to the standard library.
+  values are what `_lazy.loads` gives on every path (integers exact, `1e999` as inf).
 * `Texts` (`data="raw"`): the JSON text as written, one Arrow-backed `str` column built from
   each block's bytes and their lengths (no Python string per row until one is looked at).
 * `Lazies` (`data="lazy"`): `LazyData`, a read-only mapping decoded on first use; NOT a dict.
@@ -19,6 +19,7 @@ decoded by the slow path (`value`), in row order; `keep` drops refused rows afte
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
@@ -66,8 +67,8 @@ def _shallow(value: Any, depth: int) -> Any:
         if isinstance(value, dict):
             return {k: _shallow(v, depth - 1) for k, v in value.items()}
         return [_shallow(v, depth - 1) for v in value]
-    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
-        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # as orjson writes it
     return value
 
 
@@ -75,7 +76,7 @@ def as_text(value: Any) -> bytes:
     """`value` as compact JSON bytes (orjson; past its limits, cut to 200 levels)."""
     try:
         return orjson.dumps(value)
-    except orjson.JSONEncodeError:  # nested past 255 levels, an integer past 64 bits, inf
+    except orjson.JSONEncodeError:  # nested past 255 levels, an integer past 64 bits
         return json.dumps(
             _shallow(value, _DEPTH), ensure_ascii=False, separators=(",", ":")
         ).encode()
@@ -85,12 +86,22 @@ class Refused(Exception):  # noqa: N818 (a signal inside the reader, never raise
     """A block's data a keeper cannot take (not UTF-8): the block is read line by line."""
 
 
+_decode_list = msgspec.json.Decoder(list[Any]).decode
+
+
 def _decode_all(raws: Sequence[Any]) -> list[dict[str, Any]]:
-    """Each raw object decoded, all in one call when orjson can (one array of them)."""
+    """Each raw object decoded, all in one msgspec call when it can (one array of them).
+
+    Raises:
+        Refused: one of them is not a JSON object (bad UTF-8, a lone surrogate).
+    """
     try:
-        values: list[dict[str, Any]] = orjson.loads(b"[" + b",".join(raws) + b"]")
-    except (orjson.JSONDecodeError, RecursionError):
-        return [decode(raw) for raw in raws]
+        values: list[dict[str, Any]] = _decode_list(b"[" + b",".join(raws) + b"]")
+    except (msgspec.DecodeError, RecursionError):
+        try:
+            return [decode(raw) for raw in raws]
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise Refused(str(exc)) from None
     return values
 
 
@@ -146,10 +157,7 @@ class Dicts(_Listed):
     checks_utf8 = True
 
     def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
-        try:
-            self.items += _decode_all(raws)
-        except ValueError as exc:  # UnicodeDecodeError: bytes that are not UTF-8
-            raise Refused(str(exc)) from None
+        self.items += _decode_all(raws)
 
     def raw(self, raw: Any) -> None:
         self.items.append(decode(raw))
@@ -304,8 +312,8 @@ class Paths(Keeper):
     """Chosen paths of `data` as typed columns (`read_trace(columns=...)`), no dict kept.
 
     A block is decoded by msgspec into structs holding only those paths; a block msgspec
-    refuses (a path's parent that is no object, a number past its range) is read by orjson
-    into dicts, looked up and dropped. Values of the wrong kind become the spec's default,
+    refuses (a path's parent that is no object, a number past its range) is decoded into
+    dicts as `Dicts` decodes them, looked up and dropped. Values of the wrong kind become the spec's default,
     counted by path in `skipped`.
     """
 
@@ -384,33 +392,19 @@ def _from_struct(item: Any, attributes: tuple[str, ...]) -> Any:
         node = getattr(node, attribute)
         if node is _MISSING:
             return _MISSING
-    if type(node) in _AS_ORJSON:
-        return _as_orjson(node)
     return node
 
 
-_ORJSON_INTS = range(-(1 << 63), 1 << 64)
-_LOW, _HIGH = -(1 << 63), 1 << 64
-
-
 def _struct_column(items: list[Any], route: tuple[str, ...], default: Any) -> list[Any]:
-    """One path's values in decoded structs, as `_from_struct` gives them, without a call per row.
-
-    The values are fetched by one `attrgetter` over the rows, and looked at only when their
-    kinds call for it (a missing value, an integer orjson would read as a float, a container).
-    """
+    """One path's values in decoded structs, as `_from_struct` gives them, without a call per row
+    (one `attrgetter` over the rows; rows are looked at one by one only when a parent is missing
+    or null somewhere)."""
     try:
         found = list(map(attrgetter(".".join(route)), items))
     except AttributeError:  # a parent missing or null on some row
         found = [_from_struct(item, route) for item in items]
         return [default if v is _MISSING else v for v in found]
     kinds = set(map(type, found))
-    if kinds & _AS_ORJSON and not _in_orjson_range(found, kinds):
-        found = [
-            v if type(v) not in _AS_ORJSON or (type(v) is int and _LOW <= v < _HIGH)
-            else _as_orjson(v)
-            for v in found
-        ]  # fmt: skip
     if kinds == {_UNSET_TYPE}:
         return [default] * len(found)
     if _UNSET_TYPE in kinds:
@@ -419,33 +413,6 @@ def _struct_column(items: list[Any], route: tuple[str, ...], default: Any) -> li
 
 
 _UNSET_TYPE = type(_MISSING)
-
-
-def _in_orjson_range(found: list[Any], kinds: set[type]) -> bool:
-    """Whether values of these kinds need no change: no container, integers in orjson's range."""
-    if kinds & {dict, list}:
-        return False
-    ints = found if kinds == {int} else [v for v in found if type(v) is int]
-    return min(ints) >= _LOW and max(ints) < _HIGH
-
-
-def _as_orjson(value: Any) -> Any:
-    """A value msgspec decoded as orjson does: integers past 64 bits as floats (like dict mode)."""
-    if type(value) is int:
-        if value in _ORJSON_INTS:
-            return value
-        try:
-            return float(value)
-        except OverflowError:  # past the doubles orjson refuses it: the standard library's int
-            return value
-    if type(value) is dict:
-        return {k: _as_orjson(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_as_orjson(v) for v in value]
-    return value
-
-
-_AS_ORJSON = {int, dict, list}
 
 
 def _lookup(item: Any, keys: tuple[str, ...]) -> Any:

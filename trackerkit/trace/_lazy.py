@@ -4,8 +4,8 @@ The reader checks the syntax of every line (a line whose `data` is broken is a b
 TC-19) but decodes `data` only on first use: most analyses read a few event names, and a
 million dicts cost far more to build than the rest of the frame. A `LazyData` is a read-only
 `Mapping` that behaves like the dict it stands for: `x["k"]`, `x.get`, `in`, iteration,
-`len`, `==` with a dict, `dict(x)`, `repr` and pickling. It decodes once (orjson) and keeps
-the dict; nested values are plain dicts and lists.
+`len`, `==` with a dict, `dict(x)`, `repr` and pickling. It decodes once (as `loads` reads JSON) and
+keeps the dict; nested values are plain dicts and lists.
 
 Memory: the bytes a `LazyData` holds are a view into the block of about a megabyte the reader
 read them from, so until it is decoded it keeps that block alive. A frame cut down to a few
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
-__all__ = ["LazyData", "decode", "jsonable"]
+__all__ = ["LazyData", "decode", "jsonable", "loads"]
 
 
 def _number(digits: str) -> int | float:
@@ -32,15 +32,43 @@ def _number(digits: str) -> int | float:
     return int(digits) if not limit or len(digits) < limit else float(digits)
 
 
-def decode(raw: Any) -> dict[str, Any]:
-    """The object a `data` value's bytes hold (syntax already checked by the reader)."""
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+_decode_any = msgspec.json.Decoder().decode
+
+
+def loads(raw: Any) -> Any:
+    """JSON bytes as Python values, read alike by every path of the trace reader.
+
+    Values are what Python's `json` module gives: integers exact at any size, duplicate keys
+    last-wins. msgspec reads almost everything; what it refuses that is still JSON (a number
+    past the double range, an integer of more digits than Python converts) is read by the
+    standard library, as ±inf. `NaN`, `Infinity` and lone surrogates are not JSON.
+
+    Raises:
+        ValueError: not valid JSON (UnicodeError included).
+        RecursionError: nested past the decoders' depth.
+    """
     try:
-        value = orjson.loads(raw if isinstance(raw, bytes) else memoryview(raw))
-    except orjson.JSONDecodeError:
-        # Valid JSON orjson refuses (a number past the double range or 64 bits, nesting past
-        # 1024): the standard library reads it (1e999 becomes inf, so does an integer of more
-        # digits than Python converts, which would raise instead).
-        value = json.loads(bytes(raw), parse_int=_number)
+        return _decode_any(raw)
+    except msgspec.DecodeError:
+        pass
+    value = json.loads(bytes(raw).decode("utf-8"), parse_int=_number, parse_constant=_no_constant)
+    # What msgspec refused for a lone surrogate the standard library reads; UTF-8 cannot hold it.
+    json.dumps(value, ensure_ascii=False).encode("utf-8")
+    return value
+
+
+def decode(raw: Any) -> dict[str, Any]:
+    """The object a `data` value's bytes hold (syntax already checked by the reader).
+
+    Raises:
+        ValueError: not valid JSON.
+        TypeError: not an object.
+    """
+    value = loads(raw)
     if not isinstance(value, dict):
         raise TypeError(f"data is a {type(value).__name__}, not an object")
     return value
@@ -101,7 +129,10 @@ class LazyData(_Shape):
         """The object as JSON bytes, without decoding it when it was never decoded."""
         if self._dict is None:
             return bytes(self._raw)
-        return orjson.dumps(self._dict)
+        try:
+            return orjson.dumps(self._dict)
+        except orjson.JSONEncodeError:  # an integer past 64 bits: the standard library writes it
+            return json.dumps(self._dict, ensure_ascii=False, separators=(",", ":")).encode()
 
     def copy(self) -> dict[str, Any]:
         """A shallow copy as a plain, mutable dict (like `dict.copy`)."""

@@ -2,26 +2,31 @@
 
 Most lines are the writer's own compact form, `{"ts":T,"turn":…,"name":N,"data":{…}}`. A file is
 read in blocks of about a megabyte, and each block's whole lines are decoded by one `msgspec`
-call (`decode_lines`) that checks their JSON syntax, gives the six strings and leaves `data` as
-raw bytes. The five key strings of a line are interned as one tuple (`KeyTable`), which also keeps
-where each key's field names must sit on a compact line.
+call (`decode_lines`) that checks their JSON syntax and gives each line's `data` as raw bytes
+(the other fields are checked and skipped). The rest is proven from the block's bytes at once.
 
-Why a block may be taken at once. The compact form of an event is the shortest JSON text of its
-seven values, and its length follows from theirs: `72 + len(ts) + len(turn) + … + len(data)`.
-Any other text of the same values (spaces, escapes, non-ASCII strings, a repeated or an extra
-field) is longer. Laying the decoded events end to end at their compact lengths, a block is
-taken when that layout lands exactly on the block's end, every line opening with `{"ts":"`,
-ending with `}` and a newline, and each field name sitting where the compact order puts it.
-Then each event is its line (a line that ends in `}` leaves the decoder outside any value, as
-the next one opens with `{`, so no event spans two lines, and none is shorter than its compact
-form, so each is exactly it): the seven fields are present once each, in order (TC-4), and
-`data` is an object. Any other block is read line by line with the same test, and each line
-that fails it goes to one `orjson.loads` with the full checks and the reasons.
+Why a block may be taken at once. Every newline of the block sits between a `}` and a line
+opening with `{"ts":"` (or ends the block). A `}` followed by `{` can only end one JSON value
+and start the next (inside a value, `}` is followed by `,`, `}` or `]`), so each newline ends
+a value; the decoder found as many values as there are lines, so each line is exactly one
+value, an object. Then each line's bytes are read as the compact layout says: `ts` is the
+string opening the line (without escapes); from its closing quote to `data`, the *key span*
+`","turn":"…","session":"…","source":"…","kind":"…","name":"…","data":` holds five strings
+without escapes or control characters (matched on the block's distinct spans by one Arrow
+regex, which also gives the five values); and `data` (the value msgspec gave, which is the
+last `data` of the line) opens right after it and runs to the line's closing `}`. A repeated
+field would need room that the line does not have, so the seven fields are present once each,
+in order (TC-4), with the values decoded from these bytes. Any other block is read line by
+line; a line is taken alone when its length is that of the compact text of its values, and
+otherwise goes to one full decode with the checks and the reasons.
+
+Values. Every path reads `data` as `_lazy.loads` does (msgspec; the standard library for what
+it refuses that is still JSON), so a file reads alike however it is split into blocks.
 
 Nesting. Both decoders follow nested values by recursion and stop with an error past about a
-thousand levels (msgspec at Python's recursion limit, orjson at 1,024). Any error a decoder
-raises, `RecursionError` included, refuses the block (it is read line by line) and then the one
-line, which becomes a broken line with the reason; its neighbours are read (TC-19).
+thousand levels. Any error a decoder raises, `RecursionError` included, refuses the block (it
+is read line by line) and then the one line, which becomes a broken line with the reason; its
+neighbours are read (TC-19).
 """
 
 from __future__ import annotations
@@ -34,13 +39,14 @@ from typing import IO, Any
 
 import msgspec
 import numpy as np
-import orjson
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._data import Dicts, Keeper, Refused
-from trackerkit.trace._keys import STEPS, KeyTable
-from trackerkit.trace._stamps import Stamps
+from trackerkit.trace._keys import KEY_FIELDS, STEPS, KeyTable, key_fields
+from trackerkit.trace._lazy import loads
+from trackerkit.trace._stamps import WIDTH, Stamps, shaped
 
 __all__ = ["BLOCK_BYTES", "BLOCK_MIN", "FIELDS", "Parsed", "parse_into", "reason"]
 
@@ -70,15 +76,27 @@ def _word(text: bytes) -> np.uint64:
 _OPENING = b'{"ts":"'
 _OPENING_WORD = _word(_OPENING)
 _SEVEN_BYTES = np.uint64((1 << 56) - 1)
-# The field names after ts, each as the 8 bytes that open it on a compact line: enough to tell
-# the seven apart (a line of compact length holds exactly the seven, see the docstring).
+_TURN_WORD = _word(b'","turn"')  # where a 24-byte `ts` ends: its closing quote, then `,"turn"`
+_STAMP_END = len(_OPENING) + WIDTH  # from a line's start
+# The field names after ts, each as the 8 bytes that open it on a compact line.
 _NAMES = (b',"turn":', b',"sessio', b',"source', b',"kind":', b',"name":', b',"data":')
-_NAME_WORDS = tuple(_word(name) for name in _NAMES)
-_LATER_NAME_WORDS = np.array(_NAME_WORDS[1:], dtype="<u8")
 _STEP_LIST = tuple(STEPS.tolist())
 _OPEN_BRACE = ord("{")
 _CLOSE_BRACE = ord("}")
 _NEWLINE = ord("\n")
+_TEXT = r'[^"\\\x00-\x1f]*'  # a JSON string's text with no escape and no control character
+_KEY_SPAN = "^" + "".join(f'","{name}":"{_TEXT}' for name in KEY_FIELDS) + '","data":$'
+_SHORTEST_SPAN = len('","turn":"","session":"","source":"","kind":"","name":"","data":')
+
+
+class _Data(msgspec.Struct, gc=False):
+    """A line as the block reader decodes it: `data` as raw bytes (the other fields are checked
+    for syntax and skipped; their bytes are read in place)."""
+
+    data: msgspec.Raw
+
+
+_decode_data_lines = msgspec.json.Decoder(_Data).decode_lines
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -104,9 +122,10 @@ _data_of = attrgetter("data")
 class Parsed:
     """The good lines of one or more files, in row order, plus their errors.
 
-    The five string fields of a line are interned as one key tuple: each row has a code into
-    `table` (`codes()`), so type checks and categoricals work on the few distinct keys only
-    (`table` may hold keys of lines later refused: count codes before using its keys).
+    The five string fields of a line are interned as one key: each row has a code (`codes()`)
+    into the keys, numbered as `key_fields()` numbers them: the distinct keys of each block
+    taken at once (`blocks`, Arrow structs of five strings), then the keys of lines read one
+    by one (`table`, which may hold keys of lines later refused: count codes before using keys).
     `stamps` holds each row's `ts` (parsed all at once at the end); each of `keepers` keeps
     what it keeps of every row's `data` (`_data.py`: dicts by default).
     """
@@ -116,25 +135,36 @@ class Parsed:
     keepers: list[Keeper] = field(default_factory=lambda: [Dicts()])
     chunks: list[np.ndarray[Any, Any]] = field(default_factory=list)  # line numbers, by file
     table: KeyTable = field(default_factory=KeyTable)
+    blocks: list[Any] = field(default_factory=list)  # each taken block's distinct keys
+    block_keys: int = 0  # how many keys `blocks` hold
     files: list[tuple[str, str | None, int]] = field(default_factory=list)  # (file, day, rows)
     errors: list[TraceLineError] = field(default_factory=list)
-    _codes: list[np.ndarray[Any, Any]] = field(default_factory=list)
+    _codes: list[tuple[np.ndarray[Any, Any], bool]] = field(default_factory=list)
 
-    def add_codes(self, codes: np.ndarray[Any, Any]) -> None:
-        """A block's codes, after the pending ones."""
+    def add_block(self, keys: Any, codes: np.ndarray[Any, Any]) -> None:
+        """A block's distinct keys and its rows' codes into them, after the pending rows."""
+        self._close_pending()
+        self._codes.append((codes + self.block_keys, True))
+        self.blocks.append(keys)
+        self.block_keys += len(keys)
+
+    def _close_pending(self) -> None:
         if self.keys:
-            self._codes.append(np.array(self.keys, dtype=np.int64))
+            self._codes.append((np.array(self.keys, dtype=np.int64), False))
             self.keys = []
-        self._codes.append(codes)
 
     def codes(self) -> np.ndarray[Any, Any]:
-        """Every row's code into `table`, in row order."""
-        if self.keys or not self._codes:
-            self._codes.append(np.array(self.keys, dtype=np.int64))
-            self.keys = []
-        if len(self._codes) > 1:
-            self._codes = [np.concatenate(self._codes)]
-        return self._codes[0]
+        """Every row's code into the keys of `key_fields()` (-1: a key that is no key), in row order."""
+        self._close_pending()
+        shift = self.block_keys
+        parts = [c if taken else np.where(c >= 0, c + shift, -1) for c, taken in self._codes]
+        if not parts:
+            return np.empty(0, dtype=np.int64)
+        return np.concatenate(parts)
+
+    def key_fields(self) -> tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]:
+        """(keys, 5) codes of each key's values, and each field's distinct values they index."""
+        return key_fields(self.blocks, self.table)
 
     def line_numbers(self) -> np.ndarray[Any, Any]:
         """The 1-based line number of every kept row, in row order."""
@@ -166,10 +196,10 @@ def reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
 
 
 def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
-    """One line by `orjson.loads` and the full checks; the error, or None when it was kept."""
+    """One line decoded whole (`_lazy.loads`) with the full checks; the error, or None when kept."""
     try:
-        obj = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        obj = loads(raw)
+    except ValueError as exc:
         return TraceLineError(label, number, reason(raw, exc, None))
     except RecursionError as exc:
         return TraceLineError(label, number, _TOO_DEEP.format(exc=exc))
@@ -239,48 +269,136 @@ def _one(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError 
     return _slow(parsed, raw, number, label)
 
 
+def _odd_stamps(
+    block: bytes,
+    starts: np.ndarray[Any, Any],
+    rows: np.ndarray[Any, Any],
+    ends: np.ndarray[Any, Any],
+) -> dict[int, tuple[str, int]] | None:
+    """The `ts` of the rows whose `ts` is not 24 bytes long: row -> (value, where it closes).
+
+    None when one is not plain printable ASCII without escapes (then the block is read line by
+    line, where the decoder reads what it holds).
+    """
+    odd = {}
+    for row in rows.tolist():
+        start = int(starts[row]) + len(_OPENING)
+        close = block.find(b'"', start, int(ends[row]))
+        if close < 0:
+            return None
+        text = block[start:close].decode("ascii", "replace")
+        if "\\" in text or not text.isprintable() or not text.isascii():
+            return None
+        odd[row] = (text, close)
+    return odd
+
+
+def _key_spans(
+    view: memoryview, spans_at: np.ndarray[Any, Any], data_at: np.ndarray[Any, Any]
+) -> tuple[Any, np.ndarray[Any, Any]] | None:
+    """The distinct key spans of a block's lines (an Arrow string array), and each line's code
+    into them; None when a span is not five plain strings in order (see the module docstring).
+
+    Only matched here (a regular expression without groups is fast); `_keys.key_fields` reads
+    the five values out of the spans of every block at once.
+    """
+    lines = len(spans_at)
+    bounds = np.empty(2 * lines, dtype=np.int64)
+    bounds[0::2] = spans_at
+    bounds[1::2] = data_at
+    # Every other element of this array is a line's key span (between: data and the next ts).
+    pieces = pa.Array.from_buffers(
+        pa.large_binary(), 2 * lines - 1, [None, pa.py_buffer(bounds), pa.py_buffer(view)]
+    )
+    encoded = pc.dictionary_encode(pieces.take(pa.array(np.arange(0, 2 * lines, 2))))
+    try:
+        texts = encoded.dictionary.cast(pa.large_string())  # checks their UTF-8
+    except pa.ArrowInvalid:
+        return None
+    if not pc.all(pc.match_substring_regex(texts, _KEY_SPAN)).as_py():
+        return None
+    return texts, encoded.indices.to_numpy().astype(np.int64)
+
+
+def _line_bounds(octets: np.ndarray[Any, Any], lines: int) -> tuple[Any, Any] | None:
+    """Where each line of a block starts and ends (one past its newline), when the block holds
+    exactly `lines` newlines (as many as the values decoded); otherwise None."""
+    ends = np.flatnonzero(octets == _NEWLINE)
+    if not lines or len(ends) != lines:
+        return None
+    ends += 1
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1]
+    return starts, ends
+
+
+def _stamps_of(
+    block: bytes, start: int, words: np.ndarray[Any, Any], starts: Any, ends: Any, data_at: Any
+) -> tuple[Any, dict[int, str], Any] | None:
+    """Each line's `ts` (as words, plus the values of those not 24 long) and where its key span
+    opens; None when a `ts` is not plain text without escapes (the block goes line by line)."""
+    spans_at = starts + _STAMP_END  # where `","turn":"` opens, when `ts` is 24 long
+    stamp_at = starts + len(_OPENING)
+    stamps = np.stack([words[stamp_at], words[stamp_at + 8], words[stamp_at + 16]], axis=1)
+    # Rows whose `ts` is not 24 long (their key span opens elsewhere) or not in the writer's form.
+    other = words[spans_at] != _TURN_WORD
+    unusual = np.flatnonzero(other | ~shaped(stamps))
+    odd: dict[int, str] = {}
+    if not len(unusual):
+        return stamps, odd, spans_at
+    found = _odd_stamps(block, starts + start, unusual, ends + start)
+    if found is None:
+        return None
+    for row, (value, close) in found.items():
+        if other[row]:
+            odd[row] = value
+            spans_at[row] = close - start
+        elif close - start != spans_at[row]:
+            return None
+    if not (data_at >= spans_at + _SHORTEST_SPAN).all():
+        return None
+    return stamps, odd, spans_at
+
+
 def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     """Take the whole lines of `block[start:stop]` (it ends with a newline) at once.
 
     Returns how many lines it took, or None when the block must be read line by line (then
-    no row was added, though keys may have been learned).
+    nothing was added). Why the checks suffice: the module's docstring.
     """
     view = memoryview(block)[start:stop]
     first = parsed.keepers[0]
-    # UTF-8: msgspec checks the six strings; `data` is checked here or by a keeper decoding it.
+    # UTF-8: `ts` and the key spans are checked here; `data` here or by a keeper decoding it.
     if not first.checks_utf8 and not block.isascii() and not _utf8(view):
         return None
     try:
-        events = _decode_events(view)
+        events = _decode_data_lines(view)
     except _DECODE_ERRORS:
         return None
-    lines = len(events)
-    if not lines:
-        return None
-    table = parsed.table
-    codes = np.fromiter(map(table.__getitem__, map(_key_of, events)), np.int64, count=lines)
-    stamp_lengths = np.fromiter(map(len, map(_ts_of, events)), dtype=np.int64, count=lines)
-    raws = list(map(_data_of, events))
-    turn_at = stamp_lengths + 8  # on each line, from its start
-    names_at = turn_at[:, None] + table.offsets()[codes]  # `,"session` … `,"data":`
-    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=lines)
-    lengths = names_at[:, -1] + sizes + 10
-    ends = np.cumsum(lengths)  # one past each line's newline
-    if int(ends[-1]) != stop - start:
-        return None
-    starts = ends - lengths
-    turn_at += starts  # in the block from here on
-    names_at += starts[:, None]
-    words = np.ndarray((stop - start - 7,), dtype="<u8", buffer=view, strides=(1,))
     octets = np.frombuffer(view, dtype=np.uint8)
+    bounds = _line_bounds(octets, len(events))
+    if bounds is None:
+        return None
+    starts, ends = bounds
+    raws = list(map(_data_of, events))
+    sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
+    data_at = ends - 2 - sizes  # where `data` opens if it runs to the line's closing brace
+    if not (data_at >= starts + _STAMP_END + _SHORTEST_SPAN).all():
+        return None
+    words = np.ndarray((stop - start - 7,), dtype="<u8", buffer=view, strides=(1,))
     if not (
         ((words[starts] & _SEVEN_BYTES) == _OPENING_WORD).all()
-        and (words[turn_at] == _NAME_WORDS[0]).all()
-        and (words[names_at] == _LATER_NAME_WORDS).all()
-        and (octets[names_at[:, -1] + 8] == _OPEN_BRACE).all()
+        and (octets[data_at] == _OPEN_BRACE).all()
         and (octets[ends - 2] == _CLOSE_BRACE).all()
-        and (octets[ends - 1] == _NEWLINE).all()
     ):
+        return None
+    stamped = _stamps_of(block, start, words, starts, ends, data_at)
+    if stamped is None:
+        return None
+    stamps, odd, spans_at = stamped
+    spans = _key_spans(view, spans_at, data_at)
+    if spans is None:
         return None
     try:
         first.block(raws, sizes)  # first: it may refuse the block, before anything is kept
@@ -288,14 +406,9 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         return None
     for keeper in parsed.keepers[1:]:
         keeper.block(raws, sizes)
-    ts_at = starts + 7
-    parsed.stamps.add_words(
-        np.stack([words[ts_at], words[ts_at + 8], words[ts_at + 16]], axis=1),
-        stamp_lengths,
-        events,
-    )
-    parsed.add_codes(codes)
-    return lines
+    parsed.stamps.add_words(stamps, odd)
+    parsed.add_block(*spans)
+    return len(raws)
 
 
 def _blocks(handle: IO[bytes]) -> Iterator[tuple[bytes, int, int]]:

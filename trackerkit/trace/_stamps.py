@@ -13,13 +13,12 @@ by pandas, which refuses what is not a time: that row becomes a broken line (TC-
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["WIDTH", "Stamps"]
+__all__ = ["WIDTH", "Stamps", "shaped"]
 
 WIDTH = 24
 """The length of a `ts` in the writer's form, `2026-11-28T10:00:00.123Z`."""
@@ -39,13 +38,13 @@ _NO_SUCH_MOMENT = (
 _MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.uint8)
 
 
-def _shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def shaped(words: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """Which rows are in the writer's form: digits and marks where they go."""
     fits = ((words.view(np.uint8) - _BASE) <= _LIMIT).view("<u8")
-    shaped: np.ndarray[Any, Any] = fits[:, 0] == _EIGHT_TRUE
-    shaped &= fits[:, 1] == _EIGHT_TRUE
-    shaped &= fits[:, 2] == _EIGHT_TRUE
-    return shaped
+    fit: np.ndarray[Any, Any] = fits[:, 0] == _EIGHT_TRUE
+    fit &= fits[:, 1] == _EIGHT_TRUE
+    fit &= fits[:, 2] == _EIGHT_TRUE
+    return fit
 
 
 def _number(grid: np.ndarray[Any, Any], first: int, width: int, dtype: Any) -> np.ndarray[Any, Any]:
@@ -87,18 +86,13 @@ class Stamps:
         """One row's `ts` as decoded from its line (any JSON value)."""
         self._pending.append(value)
 
-    def add_words(
-        self, words: np.ndarray[Any, Any], lengths: np.ndarray[Any, Any], events: Sequence[Any]
-    ) -> None:
-        """A block's rows: `words` (n, 3) read at each `ts`, good where the value is 24 long.
-
-        `lengths` are the values' lengths (ASCII: in bytes too); `events[row].ts` is the value
-        of a row whose `ts` is not 24 long.
-        """
+    def add_words(self, words: np.ndarray[Any, Any], odd: dict[int, str]) -> None:
+        """A block's rows: `words` (n, 3) read at each `ts`, good except at the rows of `odd`,
+        whose `ts` is not 24 bytes long (row in the block -> the value)."""
         self._flush()
-        for row in np.flatnonzero(lengths != WIDTH).tolist():
+        for row, value in odd.items():
             words[row] = 0
-            self.odd[self._rows + row] = events[row].ts
+            self.odd[self._rows + row] = value
         self._chunks.append(words)
         self._rows += len(words)
 
@@ -136,21 +130,21 @@ class Stamps:
         """Every row's `ts` as a UTC time; rows whose `ts` is not an ISO-8601 string join `bad`."""
         words = self.words()
         grid = words.view(np.uint8)
-        written = _shaped(words)  # in the writer's form
-        shaped = written & _real(grid)  # and a real moment: numpy may parse these
+        written = shaped(words)  # in the writer's form
+        good = written & _real(grid)  # and a real moment: numpy may parse these
         micros = np.zeros(len(words), dtype=np.int64)
-        every = bool(shaped.all())
-        text = np.ascontiguousarray(grid[:, : WIDTH - 1] if every else grid[shaped, : WIDTH - 1])
+        every = bool(good.all())
+        text = np.ascontiguousarray(grid[:, : WIDTH - 1] if every else grid[good, : WIDTH - 1])
         try:
             moments = text.view("S23").ravel().astype("datetime64[ms]").astype("datetime64[us]")
         except ValueError:  # not expected after `_real`; should numpy refuse one, pandas reads all
-            shaped[:] = False
+            good[:] = False
         else:
             if every:
                 micros = moments.view(np.int64)
             else:
-                micros[shaped] = moments.view(np.int64)
-        rest = np.flatnonzero(~shaped).tolist()
+                micros[good] = moments.view(np.int64)
+        rest = np.flatnonzero(~good).tolist()
         if rest:  # other forms (offsets, other precisions) and broken values: pandas
             odd = self.odd
             raw = [odd[r] if r in odd else grid[r].tobytes().decode("ascii") for r in rest]

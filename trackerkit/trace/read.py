@@ -7,13 +7,15 @@ one events frame; a broken line never spoils its neighbours (TC-19): it is repor
 
 Speed (`_lines.py`): each file is read in blocks of about a megabyte, and one `msgspec` call per
 block checks the JSON syntax of its lines and leaves `data` as raw bytes; a block in the writer's
-compact form is proven so by a few numpy checks (lines that are not are read one by one). The
-five key fields are interned (`_keys.py`), so categoricals are built from the distinct keys;
-`data` is kept as `_data.py` says: dicts (one orjson call per block), JSON text (an Arrow string
-column), `LazyData`, or chosen paths; `ts` in the writer's form is parsed by numpy in one go
-(`_stamps.py`), others by pandas. The garbage collector is paused while the objects are built
-(and put back as it was, even on an error), and what was built is handed to its oldest
-generation, so no young collection walks a million dicts afterwards (`_gc_paused`).
+compact form is proven so by numpy checks on its bytes and one Arrow match of its distinct key
+spans (lines that are not are read one by one). The five key fields are interned (`_keys.py`),
+so categoricals are built from the distinct keys; `data` is kept as `_data.py` says: dicts (one
+msgspec call per block), JSON text (an Arrow string column), `LazyData`, or chosen paths; `ts`
+in the writer's form is parsed by numpy in one go (`_stamps.py`), others by pandas. Every path
+reads `data` alike: integers exact at any size, as Python's `json` reads them. The garbage
+collector is paused while the objects are built (and put back as it was, even on an error),
+and what was built is handed to its oldest generation, so no young collection walks a million
+dicts afterwards (`_gc_paused`).
 """
 
 from __future__ import annotations
@@ -153,10 +155,12 @@ def _bad_rows(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[int, str]:
     if parsed.table.plain:
         return bad
     wrong: dict[int, str] = {-1: "a field that must be a string holds a list or an object"}
-    for key, code in parsed.table.items():
+    for key, code in parsed.table.items():  # after the blocks' keys, which are all strings
         for name, value in zip(_STRING_FIELDS, key, strict=True):
             if type(value) is not str:
-                wrong[code] = f"field {name} is a {type(value).__name__}, not a string"
+                wrong[code + parsed.block_keys] = (
+                    f"field {name} is a {type(value).__name__}, not a string"
+                )
                 break
     for row in np.flatnonzero(np.isin(codes, list(wrong))).tolist():
         bad[row] = wrong[int(codes[row])]
@@ -213,7 +217,7 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     keys no row uses (learned from lines later refused) give no categories. Categories come from
     each field's distinct values, the full names from the distinct (kind, name) pairs.
     """
-    per_key, distinct = parsed.table.fields()
+    per_key, distinct = parsed.key_fields()
     used = np.flatnonzero(np.bincount(codes, minlength=len(per_key)))
     ranks: list[np.ndarray[Any, Any]] = []
     categories: list[pd.Index] = []
@@ -398,7 +402,7 @@ def read_trace(
             the files hold at least `PROGRESS_BYTES` and standard error is a terminal.
         data: what the `data` column holds. `"dict"` (the default): plain dicts.
             `"raw"`: the JSON text as written, an Arrow-backed `str` column (lean, Parquet-ready;
-            `orjson.loads` gives the dict). `"lazy"`: `LazyData`, a read-only mapping decoded
+            `json.loads` gives the dict). `"lazy"`: `LazyData`, a read-only mapping decoded
             on first use, which is NOT a dict (`json.dumps` and `isinstance(x, dict)` refuse
             it). `"none"`: no `data` column. With `columns=` the default is `"none"`.
         columns: paths into `data` to extract as typed columns after `day`, e.g.
