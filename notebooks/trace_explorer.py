@@ -35,6 +35,7 @@ with app.setup:
         turn_failures,
         turn_timeline,
     )
+    from trackerkit.trace.reasons import error_cells
     from trackerkit.views import trouble_html
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
@@ -48,10 +49,10 @@ def trouble(title, error):
 
 @app.function
 def titled_by_days(figure, days):
-    """The cumulative chart titled by the days it covers: one day by its date, several as a span."""
+    """The per-day cumulative chart titled by the days it covers: one by its date, several as a span."""
     _days = sorted(days)
     _span = f"on {_days[0]}" if len(_days) == 1 else f"over {len(_days)} days ({_days[0]} to {_days[-1]})"
-    figure.update_layout(title=f"Tokens and cost, cumulative, {_span}")
+    figure.update_layout(title=f"Tokens and cost, cumulative within each day, {_span}")
     return figure
 
 
@@ -245,7 +246,8 @@ def _(turn_show, turns):
             "name", "day", "status", "failures", "error_class", "error", "kind", "source", "start",
             "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "steps_without_cost", "tool_calls",
         ]
-        _rows = shown_turns[_columns].astype({"start": str, "duration": str}).reset_index(drop=True)
+        _rows = error_cells(shown_turns[_columns]).astype({"start": str, "duration": str})
+        _rows = _rows.reset_index(drop=True)
     except Exception as _error:
         mo.stop(True, trouble("Could not filter the turns", _error))
     _label = (
@@ -283,8 +285,11 @@ def _(events, names, shown_turns, turn_show, turns_view):
     if _failures.empty:
         error_pane = mo.vstack([_why, _explained])
     else:
+        # A turn's own failure may name no step: an empty cell, not None.
         failure_table = mo.ui.table(
-            _failures[["ts", "event", "step", "error_class", "error", "reason"]].astype({"ts": str}),
+            error_cells(_failures[["ts", "event", "step", "error_class", "error", "reason"]])
+            .astype({"ts": str, "step": object})
+            .fillna({"step": ""}),
             selection=None,
             label=f"Every failure in this turn ({len(_failures)})",
         )
@@ -324,7 +329,7 @@ def _(day_pick, events, names, turns):
         _figures = [
             daily_costs(turns),
             daily_usage(turns),
-            titled_by_days(tokens_over_day(events, names), day_pick.value),
+            titled_by_days(tokens_over_day(events, names, turns), day_pick.value),
             failures_by_class(events, names),
             turn_durations(turns),
         ]

@@ -81,9 +81,11 @@ def test_every_control_of_the_trace_explorer(
     expect(page.locator(".tk-reading")).to_have_text(
         f"Reading {len(days)} day files from {BUNDLED} (Bundled sample days)."
     )
-    # The cumulative chart is titled by the days it covers, not "over the day".
-    span = f"Tokens and cost, cumulative, over {len(days)} days ({days[0]} to {days[-1]})"
+    # The cumulative chart starts again each day, and is titled by the days it covers.
+    span = f"Tokens and cost, cumulative within each day, over {len(days)} days ({days[0]} to {days[-1]})"
     expect(page.locator(".js-plotly-plot .gtitle", has_text=span)).to_have_count(1)
+    for day in days:  # one legend group a day file
+        expect(page.locator(".js-plotly-plot .legendtext", has_text=day)).to_have_count(1)
     screenshot(page, "trace_explorer_start")
 
     # Days: leaving out the last day loads the others only; leaving out every day says so.
@@ -247,6 +249,11 @@ def test_why_a_turn_failed_and_the_days(
     failures = turn_failures(events, str(turn["name"]), names)
     failure_table = element(page, f"Every failure in this turn ({len(failures)})")
     expect(failure_table.locator("tbody tr")).to_have_count(len(failures))
+    # A tool that failed without a message says so; no cell reads NaN.
+    unsaid = int((failures["error_class"].notna() & failures["error"].isna()).sum())
+    assert unsaid, "the sample's failed turn has a tool failure without a message"
+    expect(failure_table.get_by_text("(no message)", exact=True)).to_have_count(unsaid)
+    expect(failure_table.get_by_text("NaN", exact=True)).to_have_count(0)
     page.get_by_text("The failing event's data", exact=True).wait_for()
     reason = failures[failures["reason"].astype(bool)].iloc[0]
     for key in reason["data"]:
@@ -263,6 +270,8 @@ def test_why_a_turn_failed_and_the_days(
     screenshot(page, "trace_explorer", top=page.get_by_role("heading", name="Turns", exact=True))
     legend.filter(has_text="failure").first.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_failed_timeline")
+    failure_table.scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_failures")
 
     # Turns with failures: also the completed turns whose tools failed; then every turn again.
     shown = filter_turns(turns, "turns with failures")
@@ -270,8 +279,17 @@ def test_why_a_turn_failed_and_the_days(
     page.get_by_text(f"{len(shown)} turns with failures (of {len(turns)})", exact=True).wait_for()
     page.get_by_role("radio", name="every turn").click()
     page.get_by_text(f"{len(turns)} turns", exact=True).wait_for()
+    # A turn without a failure has empty error cells, not NaN.
+    clean = str(turns.loc[turns["error_class"].isna(), "name"].iloc[0])
+    every = element(page, f"{len(turns)} turns")
+    every.get_by_placeholder("Search...").fill(clean)
+    expect(every.locator("tbody tr")).to_have_count(1)
+    expect(every.get_by_text("NaN", exact=True)).to_have_count(0)
+    every.get_by_placeholder("Search...").fill("")
     day_costs.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_days")
+    page.get_by_text("Tokens and cost, cumulative within each day", exact=False).scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_tokens")
     page.get_by_text("Turn durations", exact=True).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_durations")
 

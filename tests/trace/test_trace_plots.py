@@ -10,6 +10,7 @@ import pytest
 from trackerkit.trace import (
     assemble_turns,
     assign_turns,
+    costs_by_day,
     daily_costs,
     daily_usage,
     failures_by_class,
@@ -37,13 +38,38 @@ def test_turn_timeline_has_steps_tools_and_events(events: pd.DataFrame) -> None:
     assert figure.layout.title.text == f"Turn {name}"
 
 
-def test_tokens_over_day(events: pd.DataFrame) -> None:
-    """Tokens in and out and cost are three cumulative lines, cost on its own axis."""
-    figure = tokens_over_day(events)
-    assert [t.name for t in figure.data] == ["tokens in", "tokens out", "cost (USD)"]
-    assert figure.data[0].y[-1] == pytest.approx(
-        sum(d["usage"]["in"] for d in events[events["name"] == "eve.step.completed"]["data"])
-    )
+class TestTokensOverDay:
+    """Tokens and cost are cumulative within each day file, not one curve over all days (issue 14)."""
+
+    def test_three_lines_a_day(self, events: pd.DataFrame) -> None:
+        """Each day file has its own tokens in, tokens out and cost, cost on its own axis."""
+        turns = assemble_turns(events)
+        figure = tokens_over_day(events, turns=turns)
+        days = sorted(turns["day"].unique())
+        assert [t.legendgroup for t in figure.data] == [d for d in days for _ in range(3)]
+        lines = ["tokens in", "tokens out", "cost (USD)"]
+        assert [t.name for t in figure.data] == lines * len(days)
+        assert [t.yaxis for t in figure.data[:3]] == ["y", "y", "y2"]
+
+    def test_each_day_ends_at_its_totals(self, events: pd.DataFrame) -> None:
+        """A day's curves start afresh and end at that day's row of costs_by_day."""
+        turns = assemble_turns(events)
+        figure = tokens_over_day(events)
+        per_day = costs_by_day(turns).set_index("day")
+        column = {"tokens in": "tokens_in", "tokens out": "tokens_out", "cost (USD)": "cost_usd"}
+        for trace in figure.data:
+            totals = per_day[column[trace.name]]
+            assert trace.y[-1] == pytest.approx(float(totals[trace.legendgroup]))
+            assert trace.y[0] <= trace.y[-1] < totals.sum()
+
+    def test_steps_outside_files_count_on_no_day(self, events: pd.DataFrame) -> None:
+        """Events not read from a file have no day: their steps are one "(no day)" group."""
+        figure = tokens_over_day(events.drop(columns=["day"]))
+        assert {t.legendgroup for t in figure.data} == {"(no day)"}
+        total = sum(
+            d["usage"]["in"] for d in events[events["name"] == "eve.step.completed"]["data"]
+        )
+        assert figure.data[0].y[-1] == pytest.approx(total)
 
 
 def test_failures_by_class(events: pd.DataFrame) -> None:

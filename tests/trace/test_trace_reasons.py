@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
+import orjson
 import pandas as pd
 import pytest
 
@@ -145,3 +146,56 @@ class TestFailureReason:
 
     def test_the_docstring_example_runs(self) -> None:
         assert doctest.testmod(reasons, raise_on_error=True).failed == 0
+
+
+class TestErrorCells:
+    """What the explorer's failures and turns tables show: text, never NaN."""
+
+    def test_a_tool_failure_without_a_message_reads_no_message(self, tmp_path: Path) -> None:
+        """A timed-out tool whose data carries no message shows "(no message)", not NaN."""
+        lines = [
+            {"name": "turn.started", "data": {"sequence": 0}},
+            {
+                "name": "action.result",
+                "data": {
+                    "sequence": 1,
+                    "stepIndex": 0,
+                    "status": "timeout",
+                    "callId": "c1",
+                    "toolName": "search",
+                    "failure": "timeout",
+                },
+            },
+            {"name": "turn.completed", "data": {"sequence": 2}},
+        ]
+        day = tmp_path / "2026-11-30.jsonl"
+        day.write_bytes(
+            b"".join(
+                orjson.dumps(
+                    {
+                        "ts": f"2026-11-30T10:00:0{i}Z",
+                        "turn": "turn_0",
+                        "session": "s1",
+                        "source": "telegram",
+                        "kind": "eve",
+                        **line,
+                    }
+                )
+                + b"\n"
+                for i, line in enumerate(lines)
+            )
+        )
+        events, _ = read_trace(tmp_path)
+        failures = turn_failures(events, "s1/turn_0")
+        assert failures["error"].isna().all()  # the frame keeps the message as written: none
+        shown = reasons.error_cells(failures)
+        assert shown[["error_class", "error"]].values.tolist() == [["timeout", "(no message)"]]
+
+    def test_a_row_without_a_failure_has_empty_cells(self, turns: pd.DataFrame) -> None:
+        """Turns that did not fail show empty error cells; written messages stay as written."""
+        shown = reasons.error_cells(turns)
+        clean = turns["error_class"].isna()
+        assert (shown.loc[clean, ["error_class", "error"]] == "").all().all()
+        written = turns["error"].notna()
+        assert shown.loc[written, "error"].tolist() == turns.loc[written, "error"].tolist()
+        assert not shown[["error_class", "error"]].isna().any().any()

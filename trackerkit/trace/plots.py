@@ -18,7 +18,7 @@ from trackerkit.trace.costs import costs_by_day
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.frames import steps, tool_calls
 from trackerkit.trace.reasons import plain_data
-from trackerkit.trace.turns import turn_events
+from trackerkit.trace.turns import assemble_turns, turn_events
 
 __all__ = [
     "daily_costs",
@@ -211,31 +211,58 @@ def turn_timeline(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     return figure
 
 
-def tokens_over_day(events: pd.DataFrame, names: pd.Series | None = None) -> Figure:
-    """Cumulative tokens in and out, and cost in USD, over the time of the events."""
+_DAY_COLORS = px.colors.qualitative.Plotly
+"""One colour a day file in `tokens_over_day`, in day order (repeating past ten days)."""
+
+
+def tokens_over_day(
+    events: pd.DataFrame, names: pd.Series | None = None, turns: pd.DataFrame | None = None
+) -> Figure:
+    """Tokens in and out, and cost in USD, cumulative within each day file, one colour a day.
+
+    A step counts on its turn's `day` (the day file of the turn's first event, TC-2), so each
+    day's curves end at that day's totals in `costs_by_day`; a step outside any turn, or a
+    turn not read from a file, counts on "(no day)". No curve runs on from one day to the next.
+
+    Args:
+        events: an events frame from `read_trace`.
+        names: the turn names from `assign_turns`, when already computed.
+        turns: the turns frame from `assemble_turns`, when already computed.
+    """
     table = steps(events, names).sort_values("ts", kind="stable")
-    stamps = _naive(table["ts"])
+    turns = assemble_turns(events, names) if turns is None else turns
+    day_of = dict(zip(turns["name"], turns["day"].fillna("").astype(str), strict=True))
+    days = table["turn_name"].map(day_of).fillna("").replace("", "(no day)")
     figure = make_subplots(specs=[[{"secondary_y": True}]])
-    for column, label in (("usage_in", "tokens in"), ("usage_out", "tokens out")):
-        figure.add_trace(
-            go.Scatter(x=stamps, y=table[column].fillna(0).cumsum(), name=label, mode="lines"),
-            secondary_y=False,
-        )
-    figure.add_trace(
-        go.Scatter(
-            x=stamps,
-            y=table["cost_usd"].fillna(0).cumsum(),
-            name="cost (USD)",
-            mode="lines",
-            line={"dash": "dot"},
-        ),
-        secondary_y=True,
-    )
+    for number, day in enumerate(sorted(days.unique())):
+        picked = table[(days == day).to_numpy()]
+        stamps = _naive(picked["ts"])
+        color = _DAY_COLORS[number % len(_DAY_COLORS)]
+        for column, label, dash, shown, right in (
+            ("usage_in", "tokens in", "solid", ",", False),
+            ("usage_out", "tokens out", "dash", ",", False),
+            ("cost_usd", "cost (USD)", "dot", "$.4f", True),
+        ):
+            figure.add_trace(
+                go.Scatter(
+                    x=stamps,
+                    y=picked[column].astype("Float64").fillna(0).cumsum().astype(float),
+                    name=label,
+                    mode="lines",
+                    line={"color": color, "dash": dash},
+                    legendgroup=day,
+                    legendgrouptitle_text=day,
+                    hovertemplate=f"{day}<br>{label}: %{{y:{shown}}}<br>%{{x}}<extra></extra>",
+                ),
+                secondary_y=right,
+            )
     figure.update_layout(
-        title="Tokens and cost over the day", xaxis_title="time (UTC)", autosize=True
+        title="Tokens and cost, cumulative within each day",
+        xaxis_title="time (UTC)",
+        autosize=True,
     )
     figure.update_yaxes(title_text="tokens", secondary_y=False)
-    figure.update_yaxes(title_text="USD", secondary_y=True)
+    figure.update_yaxes(title_text="USD (known costs)", secondary_y=True)
     return figure
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "STATUS_AND_FAILURES",
     "TURN_FILTERS",
     "TurnFilter",
+    "error_cells",
     "failure_reason",
     "filter_turns",
     "plain_data",
@@ -45,6 +46,8 @@ or turn, else the class and message of the first failed tool call."""
 TurnFilter = Literal["every turn", "failed turns", "turns with failures"]
 TURN_FILTERS: tuple[TurnFilter, ...] = ("every turn", "failed turns", "turns with failures")
 """The choices of `filter_turns`: all, status failed, or any failure (failed or recovered)."""
+
+_NO_MESSAGE = "(no message)"
 
 FAILURE_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("ts", "ts", "datetime"),
@@ -149,6 +152,24 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     return frame.astype({spec.name: spec.dtype for spec in FAILURE_COLUMNS})
 
 
+def error_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` whose `error_class` and `error` read as text in a table, never NaN.
+
+    A failure written without a message (a tool that timed out, a bare `isError`) reads
+    "(no message)"; a row without a failure has empty cells. For the frames of
+    `turn_failures`, `assemble_turns` and `steps`, where the missing values stay None.
+
+    >>> shown = error_cells(pd.DataFrame({"error_class": ["timeout", None], "error": [None] * 2}))
+    >>> shown["error"].tolist()
+    ['(no message)', '']
+    """
+    failed = frame["error_class"].notna()
+    return frame.assign(
+        error_class=frame["error_class"].fillna(""),
+        error=frame["error"].where(frame["error"].notna() | ~failed, _NO_MESSAGE).fillna(""),
+    )
+
+
 def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> str:
     """One turn's reason in markdown: the class and message, its status, and where it was written.
 
@@ -163,7 +184,7 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     if failures.empty:
         return f"No failure in this turn: status **{status}**, failures {failed_calls}."
     reason = failures[failures["reason"].astype(bool)].iloc[0]
-    message = reason["error"] if isinstance(reason["error"], str) else "(no message)"
+    message = reason["error"] if isinstance(reason["error"], str) else _NO_MESSAGE
     where = (
         f"`{PurePath(reason['file']).name}:{reason['line']}`"
         if isinstance(reason["file"], str)
