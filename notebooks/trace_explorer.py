@@ -20,6 +20,7 @@ with app.setup:
         costs_by_day,
         daily_costs,
         daily_usage,
+        error_cells,
         failure_reason,
         failures_by_class,
         filter_turns,
@@ -35,7 +36,6 @@ with app.setup:
         turn_failures,
         turn_timeline,
     )
-    from trackerkit.trace.reasons import error_cells
     from trackerkit.views import trouble_html
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
