@@ -11,6 +11,7 @@ output really is taken in blocks (or the speed would silently go).
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -195,6 +196,43 @@ class TestWriterOutput:
             by_line, by_block, spy = read_modes(path, 8192)
             assert_same(by_line, by_block)
             assert any(spy.results), path  # most blocks of a sample day are taken
+
+
+class TestLooseBlocks:
+    def test_a_spaced_day_is_read_in_blocks(
+        self, tmp_path: Path, read_modes: Any, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Lines spaced as Python's json writes them are not the compact form, yet one decode per
+        block reads them (each line checked as line by line), with a broken line among them."""
+        spaced = [json.dumps(orjson.loads(compact(i))).encode() for i in range(200)]
+        spaced[50] = _swap(compact(50))  # out of order: an error, neighbours kept
+        path = write_day(tmp_path, spaced)
+        loose: list[Any] = []
+        real = _lines._loose_block
+
+        def spy(*args: Any) -> Any:
+            loose.append(real(*args))
+            return loose[-1]
+
+        monkeypatch.setattr(_lines, "_loose_block", spy)
+        by_line, by_block, blocks = read_modes(path, 2048)
+        assert_same(by_line, by_block)
+        assert set(blocks.results) == {None}  # never the compact form
+        assert loose
+        assert None not in loose  # every stretch read at once
+        assert [e.line for e in by_block[1]] == [51]
+        assert len(by_block[0]) == 199
+
+    def test_lines_are_not_traded_for_values(self, tmp_path: Path, read_modes: Any) -> None:
+        """One value over two lines and two values on one line make as many values as lines;
+        still three broken lines, as line by line (each line must hold exactly one value)."""
+        head, tail = compact(5).split(b',"data":')
+        lines = [compact(i) for i in range(5)]
+        lines += [head + b',"data":{"a":', b"1," + tail[1:], compact(6) + b" " + compact(7)]
+        lines += [compact(i) for i in range(8, 12)]
+        by_line, by_block, _ = read_modes(write_day(tmp_path, lines), 4096)
+        assert_same(by_line, by_block)
+        assert [e.line for e in by_block[1]] == [6, 7, 8]
 
 
 class TestOddLines:

@@ -126,6 +126,11 @@ class Keeper:
         """One row whose `data` was decoded already (the slow path)."""
         raise NotImplementedError
 
+    def decoded(self, datas: list[dict[str, Any]]) -> None:
+        """Rows whose `data` was decoded already, in order (a block not in the compact form)."""
+        for data in datas:
+            self.value(data)
+
     def keep(self, mask: list[bool]) -> None:
         """Keep only the rows where `mask` is true (rows refused after parsing)."""
         raise NotImplementedError
@@ -164,6 +169,9 @@ class Dicts(_Listed):
 
     def value(self, data: dict[str, Any]) -> None:
         self.items.append(data)
+
+    def decoded(self, datas: list[dict[str, Any]]) -> None:
+        self.items += datas
 
 
 class Lazies(_Listed):
@@ -214,6 +222,9 @@ class Texts(Keeper):
 
     def value(self, data: dict[str, Any]) -> None:
         self.pending.append(as_text(data))
+
+    def decoded(self, datas: list[dict[str, Any]]) -> None:
+        self.pending += map(as_text, datas)
 
     def keep(self, mask: list[bool]) -> None:
         self.mask = mask
@@ -367,6 +378,9 @@ class Paths(Keeper):
 
     def value(self, data: dict[str, Any]) -> None:
         self._take([data], structs=False)
+
+    def decoded(self, datas: list[dict[str, Any]]) -> None:
+        self._take(datas, structs=False)
 
     def keep(self, mask: list[bool]) -> None:
         self.values = [list(compress(values, mask)) for values in self.values]

@@ -47,7 +47,8 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
         except TypeError:
             self.plain = False
             return -1
-        if self.plain and not all(type(v) is str for v in key):
+        # A key's kinds are looked at once, when it is learned (it is then the newest).
+        if self.plain and code == len(self) - 1 and not all(type(v) is str for v in key):
             self.plain = False
         return code
 

@@ -97,6 +97,7 @@ class _Data(msgspec.Struct, gc=False):
 
 
 _decode_data_lines = msgspec.json.Decoder(_Data).decode_lines
+_decode_values = msgspec.json.Decoder().decode_lines
 
 
 class _Event(msgspec.Struct, gc=False):
@@ -173,16 +174,19 @@ class Parsed:
         return np.concatenate(self.chunks)
 
 
-def reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
-    """Why a line was refused, in words (only computed for broken lines)."""
+def reason(raw: bytes, exc: Exception) -> str:
+    """Why a line that did not decode was refused, in words."""
     if not raw.strip():
         return "empty line"
-    if exc is not None:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as bad:
-            return f"invalid UTF-8 at byte {bad.start}"
-        return f"not valid JSON ({exc})"
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return f"invalid UTF-8 at byte {bad.start}"
+    return f"not valid JSON ({exc})"
+
+
+def _shape(obj: Any) -> str:
+    """Why a decoded line is not an event (not an object of the seven fields in order)."""
     if not isinstance(obj, dict):
         return f"not a JSON object but a {type(obj).__name__}"
     keys = list(obj)
@@ -195,16 +199,11 @@ def reason(raw: bytes, exc: Exception | None, obj: Any) -> str:
     return f"fields in the order {', '.join(keys)}; expected {_EXPECTED}"
 
 
-def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
-    """One line decoded whole (`_lazy.loads`) with the full checks; the error, or None when kept."""
-    try:
-        obj = loads(raw)
-    except ValueError as exc:
-        return TraceLineError(label, number, reason(raw, exc, None))
-    except RecursionError as exc:
-        return TraceLineError(label, number, _TOO_DEEP.format(exc=exc))
+def _checked(parsed: Parsed, obj: Any, number: int, label: str) -> TraceLineError | dict[str, Any]:
+    """A decoded line with the full checks: its `ts` and key are kept and its `data` returned
+    (for the keepers), or the error that says why it is not an event."""
     if type(obj) is not dict or tuple(obj) != FIELDS:
-        return TraceLineError(label, number, reason(raw, None, obj))
+        return TraceLineError(label, number, _shape(obj))
     ts, turn, session, source, kind, name, data = obj.values()
     if type(data) is not dict:
         return TraceLineError(
@@ -212,9 +211,59 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
         )
     parsed.stamps.append(ts)
     parsed.keys.append(parsed.table.code((turn, session, source, kind, name)))
+    return data
+
+
+def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
+    """One line decoded whole (`_lazy.loads`) with the full checks; the error, or None when kept."""
+    try:
+        obj = loads(raw)
+    except ValueError as exc:
+        return TraceLineError(label, number, reason(raw, exc))
+    except RecursionError as exc:
+        return TraceLineError(label, number, _TOO_DEEP.format(exc=exc))
+    data = _checked(parsed, obj, number, label)
+    if isinstance(data, TraceLineError):
+        return data
     for keeper in parsed.keepers:
         keeper.value(data)
     return None
+
+
+def _loose_block(
+    parsed: Parsed, block: bytes, start: int, stop: int, first: int, label: str
+) -> tuple[int, list[TraceLineError]] | None:
+    """The lines of `block[start:stop]` (numbered from `first`) decoded by one msgspec call, each
+    checked as `_slow` checks it: for blocks not in the compact form (spaces, an odd line).
+
+    Each line is one value when every newline sits between a `}` and a `{` (as in `_block`) and
+    the values number the lines. Returns how many lines it read and the errors of those the
+    checks refused, or None when the block must be read line by line (a line that does not
+    decode: its reason).
+    """
+    view = memoryview(block)[start:stop]
+    try:
+        values = _decode_values(view)
+    except _DECODE_ERRORS:
+        return None
+    octets = np.frombuffer(view, dtype=np.uint8)
+    bounds = _line_bounds(octets, len(values))
+    if bounds is None:
+        return None
+    starts, ends = bounds
+    if not ((octets[starts] == _OPEN_BRACE).all() and (octets[ends - 2] == _CLOSE_BRACE).all()):
+        return None
+    errors = []
+    kept = []
+    for number, obj in enumerate(values, first):
+        data = _checked(parsed, obj, number, label)
+        if isinstance(data, TraceLineError):
+            errors.append(data)
+        else:
+            kept.append(data)
+    for keeper in parsed.keepers:
+        keeper.decoded(kept)
+    return len(values), errors
 
 
 _ARROW_UTF8_FROM = 4096
@@ -367,6 +416,8 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     Returns how many lines it took, or None when the block must be read line by line (then
     nothing was added). Why the checks suffice: the module's docstring.
     """
+    if not block.startswith(_OPENING, start):  # not the compact form: spare the decoding
+        return None
     view = memoryview(block)[start:stop]
     first = parsed.keepers[0]
     # UTF-8: `ts` and the key spans are checked here; `data` here or by a keeper decoding it.
@@ -458,6 +509,18 @@ def parse_into(
             taken = _block(parsed, block, start, stop) if stop - start > BLOCK_MIN else None
             if taken is not None:
                 number += taken
+                continue
+            loose = (
+                _loose_block(parsed, block, start, stop, number + 1, label)
+                if stop - start > BLOCK_MIN
+                else None
+            )
+            if loose is not None:
+                read, bad = loose
+                if bad and strict:
+                    raise bad[0]
+                errors += bad
+                number += read
                 continue
             lines = block[start:stop].split(b"\n")
             if lines[-1] == b"":
