@@ -23,6 +23,7 @@ dict (one decode per line); both pause the collector as `read_trace` does.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import statistics
 import tempfile
@@ -207,6 +208,35 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     return timings
 
 
+def _spaced(folder: Path, plain: Path, lines: int, repeats: int) -> None:
+    """The first lines of the plain day as Python's json writes them (`, ` and `: `): not the
+    compact form, so every block takes the loose path. A ratio to its own floor, printed."""
+    folder.mkdir()
+    spaced = folder / "2026-11-28.jsonl"
+    with plain.open("rb") as source, spaced.open("w", encoding="utf-8") as out:
+        for _, raw in zip(range(lines), source, strict=False):
+            out.write(json.dumps(orjson.loads(raw)) + "\n")
+    paired = interleaved_ms(
+        {
+            "orjson.loads loop (floor)": lambda: _orjson_floor(spaced),
+            "read_trace (dicts)": lambda: read_trace(spaced),
+            "read_trace raw": lambda: read_trace(spaced, data="raw"),
+        },
+        repeats,
+    )
+    floor = paired["orjson.loads loop (floor)"]
+    ratios = {
+        name: statistics.median(r / f for r, f in zip(runs, floor, strict=True))
+        for name, runs in paired.items()
+    }
+    print(
+        f"a spaced day ({lines:,} lines as json.dumps writes them, not the compact form):"
+        f" read_trace dicts {ratios['read_trace (dicts)']:.2f}x its floor,"
+        f" raw {ratios['read_trace raw']:.2f}x (no target; the compact form is the"
+        " writer's)"
+    )
+
+
 def main() -> None:
     """Generate both days, time each reader on each, print ratios to the floor and the targets."""
     lines = int(os.environ.get("TRACKERKIT_BENCH_LINES", "1000000"))
@@ -237,6 +267,7 @@ def main() -> None:
             )
         )
         print(f"read_trace on the plain day with {BROKEN} broken lines: {ratio:.2f}x the floor")
+        _spaced(Path(folder, "spaced"), plain_path, max(1, lines // 5), repeats)
         _measure("the plain day (few sessions, ASCII)", plain, repeats)
         _measure("the wide day (many sessions, large non-ASCII data)", wide, repeats)
 
