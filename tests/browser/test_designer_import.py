@@ -20,6 +20,8 @@ from playwright.sync_api import expect
 
 from trackerkit import Library
 
+from .widgets import pick_field
+
 expect.set_options(timeout=60_000)
 
 #: The designer's controls these journeys drive (tests/browser/test_controls.py reads this);
@@ -267,7 +269,7 @@ def test_the_rail_prices_each_export_and_names_the_provider_that_would_refuse(
     )
 
     # 1,001 choices: OpenAI strict allows 1,000 enum values, so it would refuse; the others take it.
-    page.get_by_label("3. mood (choice)", exact=True).check()
+    pick_field(page, "3. mood (choice)")
     choices = page.get_by_label("Choices (comma-separated)", exact=True)
     choices.fill(", ".join(f"c{i}" for i in range(1001)))
     choices.press("Enter")

@@ -18,6 +18,8 @@ from playwright.sync_api import expect
 
 from trackerkit import Library
 
+from .widgets import field_box, pick_field
+
 # `expect(...)` waits as long as every other step (two shared cores; the harness may set it too).
 expect.set_options(timeout=60_000)
 
@@ -25,10 +27,27 @@ expect.set_options(timeout=60_000)
 #: label check at the end of this file proves a step quotes each one.
 TOUCHES = {
     "designer": {
-        "changes_box", "description_box", "field_pick", "icon_box", "id_box", "layout_box",
-        "mo.ui.button", "mo.ui.dropdown", "mo.ui.text", "name_box", "note_box", "picker",
-        "raw_box", "raw_pick", "raw_save", "reload_button", "save_as_box", "save_as_button",
-        "save_button", "template_box", "type_box",
+        "changes_box",
+        "description_box",
+        "field_pick",
+        "icon_box",
+        "id_box",
+        "layout_box",
+        "mo.ui.button",
+        "mo.ui.dropdown",
+        "mo.ui.text",
+        "name_box",
+        "note_box",
+        "picker",
+        "raw_box",
+        "raw_pick",
+        "raw_save",
+        "reload_button",
+        "save_as_box",
+        "save_as_button",
+        "save_button",
+        "template_box",
+        "type_box",
     }
 }
 
@@ -46,48 +65,44 @@ def _entries(page: Any) -> Any:
     return page.locator("label").filter(has_text=ENTRY)
 
 
-def _pick(page: Any, entry: str) -> None:
-    """Select a field in the list and wait until the field editor shows it."""
-    page.get_by_label(entry, exact=True).check()
-    name = entry.split(". ", 1)[1].rsplit(" (", 1)[0]
-    expect(_field_box(page, "Name")).to_have_value(name)
-
-
-def _field_box(page: Any, label: str) -> Any:
-    """A box of the field editor (the tracker's own Name box comes first on the page)."""
-    boxes = page.get_by_label(label, exact=True)
-    return boxes.nth(1) if label == "Name" else boxes.first
-
-
 def _type_into(page: Any, label: str, text: str) -> None:
-    box = _field_box(page, label)
+    box = field_box(page, label)
     box.fill(text)
     box.press("Enter")
 
 
 def _verdict(page: Any) -> Any:
-    return page.locator("marimo-callout-output").filter(has_text=re.compile(r"· revision \d+ ·")).first
+    return (
+        page.locator("marimo-callout-output").filter(has_text=re.compile(r"· revision \d+ ·")).first
+    )
 
 
 def test_fields_follow_the_selection_types_starts_and_tops(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, data_copy: Path
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
 ) -> None:
     """Delete and Move act on the field selected at click time; starts, types and tops do what they say."""
     page = _open(serve, open_page, data_copy)
     entries = _entries(page)
     expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
     # Every bundled scene that links health, counted from the files (more are added over time).
-    linking = [p for p in (data_copy / "scenes").glob("*.json") if "health" in json.loads(p.read_text()).get("prompting", {}).get("trackers", [])]
+    linking = [
+        p
+        for p in (data_copy / "scenes").glob("*.json")
+        if "health" in json.loads(p.read_text()).get("prompting", {}).get("trackers", [])
+    ]
     expect(_verdict(page)).to_contain_text(f"linked in {len(linking)} scenes: The bell tower")
 
     # Item 2: Delete removes the field selected now (mood), not hp; the list follows.
-    _pick(page, "3. mood (choice)")
+    pick_field(page, "3. mood (choice)")
     page.get_by_role("button", name="Delete").click()
     expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)"])
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
 
     # Item 2: Move up / Move down move the field selected now.
-    _pick(page, "2. hp_max (number)")
+    pick_field(page, "2. hp_max (number)")
     page.get_by_role("button", name="Move up").click()
     expect(entries).to_have_text(["1. hp_max (number)", "2. hp (number)"])
     page.get_by_role("button", name="Move down").click()
@@ -102,15 +117,15 @@ def test_fields_follow_the_selection_types_starts_and_tops(
     page.get_by_text("Health: hp=0, hp_max=45").first.wait_for()
 
     # Item 6b: hp_max may not take hp as its top (hp is out of hp_max: a loop, TR-5).
-    top = _field_box(page, "To (another field)")
+    top = field_box(page, "To (another field)")
     expect(top.locator("option")).to_have_text(["none"])
-    _pick(page, "1. hp (number)")
-    expect(_field_box(page, "To (another field)").locator("option")).to_have_text(["none", "hp_max"])
+    pick_field(page, "1. hp (number)")
+    expect(field_box(page, "To (another field)").locator("option")).to_have_text(["none", "hp_max"])
 
     # Item 5: two fields of the same name are two entries.
     page.get_by_role("button", name="Add field").click()
     expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. field (number)"])
-    name = _field_box(page, "Name")
+    name = field_box(page, "Name")
     expect(name).to_have_value("field")
     name.fill("hp_max")
     expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. hp_max (number)"])
@@ -119,32 +134,32 @@ def test_fields_follow_the_selection_types_starts_and_tops(
     expect(entries).to_have_text(["1. hp (number)", "2. hp_max (number)"])
 
     # Item 4: the editor follows a type change: choice shows Choices and no From/To, and back.
-    _pick(page, "1. hp (number)")
-    _field_box(page, "Type").select_option("choice")
-    expect(_field_box(page, "Choices (comma-separated)")).to_be_visible()
+    pick_field(page, "1. hp (number)")
+    field_box(page, "Type").select_option("choice")
+    expect(field_box(page, "Choices (comma-separated)")).to_be_visible()
     expect(page.get_by_label("From", exact=True)).to_have_count(0)
     expect(_verdict(page)).to_contain_text('field "hp": choices needs at least one choice')
     page.get_by_text("This field: choices needs at least one choice").wait_for()
     _type_into(page, "Choices (comma-separated)", "fine, hurt")
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     expect(page.get_by_text("This field:")).to_have_count(0)
-    _field_box(page, "Type").select_option("number")
-    expect(_field_box(page, "From")).to_be_visible()
+    field_box(page, "Type").select_option("number")
+    expect(field_box(page, "From")).to_be_visible()
     expect(page.get_by_label("Choices (comma-separated)", exact=True)).to_have_count(0)
 
     # Item 7: retyping or deleting the field that is another's top says the top was dropped.
-    _field_box(page, "To (another field)").select_option("hp_max")
+    field_box(page, "To (another field)").select_option("hp_max")
     page.get_by_text("hp (number up to hp_max").first.wait_for()
-    _pick(page, "2. hp_max (number)")
-    _field_box(page, "Type").select_option("text")
+    pick_field(page, "2. hp_max (number)")
+    field_box(page, "Type").select_option("text")
     page.get_by_text('"hp" no longer has a top: "hp_max" is now a text field.').wait_for()
-    _field_box(page, "Type").select_option("number")
-    expect(_field_box(page, "From")).to_be_visible()
+    field_box(page, "Type").select_option("number")
+    expect(field_box(page, "From")).to_be_visible()
     page.get_by_text("hp_max (number: Most hit points.)").first.wait_for()
-    _pick(page, "1. hp (number)")
-    _field_box(page, "To (another field)").select_option("hp_max")
+    pick_field(page, "1. hp (number)")
+    field_box(page, "To (another field)").select_option("hp_max")
     page.get_by_text("hp (number up to hp_max").first.wait_for()
-    _pick(page, "2. hp_max (number)")
+    pick_field(page, "2. hp_max (number)")
     page.get_by_role("button", name="Delete").click()
     page.get_by_text('"hp" no longer has a top: "hp_max" was deleted.').wait_for()
     expect(entries).to_have_text(["1. hp (number)"])
@@ -153,15 +168,15 @@ def test_fields_follow_the_selection_types_starts_and_tops(
 
     # Renames follow the field keystroke by keystroke (TR-47).
     page.get_by_role("button", name="Add field").click()
-    _pick(page, "2. field (number)")
-    name = _field_box(page, "Name")
+    pick_field(page, "2. field (number)")
+    name = field_box(page, "Name")
     name.fill("")
     name.press_sequentially("hp_top", delay=60)
     expect(entries).to_have_text(["1. hp (number)", "2. hp_top (number)"])
-    _pick(page, "1. hp (number)")
-    _field_box(page, "To (another field)").select_option("hp_top")
-    _pick(page, "2. hp_top (number)")
-    name = _field_box(page, "Name")
+    pick_field(page, "1. hp (number)")
+    field_box(page, "To (another field)").select_option("hp_top")
+    pick_field(page, "2. hp_top (number)")
+    name = field_box(page, "Name")
     name.fill("")
     name.press_sequentially("hp_max", delay=60)
     page.locator("code, pre").filter(has_text="hp (number up to hp_max").first.wait_for()
@@ -170,11 +185,16 @@ def test_fields_follow_the_selection_types_starts_and_tops(
 
 
 def _outcome(page: Any) -> Any:
-    return page.locator("marimo-callout-output").filter(has_text=re.compile(r"^\s*(Saved|Not saved|Nothing)"))
+    return page.locator("marimo-callout-output").filter(
+        has_text=re.compile(r"^\s*(Saved|Not saved|Nothing)")
+    )
 
 
 def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, data_copy: Path
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
 ) -> None:
     """A new tracker saves under the id typed; a stale save keeps the draft; a refused file is fixed as JSON."""
     trackers = data_copy / "trackers"
@@ -189,7 +209,9 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     (trackers / "weather.json").unlink()
     page.get_by_label("Open", exact=True).select_option("Weather (weather)")
     page.get_by_text("Could not open the tracker: no tracker 'weather'").first.wait_for()
-    expect(_entries(page)).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
+    expect(_entries(page)).to_have_text(
+        ["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"]
+    )
 
     # Item 6: a new tracker's id is suggested from its name, checked, and used for the file.
     page.get_by_label("Open", exact=True).select_option(label="New blank tracker")
@@ -200,26 +222,30 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     tracker_name.fill("Mana")
     tracker_name.press("Enter")
     expect(id_box).to_have_value("mana")
-    _field_box(page, "Name").fill("mp")
+    field_box(page, "Name").fill("mp")
     expect(_entries(page)).to_have_text(["1. mp (number)"])
     page.get_by_role("button", name="Add field").click()
-    _pick(page, "2. field (number)")
-    _field_box(page, "Name").fill("mp_max")
+    pick_field(page, "2. field (number)")
+    field_box(page, "Name").fill("mp_max")
     expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)"])
     _type_into(page, "Starts at", "50")
     page.get_by_text("Mana: mp=0, mp_max=50").first.wait_for()
-    _pick(page, "1. mp (number)")
-    _field_box(page, "To (another field)").select_option("mp_max")
+    pick_field(page, "1. mp (number)")
+    field_box(page, "To (another field)").select_option("mp_max")
     page.get_by_text("mp (number up to mp_max").first.wait_for()
     # A save the verdict holds back is refused beside the button; nothing typed is lost.
     page.get_by_role("button", name="Add field").click()
-    _pick(page, "3. field (number)")
-    _field_box(page, "Name").fill("state")
-    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)", "3. state (number)"])
-    _field_box(page, "Type").select_option("choice")
+    pick_field(page, "3. field (number)")
+    field_box(page, "Name").fill("state")
+    expect(_entries(page)).to_have_text(
+        ["1. mp (number)", "2. mp_max (number)", "3. state (number)"]
+    )
+    field_box(page, "Type").select_option("choice")
     expect(_verdict(page)).to_contain_text('field "state": choices needs at least one choice')
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(_outcome(page)).to_contain_text('Not saved: the draft is held back: field "state": choices needs at least one choice')
+    expect(_outcome(page)).to_contain_text(
+        'Not saved: the draft is held back: field "state": choices needs at least one choice'
+    )
     assert not (trackers / "mana.json").exists()
     _type_into(page, "Choices (comma-separated)", "calm, surging")
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
@@ -238,19 +264,27 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     assert said["x"] > button["x"] + button["width"] - 1
     assert said["y"] < button["y"] + button["height"]
     assert button["y"] < said["y"] + said["height"]
-    assert save_button.evaluate("b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight + 1")
+    assert save_button.evaluate(
+        "b => b.scrollWidth <= b.clientWidth && b.scrollHeight <= b.clientHeight + 1"
+    )
     stored = json.loads((trackers / "mana-pool.json").read_text())
     assert [f["name"] for f in stored["body"]["fields"]] == ["mp", "mp_max", "state"]
     assert stored["body"]["fields"][2]["choices"] == ["calm", "surging"]
     assert stored["body"]["fields"][0]["maxField"] == "mp_max"
-    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Mana (mana-pool)")
+    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text(
+        "Mana (mana-pool)"
+    )
     page.get_by_text("Id mana-pool · revision 0").first.wait_for()
     screenshot(page, "designer-saved")
     # Reopened from the library, it is what was saved.
     page.get_by_label("Open", exact=True).select_option("Health (health)")
-    expect(_entries(page)).to_have_text(["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"])
+    expect(_entries(page)).to_have_text(
+        ["1. hp (number)", "2. hp_max (number)", "3. mood (choice)"]
+    )
     page.get_by_label("Open", exact=True).select_option("Mana (mana-pool)")
-    expect(_entries(page)).to_have_text(["1. mp (number)", "2. mp_max (number)", "3. state (choice)"])
+    expect(_entries(page)).to_have_text(
+        ["1. mp (number)", "2. mp_max (number)", "3. state (choice)"]
+    )
     page.get_by_text("Id mana-pool · revision 0").first.wait_for()
 
     # Item 8: a save on a revision that moved keeps the draft and shows what the newer one holds.
@@ -260,7 +294,9 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     description.press("Enter")
     page.get_by_text("'description': 'Magic left.'").first.wait_for()
     save_button.click()
-    expect(_outcome(page)).to_contain_text("was opened at revision 0 but the library now holds revision 1")
+    expect(_outcome(page)).to_contain_text(
+        "was opened at revision 0 but the library now holds revision 1"
+    )
     page.get_by_text("Mana (edited elsewhere) at revision 1").first.wait_for()
     expect(description).to_have_value("Magic left.")
     page.get_by_text("The newer revision holds:").scroll_into_view_if_needed()
@@ -270,7 +306,11 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     expect(_outcome(page)).to_contain_text('Saved as a new tracker "mana-mine" at revision 0.')
     assert json.loads((trackers / "mana-mine.json").read_text())["description"] == "Magic left."
     theirs = json.loads((trackers / "mana-pool.json").read_text())
-    assert (theirs["name"], theirs["revision"], theirs["description"]) == ("Mana (edited elsewhere)", 1, "")
+    assert (theirs["name"], theirs["revision"], theirs["description"]) == (
+        "Mana (edited elsewhere)",
+        1,
+        "",
+    )
 
     # ... or reloads the newer revision, dropping the edits.
     page.get_by_text("Id mana-mine · revision 0").first.wait_for()
@@ -302,11 +342,16 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     page.get_by_role("button", name="Save the fixed file").click()
     page.get_by_text("Every file in the library decodes.").first.wait_for()
     assert Library(trackers).get("broken").revision == 1
-    expect(page.get_by_label("Open", exact=True).locator("option", has_text="Health (broken)")).to_have_count(1)
+    expect(
+        page.get_by_label("Open", exact=True).locator("option", has_text="Health (broken)")
+    ).to_have_count(1)
 
 
 def test_settings_prompt_line_and_field_settings(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, data_copy: Path
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
 ) -> None:
     """The tracker's settings, its prompt line with the macro buttons, and each field setting show in the rail."""
     page = _open(serve, open_page, data_copy)
@@ -337,7 +382,9 @@ def test_settings_prompt_line_and_field_settings(
     page.get_by_role("button", name="{{tracker::Vitals::mood}}", exact=True).wait_for()
 
     # The tracker's settings.
-    note = page.get_by_label("How the AI should update it (its line in the update tool)", exact=True)
+    note = page.get_by_label(
+        "How the AI should update it (its line in the update tool)", exact=True
+    )
     note.fill("Lower hp when she is hurt.")
     note.press("Tab")
     tool_line("Lower hp when she is hurt.")
@@ -365,7 +412,7 @@ def test_settings_prompt_line_and_field_settings(
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     _type_into(page, "From", "5")
     tool_line("hp (number 5 to hp_max: Life left.)")
-    _pick(page, "2. hp_max (number)")
+    pick_field(page, "2. hp_max (number)")
     _type_into(page, "To (a number)", "99")
     tool_line("hp_max (number 1-99")
     _type_into(page, "To (a number)", "x9")
@@ -381,7 +428,9 @@ def test_a_data_folder_that_is_not_one_is_a_message(
     not_a_folder = tmp_path / "data.txt"
     not_a_folder.write_text("")
     page = open_page(serve("designer.py", "--data", str(not_a_folder)), "Tracker designer")
-    page.get_by_text(f"Could not read the data folder: --data: {not_a_folder} is not a folder").first.wait_for()
+    page.get_by_text(
+        f"Could not read the data folder: --data: {not_a_folder} is not a folder"
+    ).first.wait_for()
     expect(page.get_by_role("button", name="Save", exact=True)).to_have_count(0)
 
 
@@ -415,7 +464,11 @@ def test_every_designer_control_is_touched_by_a_journey() -> None:
     test_designer_*.py); a new control fails this until one is."""
     here = Path(__file__)
     source = here.read_text(encoding="utf-8").split("#: Controls known by kind")[0]
-    source += "".join(p.read_text(encoding="utf-8") for p in sorted(here.parent.glob("test_designer_*.py")) if p != here)
+    source += "".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted(here.parent.glob("test_designer_*.py"))
+        if p != here
+    )
     controls = _controls(here.parents[2] / "notebooks" / "designer.py")
     assert len(controls) >= 30
     untouched = [c for c in controls if f'"{DYNAMIC.get(c, c.split(":", 1)[1])}"' not in source]

@@ -20,3 +20,17 @@ def toggle(page: Any, label: str, *options: str) -> None:
         menu.get_by_role("option", name=option, exact=True).click()
     page.keyboard.press("Escape")
     expect(menu).to_have_count(0)
+
+
+def field_box(page: Any, label: str) -> Any:
+    """A box of the designer's field editor (the tracker's own Name box comes first on the page)."""
+    boxes = page.get_by_label(label, exact=True)
+    return boxes.nth(1) if label == "Name" else boxes.first
+
+
+def pick_field(page: Any, entry: str) -> None:
+    """Select a field in the designer's list (`3. mood (choice)`) and wait until the field
+    editor shows it: the editor's boxes belong to the field chosen before until it does."""
+    page.get_by_label(entry, exact=True).check()
+    name = entry.split(". ", 1)[1].rsplit(" (", 1)[0]
+    expect(field_box(page, "Name")).to_have_value(name)
