@@ -16,9 +16,13 @@ without escapes or control characters (matched on the block's distinct spans by 
 regex, which also gives the five values); and `data` (the value msgspec gave, which is the
 last `data` of the line) opens right after it and runs to the line's closing `}`. A repeated
 field would need room that the line does not have, so the seven fields are present once each,
-in order (TC-4), with the values decoded from these bytes. Any other block is read line by
-line; a line is taken alone when its length is that of the compact text of its values, and
-otherwise goes to one full decode with the checks and the reasons.
+in order (TC-4), with the values decoded from these bytes.
+
+Any other block (spaced lines, an odd line among compact ones) is decoded whole into plain
+values when the same newline test shows one value per line, and each value is checked as a
+line read alone is (`_loose_block`). A block that fails that is read line by line: a line is
+taken alone when its length is that of the compact text of its values, and otherwise goes to
+one full decode with the checks and the reasons.
 
 Values. Every path reads `data` as `_lazy.loads` does (msgspec; the standard library for what
 it refuses that is still JSON), so a file reads alike however it is split into blocks.
@@ -241,18 +245,10 @@ def _loose_block(
     checks refused, or None when the block must be read line by line (a line that does not
     decode: its reason).
     """
-    view = memoryview(block)[start:stop]
-    try:
-        values = _decode_values(view)
-    except _DECODE_ERRORS:
+    lined = _by_line(memoryview(block)[start:stop], _decode_values)
+    if lined is None:
         return None
-    octets = np.frombuffer(view, dtype=np.uint8)
-    bounds = _line_bounds(octets, len(values))
-    if bounds is None:
-        return None
-    starts, ends = bounds
-    if not ((octets[starts] == _OPEN_BRACE).all() and (octets[ends - 2] == _CLOSE_BRACE).all()):
-        return None
+    values = lined[0]
     errors = []
     kept = []
     for number, obj in enumerate(values, first):
@@ -369,17 +365,29 @@ def _key_spans(
     return texts, encoded.indices.to_numpy().astype(np.int64)
 
 
-def _line_bounds(octets: np.ndarray[Any, Any], lines: int) -> tuple[Any, Any] | None:
-    """Where each line of a block starts and ends (one past its newline), when the block holds
-    exactly `lines` newlines (as many as the values decoded); otherwise None."""
+def _by_line(view: memoryview, decode: Callable[[Any], list[Any]]) -> tuple[Any, ...] | None:
+    """The values of a block decoded at once, when each line is exactly one of them:
+    `(values, octets, starts, ends)` with where each line starts and ends (one past its newline);
+    otherwise None.
+
+    Each newline must sit between a `}` and a `{` (or end the block), and the values number the
+    lines (why that suffices: the module's docstring).
+    """
+    try:
+        values = decode(view)
+    except _DECODE_ERRORS:
+        return None
+    octets = np.frombuffer(view, dtype=np.uint8)
     ends = np.flatnonzero(octets == _NEWLINE)
-    if not lines or len(ends) != lines:
+    if not values or len(ends) != len(values):
         return None
     ends += 1
     starts = np.empty_like(ends)
     starts[0] = 0
     starts[1:] = ends[:-1]
-    return starts, ends
+    if not ((octets[starts] == _OPEN_BRACE).all() and (octets[ends - 2] == _CLOSE_BRACE).all()):
+        return None
+    return values, octets, starts, ends
 
 
 def _stamps_of(
@@ -423,15 +431,10 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     # UTF-8: `ts` and the key spans are checked here; `data` here or by a keeper decoding it.
     if not first.checks_utf8 and not block.isascii() and not _utf8(view):
         return None
-    try:
-        events = _decode_data_lines(view)
-    except _DECODE_ERRORS:
+    lined = _by_line(view, _decode_data_lines)
+    if lined is None:
         return None
-    octets = np.frombuffer(view, dtype=np.uint8)
-    bounds = _line_bounds(octets, len(events))
-    if bounds is None:
-        return None
-    starts, ends = bounds
+    events, octets, starts, ends = lined
     raws = list(map(_data_of, events))
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
     data_at = ends - 2 - sizes  # where `data` opens if it runs to the line's closing brace
@@ -441,7 +444,6 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     if not (
         ((words[starts] & _SEVEN_BYTES) == _OPENING_WORD).all()
         and (octets[data_at] == _OPEN_BRACE).all()
-        and (octets[ends - 2] == _CLOSE_BRACE).all()
     ):
         return None
     stamped = _stamps_of(block, start, words, starts, ends, data_at)
