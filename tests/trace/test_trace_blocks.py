@@ -80,6 +80,7 @@ ODD_LINES: dict[str, tuple[bytes, bool]] = {
         compact(16).replace(b"2026-03-01T09:00:02.192Z", b"2026-13-01T09:00:02.19Z"),
         True,
     ),
+    "ts-year-zero": (compact(29).replace(b'"ts":"2026-', b'"ts":"0000-'), True),
     "data-a-list": (compact(17).split(b',"data":')[0] + b',"data":[1,2]}', False),
     "data-null": (compact(18).split(b',"data":')[0] + b',"data":null}', False),
     "turn-a-number": (compact(19).replace(b'"turn":"turn_4"', b'"turn":4'), False),

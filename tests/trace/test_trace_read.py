@@ -219,6 +219,38 @@ class TestBrokenLines:
             read_trace(tmp_path, strict=True)
         assert reason in caught.value.reason
 
+    def test_strict_raises_the_first_even_when_it_shows_late(
+        self, tmp_path: Path, line: Line
+    ) -> None:
+        """A `ts` that names no moment (line 2) is found after the JSON of line 3 is refused;
+        strict=True still raises line 2, the first broken line."""
+        moment = line().replace(b"2026-03-01T", b"2026-02-30T", 1)
+        assert moment != line()
+        _write(tmp_path, "2026-03-01.jsonl", line(), moment, b"{nope", line())
+        with pytest.raises(TraceLineError, match=r"2026-03-01.jsonl:2: "):
+            read_trace(tmp_path, strict=True)
+
+    def test_a_year_outside_the_calendar_is_a_broken_line(self, tmp_path: Path, line: Line) -> None:
+        """Year 0000 and 10000 parse in pandas but no Python date holds them: broken lines,
+        with the reason, and the neighbours kept (the day's first and last stay right)."""
+        zero = line().replace(b"2026-03-01T", b"0000-03-01T", 1)
+        far = line().replace(b"2026-03-01T", b"10000-03-01T", 1)
+        _write(tmp_path, "2026-03-01.jsonl", line(), zero, far, line())
+        events, errors = read_trace(tmp_path)
+        assert list(events["line"]) == [1, 4]
+        assert [e.line for e in errors] == [2, 3]
+        assert "year 0001-9999" in errors[0].reason
+        assert trace_days(tmp_path)["first"].dt.year.tolist() == [2026]
+
+    def test_a_long_unfinished_line_is_one_broken_line(self, tmp_path: Path, line: Line) -> None:
+        """A file ending in megabytes without a newline (a crash's NUL bytes) is one broken line
+        after the good ones (its pieces are joined once, not copied block by block)."""
+        path = tmp_path / "2026-03-01.jsonl"
+        path.write_bytes(line() + b"\n" + b"\0" * (5 * (1 << 20) + 17))
+        events, errors = read_trace(tmp_path)
+        assert list(events["line"]) == [1]
+        assert [(e.line, "not valid JSON" in e.reason) for e in errors] == [(2, True)]
+
     def test_strict_returns_the_frame_alone(self, tmp_path: Path, line: Line) -> None:
         """With strict=True and no broken line, read_trace returns just the frame."""
         _write(tmp_path, "2026-03-01.jsonl", line())

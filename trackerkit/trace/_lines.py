@@ -471,16 +471,22 @@ def _blocks(handle: IO[bytes]) -> Iterator[tuple[bytes, int, int]]:
     the next) so that blocks need no copying; the file's last line may lack its newline.
     """
     tail = b""
+    pieces: list[bytes] = []  # of a line longer than a block (joined once: no copy per block)
     while block := handle.read(BLOCK_BYTES):
         first = block.find(b"\n") + 1
         if not first:
-            tail += block
+            pieces.append(block)
             continue
+        if pieces:
+            tail = b"".join([tail, *pieces])
+            pieces = []
         yield tail + block[:first], 0, len(tail) + first
         last = block.rfind(b"\n") + 1
         if last > first:
             yield block, first, last
         tail = block[last:]
+    if pieces:
+        tail = b"".join([tail, *pieces])
     if tail:
         yield tail, 0, len(tail)
 
@@ -490,7 +496,6 @@ def parse_into(
     label: str,
     day: str | None,
     parsed: Parsed,
-    strict: bool,
     advance: Callable[[int], object] | None = None,
 ) -> None:
     """Append the lines of one file to `parsed`: the hot loop of every reader.
@@ -519,8 +524,6 @@ def parse_into(
             )
             if loose is not None:
                 read, bad = loose
-                if bad and strict:
-                    raise bad[0]
                 errors += bad
                 number += read
                 continue
@@ -530,8 +533,6 @@ def parse_into(
             for number, raw in enumerate(lines, number + 1):  # noqa: B020 (numbering goes on)
                 error = _one(parsed, raw, number, label)
                 if error is not None:
-                    if strict:
-                        raise error
                     errors.append(error)
     # Every line read is a row unless it was refused: the rows' numbers need no list.
     numbers = np.arange(1, number + 1, dtype=np.int64)

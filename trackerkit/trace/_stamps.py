@@ -31,7 +31,7 @@ _BASE = np.array([ord(_MARKS.get(i, "0")) for i in range(WIDTH)], dtype=np.uint8
 _LIMIT = np.array([0 if i in _MARKS else 9 for i in range(WIDTH)], dtype=np.uint8)
 _EIGHT_TRUE = np.uint64(0x0101010101010101)  # eight True bytes read as one word
 _NO_SUCH_MOMENT = (
-    "names no real moment; a ts needs a month 1-12, a day of that month, "
+    "names no real moment; a ts needs a year 0001-9999, a month 1-12, a day of that month, "
     "an hour 0-23 and a minute and second 0-59"
 )
 # Days of each month, indexed by the month's number; 0 outside 1-12 (no day fits).
@@ -66,6 +66,7 @@ def _real(grid: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     real &= _number(grid, 11, 2, np.uint8) < 24
     real &= _number(grid, 14, 2, np.uint8) < 60
     real &= _number(grid, 17, 2, np.uint8) < 60
+    real &= _number(grid, 0, 4, np.int32) >= 1  # no year 0: Python's dates start at year 1
     leap_days = np.flatnonzero((month == 2) & (day == 29))
     if len(leap_days):  # the 29th of February is real in leap years only
         year = _number(grid[leap_days], 0, 4, np.int32)
@@ -154,10 +155,17 @@ class Stamps:
             # An ISO-8601 time opens with a digit; pandas would also read "now" and "today",
             # the clock of the machine reading, not a moment of the journal.
             texts: list[Any] = [v if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw]
-            parsed = pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
+            parsed = pd.DatetimeIndex(
+                pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
+            )
+            # Year 0 and years past 9999 parse, but no Python date holds them (pandas then
+            # fails to print them): they name no moment a journal was written at.
+            outside = (parsed.year < 1) | (parsed.year > 9999)
+            if outside.any():
+                parsed = pd.DatetimeIndex(parsed.where(~outside))
             for missing in np.flatnonzero(pd.isna(parsed)).tolist():
                 row = rest[missing]
                 why = _NO_SUCH_MOMENT if written[row] else "is not an ISO-8601 time"
                 bad.setdefault(row, f"field ts {raw[missing]!r} {why}")
-            micros[rest] = pd.DatetimeIndex(parsed).as_unit("us").asi8
+            micros[rest] = parsed.as_unit("us").asi8
         return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
