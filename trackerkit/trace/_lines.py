@@ -5,8 +5,8 @@ read in blocks of about a megabyte, and each block's whole lines are decoded by 
 call (`decode_lines`) that checks their JSON syntax and gives each line's `data` as raw bytes
 (the other fields are checked and skipped). The rest is proven from the block's bytes at once.
 
-Why a block may be taken at once. Every newline of the block sits between a `}` and a line
-opening with `{"ts":"` (or ends the block). A `}` followed by `{` can only end one JSON value
+Why a block may be taken at once. Every newline of the block sits between a `}` (maybe with a
+carriage return) and a line opening with `{"ts":"` (or ends the block). A `}` followed by `{` can only end one JSON value
 and start the next (inside a value, `}` is followed by `,`, `}` or `]`), so each newline ends
 a value; the decoder found as many values as there are lines, so each line is exactly one
 value, an object. Then each line's bytes are read as the compact layout says: `ts` is the
@@ -88,6 +88,7 @@ _STEP_LIST = tuple(STEPS.tolist())
 _OPEN_BRACE = ord("{")
 _CLOSE_BRACE = ord("}")
 _NEWLINE = ord("\n")
+_RETURN = ord("\r")
 _TEXT = r'[^"\\\x00-\x1f]*'  # a JSON string's text with no escape and no control character
 _KEY_SPAN = "^" + "".join(f'","{name}":"{_TEXT}' for name in KEY_FIELDS) + '","data":$'
 _SHORTEST_SPAN = len('","turn":"","session":"","source":"","kind":"","name":"","data":')
@@ -367,11 +368,11 @@ def _key_spans(
 
 def _by_line(view: memoryview, decode: Callable[[Any], list[Any]]) -> tuple[Any, ...] | None:
     """The values of a block decoded at once, when each line is exactly one of them:
-    `(values, octets, starts, ends)` with where each line starts and ends (one past its newline);
-    otherwise None.
+    `(values, octets, starts, closes)` with where each line starts and where its closing brace
+    sits; otherwise None.
 
-    Each newline must sit between a `}` and a `{` (or end the block), and the values number the
-    lines (why that suffices: the module's docstring).
+    Each newline must sit between a `}` (and maybe a carriage return) and a `{` (or end the
+    block), and the values number the lines (why that suffices: the module's docstring).
     """
     try:
         values = decode(view)
@@ -381,17 +382,18 @@ def _by_line(view: memoryview, decode: Callable[[Any], list[Any]]) -> tuple[Any,
     ends = np.flatnonzero(octets == _NEWLINE)
     if not values or len(ends) != len(values):
         return None
-    ends += 1
     starts = np.empty_like(ends)
     starts[0] = 0
-    starts[1:] = ends[:-1]
-    if not ((octets[starts] == _OPEN_BRACE).all() and (octets[ends - 2] == _CLOSE_BRACE).all()):
+    starts[1:] = ends[:-1] + 1
+    closes = ends - 1  # each line's closing brace, before a carriage return if one is there
+    closes -= octets[closes] == _RETURN
+    if not ((octets[starts] == _OPEN_BRACE).all() and (octets[closes] == _CLOSE_BRACE).all()):
         return None
-    return values, octets, starts, ends
+    return values, octets, starts, closes
 
 
 def _stamps_of(
-    block: bytes, start: int, words: np.ndarray[Any, Any], starts: Any, ends: Any, data_at: Any
+    block: bytes, start: int, words: np.ndarray[Any, Any], starts: Any, closes: Any, data_at: Any
 ) -> tuple[Any, dict[int, str], Any] | None:
     """Each line's `ts` (as words, plus the values of those not 24 long) and where its key span
     opens; None when a `ts` is not plain text without escapes (the block goes line by line)."""
@@ -404,7 +406,7 @@ def _stamps_of(
     odd: dict[int, str] = {}
     if not len(unusual):
         return stamps, odd, spans_at
-    found = _odd_stamps(block, starts + start, unusual, ends + start)
+    found = _odd_stamps(block, starts + start, unusual, closes + start)
     if found is None:
         return None
     for row, (value, close) in found.items():
@@ -434,10 +436,10 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     lined = _by_line(view, _decode_data_lines)
     if lined is None:
         return None
-    events, octets, starts, ends = lined
+    events, octets, starts, closes = lined
     raws = list(map(_data_of, events))
     sizes = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws))
-    data_at = ends - 2 - sizes  # where `data` opens if it runs to the line's closing brace
+    data_at = closes - sizes  # where `data` opens if it runs to the line's closing brace
     if not (data_at >= starts + _STAMP_END + _SHORTEST_SPAN).all():
         return None
     words = np.ndarray((stop - start - 7,), dtype="<u8", buffer=view, strides=(1,))
@@ -446,7 +448,7 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         and (octets[data_at] == _OPEN_BRACE).all()
     ):
         return None
-    stamped = _stamps_of(block, start, words, starts, ends, data_at)
+    stamped = _stamps_of(block, start, words, starts, closes, data_at)
     if stamped is None:
         return None
     stamps, odd, spans_at = stamped
