@@ -445,3 +445,22 @@ def test_a_block_of_paths_reads_as_the_dicts_do(tmp_path: Path) -> None:
             assert [_same(v) for v in events[p]] == [_same(lookup(d, p)) for d in dicts["data"]]
     assert type(dicts["data"][100]["u"]["a"]) is int
     assert dicts["data"][100]["u"]["a"] == 2**64
+
+
+@pytest.mark.parametrize("default", [None, 0.0])
+@pytest.mark.parametrize("lines", [1, 300], ids=["line", "block"])
+def test_a_float_column_keeps_inf(tmp_path: Path, default: Any, lines: int) -> None:
+    """1e400 reads as inf, and a float column holds it: kept, not the default, not skipped."""
+    line = (
+        b'{"ts":"2026-03-01T10:00:00.000Z","turn":"t","session":"s","source":"web",'
+        b'"kind":"eve","name":"x","data":{"f":%s}}'
+    )
+    numbers = [b"1e400", b"-1e400", b"2.5", b"3"] + [b"1.0"] * (lines - 1)
+    (tmp_path / "2026-03-01.jsonl").write_bytes(b"\n".join(line % n for n in numbers) + b"\n")
+    for columns in ([ColumnSpec("f", "f", "float", default)], ["f"]):
+        events, _ = read_trace(tmp_path, columns=columns)
+        assert str(events["f"].dtype) == "Float64"
+        assert events["f"].tolist()[:4] == [math.inf, -math.inf, 2.5, 3.0]
+        assert events.attrs["skipped"] == {}
+    got, odd = column_of([math.inf, None, 1.5], ColumnSpec("f", "f", "float", default))
+    assert (list(got), odd) == ([math.inf, pd.NA, 1.5], 0)

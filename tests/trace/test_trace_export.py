@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import orjson
@@ -162,3 +164,103 @@ def test_the_readme_sql_answers_cost_per_day_and_failed_turns_per_session(
         dict(zip(per_session["session"], per_session["failed_turns"], strict=True))
         == failed.to_dict()
     )
+
+
+def _day_of(folder: Path, values: list[bytes]) -> Path:
+    """A day whose events hold `{"n": value}`, each value as written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    line = (
+        b'{"ts":"2026-03-01T10:00:%02dZ","turn":"t","session":"s","source":"web",'
+        b'"kind":"eve","name":"x","data":{"n":%s}}'
+    )
+    (folder / "2026-03-01.jsonl").write_bytes(
+        b"".join(line % (i, value) + b"\n" for i, value in enumerate(values))
+    )
+    return folder
+
+
+BIG = 2**70  # 1180591620717411303424
+
+
+class TestIntegersPast64Bits:
+    """An extracted column whose integers do not fit int64 is exported with every value."""
+
+    @pytest.mark.parametrize(
+        ("values", "kind", "back"),
+        [
+            ([b"%d" % BIG], pa.decimal128(38, 0), [BIG]),
+            (
+                [b"5", b"%d" % BIG, b"null", b"%d" % -BIG],
+                pa.decimal128(38, 0),
+                [5, BIG, None, -BIG],
+            ),
+            ([b"%d" % 10**38, b"1"], pa.string(), [str(10**38), "1"]),
+            ([b"1.5", b"%d" % BIG], pa.string(), ["1.5", str(BIG)]),
+            ([b"1", b'"a"', b"%d" % BIG], pa.string(), ["1", '"a"', str(BIG)]),
+            ([b'{"m":%d}' % BIG, b"null"], pa.string(), [f'{{"m":{BIG}}}', None]),
+        ],
+        ids=["one", "mixed-ints", "past-38-digits", "float-and-big", "text-and-big", "nested"],
+    )
+    @pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+    def test_events_to_arrow_keeps_them(
+        self, tmp_path: Path, mode: str, values: list[bytes], kind: object, back: list[object]
+    ) -> None:
+        """decimal128(38, 0) holds them exactly; past 38 digits, or mixed with other kinds,
+        each value is its JSON text."""
+        folder = _day_of(tmp_path / "d", values)
+        events, _ = read_trace(folder, data=mode, columns=["n"])  # type: ignore[call-overload]
+        table = events_to_arrow(events)
+        assert table.schema.field("n").type == kind
+        got = table.column("n").to_pylist()
+        assert [None if v is None else (v if isinstance(v, str) else int(v)) for v in got] == back
+        pq.write_table(table, tmp_path / "out.parquet")
+        assert pq.read_table(tmp_path / "out.parquet").column("n").to_pylist() == got
+
+    def test_an_int_spec_gives_its_default_counted(self, tmp_path: Path) -> None:
+        folder = _day_of(tmp_path / "d", [b"%d" % BIG, b"7", b"%d" % -BIG])
+        events, _ = read_trace(folder, data="raw", columns=[ColumnSpec("n", "n", "int", 0)])
+        assert events["n"].tolist() == [0, 7, 0]
+        assert events.attrs["skipped"] == {"data.n": 2}
+        assert events_to_arrow(events).column("n").to_pylist() == [0, 7, 0]
+
+    @pytest.mark.parametrize(
+        ("column", "back"),
+        [
+            ("n", [Decimal(BIG), Decimal(5), None]),
+            ("n=n:int", [None, 5, None]),
+            ("n=n:float", [None, 5.0, None]),
+        ],
+    )
+    def test_the_command_writes_them(
+        self,
+        tmp_path: Path,
+        capsys: pytest.CaptureFixture[str],
+        column: str,
+        back: list[object],
+    ) -> None:
+        """`trace export --column n` over a day holding 2**70: written, no error, no traceback."""
+        folder = _day_of(tmp_path / "d", [b"%d" % BIG, b"5", b"null"])
+        code = main(
+            ["trace", "export", str(folder), "--parquet", str(tmp_path / "o"), "--column", column]
+        )
+        out = capsys.readouterr()
+        assert (code, out.err) == (0, "")
+        assert pq.read_table(tmp_path / "o" / "2026-03-01.parquet").column("n").to_pylist() == back
+
+
+def test_a_float_column_keeps_inf_in_the_export(tmp_path: Path) -> None:
+    """1e400 reads as inf; a float column and the Parquet file keep it (Float64 holds it)."""
+    folder = _day_of(tmp_path / "d", [b"1e400", b"-1e400", b"2.5"])
+    export_parquet(folder, tmp_path / "o", columns=[ColumnSpec("n", "n", "float")])
+    back = pd.read_parquet(tmp_path / "o" / "2026-03-01.parquet")
+    assert back["n"].tolist() == [math.inf, -math.inf, 2.5]
+    assert back["data"].tolist() == ['{"n":1e400}', '{"n":-1e400}', '{"n":2.5}']
+
+
+def test_a_dict_frame_writes_inf_as_null_in_data(tmp_path: Path) -> None:
+    """JSON has no infinity: from dicts, data's inf is written as null (raw text keeps 1e400)."""
+    folder = _day_of(tmp_path / "d", [b"1e400"])
+    dicts, _ = read_trace(folder)
+    raw, _ = read_trace(folder, data="raw")
+    assert events_to_arrow(dicts).column("data").to_pylist() == ['{"n":null}']
+    assert events_to_arrow(raw).column("data").to_pylist() == ['{"n":1e400}']

@@ -5,8 +5,11 @@ A table is a list of `ColumnSpec` (name, path, type, default). `extract` walks r
 column to a table is one line in a list, in the manner of inspect_ai's log dataframes.
 
 A value of the wrong kind never breaks a table: it becomes the spec's default (an integer
-outside 64 bits, or a number too large for a float, is of the wrong kind too), and how many
-were replaced, by path, is in the frame's `attrs["skipped"]`.
+outside 64 bits is of the wrong kind for `int` and `float` too), and how many were replaced,
+by path, is in the frame's `attrs["skipped"]`. A float column of `read_trace(columns=...)`
+keeps ±inf (`1e400` in the data): `Float64` holds it, and Arrow and Parquet write it as it is.
+The derived tables (`extract`: steps, tool calls, deliveries) measure costs and times, where
+inf is no amount, so there it is an odd value, as in the turns frame (TC-19).
 """
 
 from __future__ import annotations
@@ -93,7 +96,8 @@ def lookup(record: Mapping[str, Any], path: str, default: Any = None) -> Any:
     return default
 
 
-def fits(value: Any, kind: ColumnType) -> bool:
+def fits(value: Any, kind: ColumnType, *, finite: bool = False) -> bool:
+    """Whether `value` is of the kind (None fits any); `finite`: a float column refuses ±inf."""
     if value is None:
         return True
     if kind == "datetime":
@@ -105,7 +109,9 @@ def fits(value: Any, kind: ColumnType) -> bool:
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, int | float):
             return False
-        return value in _INT64 if isinstance(value, int) else math.isfinite(value)
+        if isinstance(value, int):
+            return value in _INT64
+        return math.isfinite(value) if finite else not math.isnan(value)
     if kind == "bool":
         return isinstance(value, bool)
     if kind in ("str", "category"):
@@ -137,20 +143,21 @@ def column(values: list[Any], spec: ColumnSpec) -> Any:
     return _column([v if fits(v, spec.type) else spec.default for v in values], spec)
 
 
-def column_of(values: list[Any], spec: ColumnSpec) -> tuple[Any, int]:
+def column_of(values: list[Any], spec: ColumnSpec, *, finite: bool = False) -> tuple[Any, int]:
     """`values` cast to the spec's dtype, and how many odd values became the default.
 
-    Missing values of pandas (NaN, NaT, NA) become the default without counting as odd.
+    Missing values of pandas (NaN, NaT, NA) become the default without counting as odd; with
+    `finite`, ±inf in a float column is odd (else a float column keeps it).
     """
     odd = 0
     cleaned = values
-    fast = _plain(values, spec)
+    fast = _plain(values, spec, finite)
     if fast is not None:
         return fast, 0
-    if not all(fits(v, spec.type) for v in values):
+    if not all(fits(v, spec.type, finite=finite) for v in values):
         cleaned = []
         for value in values:
-            if fits(value, spec.type):
+            if fits(value, spec.type, finite=finite):
                 cleaned.append(value)
             else:
                 odd += not _absent(value)
@@ -167,7 +174,7 @@ _PLAIN_KINDS: dict[str, set[type]] = {
 }
 
 
-def _plain(values: list[Any], spec: ColumnSpec) -> Any:
+def _plain(values: list[Any], spec: ColumnSpec, finite: bool) -> Any:
     """The column at once when every value is of the spec's kind (no check per value), else None."""
     if spec.type == "object":
         return _column(values, spec)  # every value fits
@@ -177,13 +184,15 @@ def _plain(values: list[Any], spec: ColumnSpec) -> Any:
     if spec.type == "float" and spec.default is not None:
         return None  # a NaN must become the default, not NA
     try:
-        column = _column(values, spec)
+        column = _column(values, spec)  # a NaN becomes NA, as the slow path makes it
     except (OverflowError, TypeError, ValueError):  # an integer past 64 bits
         return None
-    if spec.type == "float" and not bool(
-        np.isfinite(np.asarray(column, dtype=float)[~pd.isna(column)]).all()
+    if (
+        finite
+        and spec.type == "float"
+        and not bool(np.isfinite(np.asarray(column, dtype=float)[~pd.isna(column)]).all())
     ):
-        return None  # NaN or inf: odd values, counted by the slow path
+        return None  # inf: odd values, counted by the slow path
     return column
 
 
@@ -206,7 +215,8 @@ def _column(cleaned: list[Any], spec: ColumnSpec) -> Any:
 
 
 def extract(records: Iterable[Mapping[str, Any]], specs: Sequence[ColumnSpec]) -> pd.DataFrame:
-    """A frame with one row per record and one column per spec, in spec order."""
+    """A frame with one row per record and one column per spec, in spec order (a derived table:
+    ±inf in a float column is odd, read as the default and counted)."""
     rows = list(records)
     if not rows:
         frame = empty_frame(specs)
@@ -216,7 +226,7 @@ def extract(records: Iterable[Mapping[str, Any]], specs: Sequence[ColumnSpec]) -
     skipped: dict[str, int] = {}
     for spec in specs:
         values = [lookup(r, spec.path, spec.default) for r in rows]
-        data[spec.name], odd = column_of(values, spec)
+        data[spec.name], odd = column_of(values, spec, finite=True)
         if odd:
             skipped[spec.path] = skipped.get(spec.path, 0) + odd
     frame = pd.DataFrame(data)

@@ -7,12 +7,18 @@ A table holds the seven fields of an event (`name` as the events frame has it, t
 `kind.name`), `data` as its JSON text, the `day` of the file it was read from (TC-2: per-day
 totals follow the files, not UTC dates) and any columns extracted from `data`
 (`read_trace(columns=...)`). DuckDB, Polars, pandas and Spark read the files as they are.
+
+An extracted column keeps its type. One that pandas holds as Python objects is written so that
+no value is lost: integers past 64 bits as `decimal128(38, 0)` (pandas reads them back as
+`Decimal`, DuckDB as `DECIMAL(38,0)`), or as their digits in text when one passes 38 digits;
+values Arrow cannot hold in one type (numbers and text mixed, say) as the JSON text of each.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +51,42 @@ def _texts(values: pd.Series) -> Any:
     return pa.array(texts, type=pa.large_string())
 
 
+_DECIMAL = pa.decimal128(38, 0)
+_DECIMAL_MAX = 10**38  # decimal128(38, 0) holds up to 38 digits
+
+
+def _extracted(values: pd.Series) -> Any:
+    """An extracted column as Arrow, every value kept (see the module's docstring)."""
+    if values.dtype != object:
+        return pa.Array.from_pandas(values)
+    items = [None if _missing(v) else v for v in values.tolist()]
+    present = [v for v in items if v is not None]
+    integers = bool(present) and all(type(v) is int for v in present)
+    if integers and any(not -(1 << 63) <= v < 1 << 63 for v in present):  # past int64
+        if all(-_DECIMAL_MAX < v < _DECIMAL_MAX for v in present):
+            return pa.array([None if v is None else Decimal(v) for v in items], _DECIMAL)
+        return pa.array([None if v is None else str(v) for v in items], pa.string())
+    try:
+        return pa.array(items, from_pandas=True)
+    except (
+        pa.ArrowException,
+        OverflowError,
+        TypeError,
+        ValueError,
+    ):  # no one Arrow type holds them
+        texts = [None if v is None else as_text(v).decode() for v in items]
+        return pa.array(texts, type=pa.string())
+
+
+def _missing(value: Any) -> bool:
+    return (
+        value is None
+        or value is pd.NA
+        or value is pd.NaT
+        or (isinstance(value, float) and value != value)
+    )
+
+
 def _strings(values: pd.Series) -> Any:
     return pa.array(values.astype(object).where(values.notna(), None).tolist(), type=pa.string())
 
@@ -53,8 +95,11 @@ def events_to_arrow(events: pd.DataFrame) -> Any:
     """An events frame as a `pyarrow.Table`: `EXPORT_FIELDS`, then the frame's other columns.
 
     `data` becomes JSON text whatever it held (dicts, `LazyData` or text from `data="raw"`);
-    columns extracted by `read_trace(columns=...)` keep their types. `file` and `line` are left
-    out (the Parquet file is named for the day). A frame without `day` gets an empty one.
+    columns extracted by `read_trace(columns=...)` keep their types, and an object column its
+    values (integers past 64 bits as decimal or text, see the module). `file` and `line` are
+    left out (the Parquet file is named for the day). A frame without `day` gets an empty one.
+    JSON has no infinity: a dict's `1e400` (read as inf) is written as `null` in `data`, while
+    `data="raw"` and `data="lazy"` frames keep the text as the file wrote it.
 
     Raises:
         BadRequestError: the frame lacks one of the seven fields.
@@ -74,7 +119,7 @@ def events_to_arrow(events: pd.DataFrame) -> Any:
     columns["day"] = _strings(day)
     extra = [c for c in events.columns if c not in (*EXPORT_FIELDS, "file", "line")]
     for name in extra:
-        columns[str(name)] = pa.Array.from_pandas(events[name])
+        columns[str(name)] = _extracted(events[name])
     return pa.table(columns)
 
 
@@ -92,6 +137,9 @@ def export_parquet(
         out: the folder to write to (made when missing; files of the same days are replaced).
         columns: paths into `data` to add as typed columns (see `read_trace`).
         days: only these days.
+
+    `data` is the file's own text, so a number such as `1e400` stays as written; an extracted
+    column keeps its values (integers past 64 bits as decimal or text, inf as inf).
 
     Returns:
         The files written with their rows, and the broken lines left out (TC-19).
