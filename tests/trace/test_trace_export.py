@@ -17,7 +17,7 @@ import pytest
 
 from trackerkit.cli import main
 from trackerkit.errors import BadRequestError, NotFoundError
-from trackerkit.trace import ColumnSpec, assemble_turns, read_trace, steps
+from trackerkit.trace import ColumnSpec, assemble_turns, costs_by_day, read_trace, steps
 from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 
 ROOT = Path(__file__).parents[2]
@@ -264,3 +264,19 @@ def test_a_dict_frame_writes_inf_as_null_in_data(tmp_path: Path) -> None:
     raw, _ = read_trace(folder, data="raw")
     assert events_to_arrow(dicts).column("data").to_pylist() == ['{"n":null}']
     assert events_to_arrow(raw).column("data").to_pylist() == ['{"n":1e400}']
+
+
+def test_the_readme_tells_cost_by_file_day_from_cost_by_turn_day() -> None:
+    """The SQL counts steps by their file's day, costs_by_day by their turn's first day: the
+    README's numbers for 2026-11-26 are both right, and the totals agree."""
+    events, _ = read_trace(SAMPLE)
+    done = events[events["name"] == "eve.step.completed"]
+    cost = done["data"].map(lambda d: (d.get("usage") or {}).get("costUsd")).astype(float)
+    by_file = cost.groupby(done["day"].astype(str)).sum()
+    by_turn = costs_by_day(assemble_turns(events)).set_index("day")["cost_usd"]
+    said = re.search(r"(\d{4}-\d\d-\d\d) costs \$([\d.]+) by file and \$([\d.]+) by turn", README)
+    assert said is not None
+    day, file_cost, turn_cost = said.groups()
+    assert f"{by_file[day]:.4f}" == file_cost
+    assert f"{by_turn[day]:.4f}" == turn_cost
+    assert by_file.sum() == pytest.approx(by_turn.sum())
