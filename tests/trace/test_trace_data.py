@@ -464,3 +464,18 @@ def test_a_float_column_keeps_inf(tmp_path: Path, default: Any, lines: int) -> N
         assert events.attrs["skipped"] == {}
     got, odd = column_of([math.inf, None, 1.5], ColumnSpec("f", "f", "float", default))
     assert (list(got), odd) == ([math.inf, pd.NA, 1.5], 0)
+
+
+@pytest.mark.parametrize("default", [None, 0.0])
+def test_derived_tables_read_inf_as_odd(default: Any) -> None:
+    """`extract` (steps, tool calls, deliveries: costs and times) counts ±inf as odd, at once
+    or value by value, while read_trace's float columns keep it."""
+    from trackerkit.trace._columns import extract
+
+    spec = ColumnSpec("f", "f", "float", default)
+    for values in ([1.5, math.inf], [1.5, -math.inf, None, 2]):
+        frame = extract([{"f": v} for v in values], [spec])
+        assert frame["f"].tolist()[:2] == [1.5, pd.NA if default is None else default]
+        assert frame.attrs["skipped"] == {"f": 1}
+        kept, odd = column_of(values, spec)
+        assert (list(kept)[1], odd) == (values[1], 0)
