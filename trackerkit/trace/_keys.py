@@ -1,10 +1,10 @@
 """The five key fields of event lines, interned: (turn, session, source, kind, name) -> code.
 
-A day has far fewer distinct keys than lines, so the reader works on the distinct keys: type
-checks, categories. Keys come two ways. A block taken at once gives its distinct keys as Arrow
-string columns (`_lines.py` finds them by their bytes, all at once), and each row a code into
-them; a line read on its own looks its key tuple up in `KeyTable`. `key_fields` puts both
-together at the end, so the categoricals come from small arrays.
+A day has fewer distinct keys than lines, so the reader works on the distinct keys: type
+checks, categories. Keys come two ways. A block taken at once gives its distinct key spans as
+an Arrow string array (`_lines.py` finds them by their bytes, all at once), and each row a code
+into them; a line read on its own looks its key tuple up in `KeyTable`. `key_values` puts both
+together at the end as five Arrow string columns, so the categoricals are built by Arrow.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
-import pyarrow.compute as pc  # type: ignore[import-untyped]
 
-__all__ = ["KEY_FIELDS", "STEPS", "KeyTable", "key_fields"]
+__all__ = ["KEY_FIELDS", "STEPS", "KeyTable", "key_values"]
 
 KEY_FIELDS = ("turn", "session", "source", "kind", "name")
 """The five key fields, in the order of the line (TC-4)."""
@@ -53,34 +52,55 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
         return code
 
 
-def key_fields(
-    blocks: Sequence[Any], table: KeyTable
-) -> tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]:
-    """Every key's five values as codes, and each field's distinct values the codes index.
+_QUOTE = ord('"')
+_QUOTES = 23
+"""The quotes of a key span, `","turn":"…","session":"…",…,"name":"…","data":` (its values hold
+none): value i sits between quotes 3 + 4i and 4 + 4i."""
+
+
+def _span_values(spans: Any) -> list[Any]:
+    """The five values of each key span, as five Arrow string arrays (no Python string made)."""
+    spans = spans.combine_chunks() if isinstance(spans, pa.ChunkedArray) else spans
+    offsets = np.frombuffer(spans.buffers()[1], dtype=np.int64)[
+        spans.offset : spans.offset + len(spans) + 1
+    ]
+    data = spans.buffers()[2]
+    octets = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    found = np.flatnonzero(octets == _QUOTE)
+    found += offsets[0]
+    quotes = found.reshape(len(spans), _QUOTES)
+    columns = []
+    for i in range(len(KEY_FIELDS)):
+        edges = np.empty(2 * len(spans), dtype=np.int64)
+        edges[0::2] = quotes[:, 3 + 4 * i] + 1
+        edges[1::2] = quotes[:, 4 + 4 * i]
+        pieces = pa.Array.from_buffers(
+            pa.large_string(), 2 * len(spans) - 1, [None, pa.py_buffer(edges), data]
+        )
+        columns.append(pieces.take(pa.array(np.arange(0, 2 * len(spans), 2))))
+    return columns
+
+
+def key_values(blocks: Sequence[Any], table: KeyTable, used: np.ndarray[Any, Any]) -> list[Any]:
+    """The five values of the keys numbered `used` (ascending), as five Arrow string arrays.
 
     Keys are numbered as the rows' codes number them: the blocks' keys first (per block, an
-    Arrow string array of key spans, `","turn":"…","session":"…",…,"name":"…","data":`, each
-    proven to hold five strings without escapes or quotes), then the table's. Returns a
-    (keys, 5) array of codes and, per field, an object array of its distinct values.
+    Arrow string array of key spans, each proven to hold five strings without escapes or
+    quotes), then the table's. Used keys are all strings (rows with others were refused).
     """
-    spans = pa.concat_arrays(blocks) if blocks else None
-    first = len(spans) if spans is not None else 0
-    # Split at the quotes, a span's five values are its pieces 4, 8, 12, 16 and 20.
-    pieces = pc.split_pattern(spans, '"') if spans is not None else None
-    lined = list(table)
-    codes = np.empty((first + len(lined), len(KEY_FIELDS)), dtype=np.int64)
-    values = []
-    for i in range(len(KEY_FIELDS)):
-        distinct: dict[Any, int] = {}
-        if pieces is not None:
-            encoded = pc.dictionary_encode(pc.list_element(pieces, 4 * i + 4))
-            codes[:first, i] = encoded.indices.to_numpy(zero_copy_only=False)
-            distinct = dict(zip(encoded.dictionary.to_pylist(), count(), strict=False))
-        column = [key[i] for key in lined]
-        codes[first:, i] = np.fromiter(
-            (distinct.setdefault(v, len(distinct)) for v in column), np.int64, len(column)
-        )
-        found = np.empty(len(distinct), dtype=object)
-        found[:] = list(distinct)
-        values.append(found)
-    return codes, values
+    first = sum(len(b) for b in blocks)
+    from_blocks = used[used < first]
+    from_table = used[used >= first] - first
+    parts: list[list[Any]] = [[] for _ in KEY_FIELDS]
+    if len(from_blocks):
+        spans = pa.chunked_array(blocks, type=pa.large_string()).take(pa.array(from_blocks))
+        for part, values in zip(parts, _span_values(spans), strict=True):
+            part.append(values)
+    if len(from_table):
+        lined = list(table)
+        keys = [lined[k] for k in from_table.tolist()]
+        for i, part in enumerate(parts):
+            part.append(pa.array([key[i] for key in keys], type=pa.large_string()))
+    return [
+        pa.concat_arrays(part) if part else pa.array([], type=pa.large_string()) for part in parts
+    ]

@@ -48,7 +48,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._data import Dicts, Keeper, Refused
-from trackerkit.trace._keys import KEY_FIELDS, STEPS, KeyTable, key_fields
+from trackerkit.trace._keys import KEY_FIELDS, STEPS, KeyTable, key_values
 from trackerkit.trace._lazy import loads
 from trackerkit.trace._stamps import WIDTH, Stamps, shaped
 
@@ -129,7 +129,7 @@ class Parsed:
     """The good lines of one or more files, in row order, plus their errors.
 
     The five string fields of a line are interned as one key: each row has a code (`codes()`)
-    into the keys, numbered as `key_fields()` numbers them: the distinct keys of each block
+    into the keys, numbered as `key_values()` numbers them: the distinct keys of each block
     taken at once (`blocks`, Arrow structs of five strings), then the keys of lines read one
     by one (`table`, which may hold keys of lines later refused: count codes before using keys).
     `stamps` holds each row's `ts` (parsed all at once at the end); each of `keepers` keeps
@@ -160,7 +160,7 @@ class Parsed:
             self.keys = []
 
     def codes(self) -> np.ndarray[Any, Any]:
-        """Every row's code into the keys of `key_fields()` (-1: a key that is no key), in row order."""
+        """Every row's code into the keys of `key_values()` (-1: a key that is no key), in row order."""
         self._close_pending()
         shift = self.block_keys
         parts = [c if taken else np.where(c >= 0, c + shift, -1) for c, taken in self._codes]
@@ -168,9 +168,13 @@ class Parsed:
             return np.empty(0, dtype=np.int64)
         return np.concatenate(parts)
 
-    def key_fields(self) -> tuple[np.ndarray[Any, Any], list[np.ndarray[Any, Any]]]:
-        """(keys, 5) codes of each key's values, and each field's distinct values they index."""
-        return key_fields(self.blocks, self.table)
+    def key_count(self) -> int:
+        """How many keys the rows' codes number."""
+        return self.block_keys + len(self.table)
+
+    def key_values(self, used: np.ndarray[Any, Any]) -> list[Any]:
+        """The five values of the keys numbered `used` (ascending), as Arrow string arrays."""
+        return key_values(self.blocks, self.table, used)
 
     def line_numbers(self) -> np.ndarray[Any, Any]:
         """The 1-based line number of every kept row, in row order."""

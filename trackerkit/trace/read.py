@@ -219,6 +219,16 @@ def _categorical(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categ
     return pd.Categorical.from_codes(ranked[codes], categories=categories, validate=False)
 
 
+def _arrow_ranked(values: Any) -> tuple[np.ndarray[Any, Any], pd.Index]:
+    """Each value's code into its sorted distinct values, and those values (Arrow throughout)."""
+    encoded = pc.dictionary_encode(values)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
+    return codes, pd.Index(encoded.dictionary.take(pa.array(order)), dtype="str")
+
+
 def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Categorical]:
     """turn, session, source, kind and the full name as categoricals, from the keys' codes.
 
@@ -226,16 +236,15 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     keys no row uses (learned from lines later refused) give no categories. Categories come from
     each field's distinct values, the full names from the distinct (kind, name) pairs.
     """
-    per_key, distinct = parsed.key_fields()
-    used = np.flatnonzero(np.bincount(codes, minlength=len(per_key)))
+    total = parsed.key_count()
+    used = np.flatnonzero(np.bincount(codes, minlength=total))
     ranks: list[np.ndarray[Any, Any]] = []
     categories: list[pd.Index] = []
-    for i, values in enumerate(distinct):
-        present = np.flatnonzero(np.bincount(per_key[used, i], minlength=len(values)))
-        ranked, names = _ranked(values[present].tolist())
-        lookup = np.full(len(values), -1, dtype=np.int64)
-        lookup[present] = ranked
-        ranks.append(lookup[per_key[:, i]])  # per key
+    for values in parsed.key_values(used):
+        per_used, names = _arrow_ranked(values)
+        per_key = np.full(total, -1, dtype=np.int64)
+        per_key[used] = per_used
+        ranks.append(per_key)
         categories.append(names)
     columns = {
         name: pd.Categorical.from_codes(ranks[i][codes], categories=categories[i], validate=False)
@@ -248,7 +257,7 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     for kind, name in zip(kinds[pairs // len(names)], names[pairs % len(names)], strict=True):
         full.append(name if name.startswith(kind + ".") else f"{kind}.{name}")
     full_ranked, full_names = _ranked(full)
-    per_pair = np.full(len(per_key), -1, dtype=np.int64)
+    per_pair = np.full(total, -1, dtype=np.int64)
     per_pair[used] = full_ranked[pair_of_used]
     columns["name"] = pd.Categorical.from_codes(
         per_pair[codes], categories=full_names, validate=False
