@@ -94,7 +94,9 @@ class TestFailuresInTheTimeline:
         name = str(turns[(turns["status"] == "failed") & (turns["failures"] > 0)]["name"].iloc[0])
         return name, turn_timeline(events, name)
 
-    def test_no_bar_is_narrower_than_a_hundredth_of_the_turn(self, failed: tuple[str, object]) -> None:
+    def test_no_bar_is_narrower_than_a_hundredth_of_the_turn(
+        self, failed: tuple[str, object]
+    ) -> None:
         """The step that failed the instant it was written still has a visible width."""
         _, figure = failed
         bars = [t for t in figure.data if t.type == "bar"]  # type: ignore[attr-defined]
@@ -111,11 +113,15 @@ class TestFailuresInTheTimeline:
         marks = next(t for t in figure.data if t.name == "failure")  # type: ignore[attr-defined]
         assert marks.marker.symbol == "x"
         error = assemble_turns(events).set_index("name").loc[name]
-        assert any(f"step failed: {error['error_class']}: {error['error']}" == text for text in marks.text)
+        assert any(
+            f"step failed: {error['error_class']}: {error['error']}" == text for text in marks.text
+        )
         assert any(text.startswith("turn failed: ") for text in marks.text)
         assert any(text.startswith("tool failed: ") for text in marks.text)
 
-    def test_the_hover_gives_the_real_length_not_the_drawn_one(self, failed: tuple[str, object]) -> None:
+    def test_the_hover_gives_the_real_length_not_the_drawn_one(
+        self, failed: tuple[str, object]
+    ) -> None:
         _, figure = failed
         bar = next(t for t in figure.data if t.name == "step failed")  # type: ignore[attr-defined]
         assert "took=" in bar.hovertemplate

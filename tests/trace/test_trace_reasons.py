@@ -44,7 +44,7 @@ def turns(events: pd.DataFrame, names: pd.Series) -> pd.DataFrame:
 
 class TestFilterTurns:
     def test_failed_turns_are_those_whose_status_is_failed(self, turns: pd.DataFrame) -> None:
-        """"failed turns" keeps status failed only, in the turns' order."""
+        """ "failed turns" keeps status failed only, in the turns' order."""
         failed = filter_turns(turns, "failed turns")
         assert len(failed) == (turns["status"] == "failed").sum() > 0
         assert failed.index.is_monotonic_increasing
@@ -100,7 +100,9 @@ class TestTurnFailures:
         assert reason["file"].endswith(f"{turn['day']}.jsonl")
         assert reason["line"] > 0
 
-    def test_the_same_failures_in_every_data_mode(self, names: pd.Series, turns: pd.DataFrame) -> None:
+    def test_the_same_failures_in_every_data_mode(
+        self, names: pd.Series, turns: pd.DataFrame
+    ) -> None:
         """Raw JSON text and lazy data give the same rows, with data as plain dicts."""
         name = turns[turns["status"] == "failed"]["name"].iloc[-1]
         frames = [
@@ -115,7 +117,12 @@ class TestTurnFailures:
 class TestPlainData:
     @pytest.mark.parametrize(
         ("value", "plain"),
-        [({"a": 1}, {"a": 1}), ('{"a": [1]}', {"a": [1]}), (b'{"a": 2}', {"a": 2}), ("no json", "no json")],
+        [
+            ({"a": 1}, {"a": 1}),
+            ('{"a": [1]}', {"a": [1]}),
+            (b'{"a": 2}', {"a": 2}),
+            ("no json", "no json"),
+        ],
         ids=["dict", "text", "bytes", "not json"],
     )
     def test_values(self, value: object, plain: object) -> None:
@@ -134,7 +141,9 @@ class TestFailureReason:
         reason = failures[failures["reason"].astype(bool)].iloc[0]
         assert f"`{Path(reason['file']).name}:{reason['line']}`" in text
 
-    def test_a_missing_message_is_said(self, events: pd.DataFrame, names: pd.Series, turns: pd.DataFrame) -> None:
+    def test_a_missing_message_is_said(
+        self, events: pd.DataFrame, names: pd.Series, turns: pd.DataFrame
+    ) -> None:
         turn = turns[turns["error_class"].notna() & turns["error"].isna()].iloc[0]
         text = failure_reason(turn_failures(events, turn["name"], names), turn["status"], 1)
         assert "(no message)" in text
