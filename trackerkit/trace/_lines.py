@@ -349,7 +349,7 @@ def _key_spans(
     """The distinct key spans of a block's lines (an Arrow string array), and each line's code
     into them; None when a span is not five plain strings in order (see the module docstring).
 
-    Only matched here (a regular expression without groups is fast); `_keys.key_fields` reads
+    Only matched here (a regular expression without groups is fast); `_keys.key_values` reads
     the five values out of the spans of every block at once.
     """
     lines = len(spans_at)
