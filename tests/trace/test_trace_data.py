@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace import ColumnSpec, read_trace
 from trackerkit.trace._columns import _absent, _column, column_of, fits, lookup
-from trackerkit.trace._data import as_text
+from trackerkit.trace._lazy import as_text
 from trackerkit.trace.synthetic import synthetic_day
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"

@@ -18,8 +18,6 @@ decoded by the slow path (`value`), in row order; `keep` drops refused rows afte
 
 from __future__ import annotations
 
-import json
-import math
 from collections import Counter
 from collections.abc import Sequence
 from itertools import compress
@@ -28,13 +26,12 @@ from typing import Any, Literal
 
 import msgspec
 import numpy as np
-import orjson
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 
 from trackerkit.errors import BadRequestError
 from trackerkit.trace._columns import ColumnSpec, ColumnType, column_of, fits
-from trackerkit.trace._lazy import LazyData, decode
+from trackerkit.trace._lazy import LazyData, as_text, decode
 
 __all__ = [
     "DATA_MODES",
@@ -47,7 +44,6 @@ __all__ = [
     "Paths",
     "Refused",
     "Texts",
-    "as_text",
     "column_specs",
     "keeper",
 ]
@@ -55,31 +51,6 @@ __all__ = [
 DataMode = Literal["dict", "raw", "lazy", "none"]
 DATA_MODES: tuple[str, ...] = ("dict", "raw", "lazy", "none")
 """What `read_trace(data=...)` accepts."""
-
-_DEPTH = 200
-"""Nesting kept when a decoded value must be written back as JSON text deeper than orjson goes."""
-
-
-def _shallow(value: Any, depth: int) -> Any:
-    if isinstance(value, dict | list):
-        if depth <= 0:
-            return "…[deep]"  # TC-7's mark
-        if isinstance(value, dict):
-            return {k: _shallow(v, depth - 1) for k, v in value.items()}
-        return [_shallow(v, depth - 1) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None  # as orjson writes it
-    return value
-
-
-def as_text(value: Any) -> bytes:
-    """`value` as compact JSON bytes (orjson; past its limits, cut to 200 levels)."""
-    try:
-        return orjson.dumps(value)
-    except orjson.JSONEncodeError:  # nested past 255 levels, an integer past 64 bits
-        return json.dumps(
-            _shallow(value, _DEPTH), ensure_ascii=False, separators=(",", ":")
-        ).encode()
 
 
 class Refused(Exception):  # noqa: N818 (a signal inside the reader, never raised to users)

@@ -16,6 +16,7 @@ bytes (`LazyData(x.to_json())`) to let the rest go.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 import orjson
 
-__all__ = ["LazyData", "decode", "jsonable", "loads"]
+__all__ = ["LazyData", "as_text", "decode", "jsonable", "loads"]
 
 
 def _number(digits: str) -> int | float:
@@ -72,6 +73,32 @@ def decode(raw: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"data is a {type(value).__name__}, not an object")
     return value
+
+
+_DEPTH = 200
+"""Nesting kept when a decoded value must be written back as JSON text deeper than orjson goes."""
+
+
+def _shallow(value: Any, depth: int) -> Any:
+    if isinstance(value, dict | list):
+        if depth <= 0:
+            return "…[deep]"  # TC-7's mark
+        if isinstance(value, dict):
+            return {k: _shallow(v, depth - 1) for k, v in value.items()}
+        return [_shallow(v, depth - 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None  # as orjson writes it
+    return value
+
+
+def as_text(value: Any) -> bytes:
+    """`value` as compact JSON bytes (orjson; past its limits, cut to 200 levels)."""
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested past 255 levels, an integer past 64 bits
+        return json.dumps(
+            _shallow(value, _DEPTH), ensure_ascii=False, separators=(",", ":")
+        ).encode()
 
 
 class _Base(msgspec.Struct, gc=False, eq=False):
@@ -129,10 +156,7 @@ class LazyData(_Shape):
         """The object as JSON bytes, without decoding it when it was never decoded."""
         if self._dict is None:
             return bytes(self._raw)
-        try:
-            return orjson.dumps(self._dict)
-        except orjson.JSONEncodeError:  # an integer past 64 bits: the standard library writes it
-            return json.dumps(self._dict, ensure_ascii=False, separators=(",", ":")).encode()
+        return as_text(self._dict)
 
     def copy(self) -> dict[str, Any]:
         """A shallow copy as a plain, mutable dict (like `dict.copy`)."""

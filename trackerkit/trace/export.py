@@ -28,8 +28,8 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace._columns import ColumnSpec
-from trackerkit.trace._data import as_text, column_specs
-from trackerkit.trace._lazy import LazyData
+from trackerkit.trace._data import column_specs
+from trackerkit.trace._lazy import LazyData, as_text
 from trackerkit.trace.read import _files_of, day_of, read_trace
 
 __all__ = ["EXPORT_FIELDS", "events_to_arrow", "export_parquet"]
