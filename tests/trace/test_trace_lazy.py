@@ -180,3 +180,15 @@ class TestReader:
         assert errors == []
         assert [d["n"] for d in events["data"]] == [1, 2, 3]
         assert set(events["ts"]) == {pd.Timestamp("2026-03-01T10:00:00Z")}
+
+
+def test_to_json_of_a_decoded_value_is_json() -> None:
+    """An integer past 64 bits beside inf: the text is still JSON (inf as null, as orjson writes
+    it; the standard library alone would write Infinity), and the integer stays exact."""
+    lazy = LazyData(b'{"big":18446744073709551616,"far":1e400,"n":[1,2]}')
+    assert lazy["far"] == float("inf")
+    assert json.loads(lazy.to_json(), parse_constant=lambda name: pytest.fail(name)) == {
+        "big": 2**64,
+        "far": None,
+        "n": [1, 2],
+    }
