@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -250,6 +251,16 @@ class TestBrokenLines:
         events, errors = read_trace(tmp_path)
         assert list(events["line"]) == [1]
         assert [(e.line, "not valid JSON" in e.reason) for e in errors] == [(2, True)]
+
+    def test_a_folder_name_that_is_not_utf8(self, tmp_path: Path, line: Line) -> None:
+        """A folder named on another system (a byte that is not UTF-8) is read; the frame and the
+        errors name its files with the byte escaped, as a string column can hold them."""
+        folder = tmp_path / os.fsdecode(b"caf\xff")
+        folder.mkdir()
+        _write(folder, "2026-03-01.jsonl", line(), b"{nope")
+        events, errors = read_trace(folder)
+        assert events["file"].tolist() == [f"{tmp_path}/caf\\xff/2026-03-01.jsonl"]
+        assert [(e.file, e.line) for e in errors] == [(f"{tmp_path}/caf\\xff/2026-03-01.jsonl", 2)]
 
     def test_strict_returns_the_frame_alone(self, tmp_path: Path, line: Line) -> None:
         """With strict=True and no broken line, read_trace returns just the frame."""

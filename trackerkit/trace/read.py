@@ -191,26 +191,21 @@ def _drop_rows(
     return keep
 
 
-def _order(names: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """The order that sorts distinct strings: by Arrow (UTF-8 bytes sort as code points do, as
-    Python sorts), far faster than numpy's sort of Python objects; numpy's for anything else."""
-    try:
-        return pc.array_sort_indices(pa.array(names, type=pa.large_string())).to_numpy()  # type: ignore[no-any-return]
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeEncodeError):  # not all str, or surrogates
-        return np.argsort(names, kind="stable")
+def _ranked(values: Any) -> tuple[np.ndarray[Any, Any], pd.Index]:
+    """Each value's code into the sorted distinct values (-1 for None), and those values.
 
-
-def _ranked(labels: Sequence[Any]) -> tuple[np.ndarray[Any, Any], pd.Index]:
-    """Each label's code into the sorted distinct labels (-1 for None), and those labels."""
-    array = np.empty(len(labels), dtype=object)
-    array[:] = labels
-    merged, uniques = pd.factorize(array)  # None -> -1
-    names = np.asarray(uniques, dtype=object)
-    order = _order(names)
-    rank = np.empty(len(order) + 1, dtype=np.int64)  # the last slot: -1 stays -1
+    `values`: strings (or None), as a list or an Arrow array. Arrow encodes and sorts them
+    (UTF-8 bytes sort as code points do, as Python sorts strings).
+    """
+    if not isinstance(values, pa.Array):
+        values = pa.array(list(values), type=pa.large_string())
+    encoded = pc.dictionary_encode(values)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    rank = np.empty(len(order) + 1, dtype=np.int64)  # the last slot: None stays -1
     rank[order] = np.arange(len(order))
     rank[-1] = -1
-    return rank[merged], pd.Index(names[order], dtype="str")
+    codes = rank[pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)]
+    return codes, pd.Index(encoded.dictionary.take(pa.array(order)), dtype="str")
 
 
 def _categorical(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categorical:
@@ -219,14 +214,10 @@ def _categorical(codes: np.ndarray[Any, Any], labels: Sequence[Any]) -> pd.Categ
     return pd.Categorical.from_codes(ranked[codes], categories=categories, validate=False)
 
 
-def _arrow_ranked(values: Any) -> tuple[np.ndarray[Any, Any], pd.Index]:
-    """Each value's code into its sorted distinct values, and those values (Arrow throughout)."""
-    encoded = pc.dictionary_encode(values)
-    order = pc.array_sort_indices(encoded.dictionary).to_numpy()
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return codes, pd.Index(encoded.dictionary.take(pa.array(order)), dtype="str")
+def _label(path: Path) -> str:
+    """A file's name as the frame and the errors show it: bytes of the name that are not UTF-8
+    (a folder named on another system) as `\\xff` escapes, which any string column holds."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Categorical]:
@@ -241,7 +232,7 @@ def _key_columns(parsed: Parsed, codes: np.ndarray[Any, Any]) -> dict[str, pd.Ca
     ranks: list[np.ndarray[Any, Any]] = []
     categories: list[pd.Index] = []
     for values in parsed.key_values(used):
-        per_used, names = _arrow_ranked(values)
+        per_used, names = _ranked(values)
         per_key = np.full(total, -1, dtype=np.int64)
         per_key[used] = per_used
         ranks.append(per_key)
@@ -372,7 +363,7 @@ def parse_file(
     parsed = _parsed(data, columns)
     target = Path(path)
     with _gc_paused():
-        parse_into(target, str(target), day_of(target), parsed)
+        parse_into(target, _label(target), day_of(target), parsed)
         events = _finish(parsed, _frame(parsed))
     if strict and parsed.errors:
         raise parsed.errors[0]
@@ -464,7 +455,7 @@ def read_trace(
         _gc_paused(),
     ):
         for target in files:
-            parse_into(target, str(target), day_of(target), parsed, bar.update)
+            parse_into(target, _label(target), day_of(target), parsed, bar.update)
         events = _finish(parsed, _frame(parsed))
     if strict:
         if parsed.errors:  # the first in file and line order (a bad `ts` shows only at the end)
