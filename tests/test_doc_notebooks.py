@@ -174,14 +174,21 @@ def test_a_browser_path_that_is_no_program_is_named(
     assert "none of chromium" in why
 
 
-def test_the_system_chromium_draws_the_png() -> None:
-    """kaleido drives the installed Chromium (never a downloaded one) and stores a real PNG."""
+def _system_browser() -> tuple[Any, str]:
+    """The notebook runner and the installed Chromium it would drive; the test is skipped without
+    one (failed when TRACKERKIT_REQUIRE_BROWSER=1)."""
     execute = _script("execute_notebooks")
     browser, why = execute.find_browser()
     if browser is None:
         if os.environ.get("TRACKERKIT_REQUIRE_BROWSER") == "1":
             pytest.fail(f"TRACKERKIT_REQUIRE_BROWSER=1 but {why}", pytrace=False)
         pytest.skip(why)
+    return execute, browser
+
+
+def test_the_system_chromium_draws_the_png() -> None:
+    """kaleido drives the installed Chromium (never a downloaded one) and stores a real PNG."""
+    execute, browser = _system_browser()
     notebook = _figure_notebook()
     execute.add_images(notebook, browser)
     data = notebook.cells[0].outputs[0].data
@@ -191,12 +198,7 @@ def test_the_system_chromium_draws_the_png() -> None:
 
 def test_the_png_is_drawn_where_an_event_loop_already_runs() -> None:
     """Inside a running loop (a kernel, or Playwright's sync API earlier in one test process)."""
-    execute = _script("execute_notebooks")
-    browser, why = execute.find_browser()
-    if browser is None:
-        if os.environ.get("TRACKERKIT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"TRACKERKIT_REQUIRE_BROWSER=1 but {why}", pytrace=False)
-        pytest.skip(why)
+    execute, browser = _system_browser()
     notebook = _figure_notebook()
 
     async def inside_a_loop() -> None:
