@@ -37,6 +37,7 @@ a failure; on a machine without Chromium the browser tests are skipped with the 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -102,12 +103,21 @@ WATCH_ERRORS = """
 """
 
 
+#: A browser step that timed out (Playwright's TimeoutError: the page did not answer in 60 s) runs
+#: the journey once more from a fresh server and page, reported as a rerun (`R`) in the summary;
+#: twice is a failure. Assertions, server tracebacks and page errors are never rerun. On a shared
+#: two-core CI machine a page has once stalled a whole minute on a click (no retry in Playwright's
+#: log: the renderer did not paint), which a person would answer by reloading.
+RERUN = pytest.mark.flaky(reruns=1, only_rerun=[r"^TimeoutError: "])
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test under tests/browser/ that drives the browser as a browser test."""
+    """Mark every test under tests/browser/ that drives the browser as a browser test (see RERUN)."""
     here = Path(__file__).parent
     for item in items:
         if here in Path(str(item.fspath)).parents and "browser" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.browser)
+            item.add_marker(RERUN)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -287,7 +297,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def open_page(browser: Any, watch: Watch) -> Iterator[Callable[[str, str], Any]]:
+def open_page(
+    browser: Any, watch: Watch, request: pytest.FixtureRequest
+) -> Iterator[Callable[[str, str], Any]]:
     """Open `url` in a new page watched for marimo errors; wait for an `h1` holding `heading`."""
     pages: list[Any] = []
 
@@ -302,9 +314,24 @@ def open_page(browser: Any, watch: Watch) -> Iterator[Callable[[str, str], Any]]
         return page
 
     yield open_
-    for page in pages:
-        if not page.is_closed():
-            page.close()
+    failed = getattr(request.node, "failed_call", False)
+    for number, page in enumerate(pages):
+        if page.is_closed():
+            continue
+        if failed:  # what the page showed when the test failed, for the person who reads the failure
+            with contextlib.suppress(Exception):
+                ARTIFACTS.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(ARTIFACTS / f"FAILED-{_slug(request.node.nodeid)}-{number}.png"), timeout=10_000)
+        page.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[Any]:
+    """Note on the item whether its body failed (the page fixture saves a screenshot then)."""
+    report = yield
+    if call.when == "call" and report.failed:
+        item.failed_call = True  # type: ignore[attr-defined]
+    return report
 
 
 def take_screenshot(page: Any, name: str, top: Any = None) -> Path:

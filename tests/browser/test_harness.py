@@ -3,17 +3,20 @@
 A tiny app whose cell raises is served both ways (`marimo run`, `marimo edit` with its cells run
 on opening); the harness must find the traceback in the server's log and the marimo error on
 the page. The test reads and clears those findings itself, so it passes only when both were seen.
+The rerun of a timed-out journey is tried on tests that time out and fail on purpose.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .conftest import MARIMO, Watch
+from .conftest import MARIMO, RERUN, Watch
 
 BROKEN = '''
 import marimo
@@ -104,3 +107,56 @@ def test_a_change_to_the_bundled_data_is_reported(tmp_path: Path, monkeypatch: p
     assert watch.problems() == []
     tracker.unlink()
     assert watch.problems() == ["an app changed the repository's bundled data: data/trackers/a.json"]
+
+
+RERUN_TRIAL = """
+import pytest
+from pathlib import Path
+
+MARK = pytest.mark.flaky(**{kwargs!r})
+TRIES = Path(__file__).with_name("tries")
+
+
+def _tried(name):
+    tries = TRIES / name
+    tries.parent.mkdir(exist_ok=True)
+    tries.write_text(tries.read_text() + "." if tries.exists() else ".")
+    return len(tries.read_text())
+
+
+class TimeoutError(Exception):  # named as Playwright's is
+    pass
+
+
+@MARK
+def test_times_out_once():
+    if _tried("once") == 1:
+        raise TimeoutError("Locator.click: Timeout 60000ms exceeded.")
+
+
+@MARK
+def test_times_out_always():
+    _tried("always")
+    raise TimeoutError("Locator.click: Timeout 60000ms exceeded.")
+
+
+@MARK
+def test_asserts():
+    _tried("asserts")
+    assert False, "the page shows the wrong value"
+"""
+
+
+def test_a_timed_out_journey_runs_once_more_and_nothing_else_does(tmp_path: Path) -> None:
+    """A timeout is run again once (passing the second time passes, twice fails); an assertion is not."""
+    (tmp_path / "test_trial.py").write_text(RERUN_TRIAL.format(kwargs=RERUN.kwargs))
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    tries = {name: len((tmp_path / "tries" / name).read_text()) for name in ("once", "always", "asserts")}
+    assert tries == {"once": 2, "always": 2, "asserts": 1}, run.stdout
+    assert "2 failed, 1 passed, 2 rerun" in run.stdout, run.stdout
