@@ -108,7 +108,7 @@ WATCH_ERRORS = """
 #: twice is a failure. Assertions, server tracebacks and page errors are never rerun. On a shared
 #: two-core CI machine a page has once stalled a whole minute on a click (no retry in Playwright's
 #: log: the renderer did not paint), which a person would answer by reloading.
-RERUN = pytest.mark.flaky(reruns=1, only_rerun=[r"^TimeoutError: "])
+RERUN = pytest.mark.flaky(reruns=1, only_rerun=[r"\bTimeoutError: "])
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -124,7 +124,7 @@ def _tried(name):
     return len(tries.read_text())
 
 
-class TimeoutError(Exception):  # named as Playwright's is
+class TimeoutError(Exception):  # named as Playwright's is (reported module-qualified by some versions)
     pass
 
 
