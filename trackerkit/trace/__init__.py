@@ -19,6 +19,7 @@ from trackerkit.errors import TraceLineError
 from trackerkit.trace._columns import ColumnSpec
 from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
+from trackerkit.trace.event_data import plain_data
 from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
 from trackerkit.trace.folder import SkippedFile, folder_days
@@ -50,7 +51,6 @@ from trackerkit.trace.reasons import (
     error_cells,
     failure_reason,
     filter_turns,
-    plain_data,
     turn_failures,
 )
 from trackerkit.trace.sample import write_days

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, extract
+from trackerkit.trace.event_data import readable, require_data
 from trackerkit.trace.failure import error_of, failure_of
 from trackerkit.trace.turns import assign_turns
 
@@ -133,16 +134,21 @@ _TRUNCATED = "…[truncated]"
 
 
 def _records(
-    events: pd.DataFrame, names: pd.Series | None, wanted: set[str]
+    events: pd.DataFrame, names: pd.Series | None, wanted: set[str], what: str
 ) -> Iterator[dict[str, Any]]:
-    """The events named in `wanted` as plain dicts with their `turn_name`, in `ts` order."""
+    """The events named in `wanted` as plain dicts with their `turn_name`, in `ts` order.
+
+    Raises:
+        BadRequestError: the events have no `data` column (read with data="none").
+    """
+    require_data(events, what)
     turn_names = (
         names
         if names is not None
         else (events["turn_name"] if "turn_name" in events.columns else assign_turns(events))
     )
     mask = events["name"].astype(str).isin(wanted).to_numpy()
-    picked = events[mask].copy()
+    picked = readable(events[mask], what).copy()
     picked["turn_name"] = turn_names[mask].to_numpy()
     picked = picked.sort_values("ts", kind="stable")
     columns = [
@@ -169,7 +175,7 @@ def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     message it gave. Both are None for a step without a failure.
     """
     wanted = {"eve.step.completed", "eve.step.failed", "eve.action.result"}
-    records = list(_records(events, names, wanted))
+    records = list(_records(events, names, wanted, "steps"))
     tools: dict[tuple[Any, ...], tuple[str, str | None]] = {}
     for rec in records:
         if rec["name"] == "eve.action.result":
@@ -196,7 +202,8 @@ def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
     """
     calls: dict[tuple[str, str], dict[str, Any]] = {}
     rows: list[dict[str, Any]] = []
-    for rec in _records(events, names, {"eve.actions.requested", "eve.action.result"}):
+    wanted = {"eve.actions.requested", "eve.action.result"}
+    for rec in _records(events, names, wanted, "tool_calls"):
         data = rec["data"]
         where = {k: rec[k] for k in ("ts", "turn_name", "turn", "session")}
         if rec["name"] == "eve.actions.requested":
@@ -250,7 +257,7 @@ def deliveries(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
     waiting: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
     rows: list[dict[str, Any]] = []
     wanted = {"gate.outbound", "outbox.delivered", "outbox.failed"}
-    for rec in _records(events, names, wanted):
+    for rec in _records(events, names, wanted, "deliveries"):
         group = (rec["turn_name"],) if rec["turn_name"] else (rec["session"], rec["source"])
         where = {k: rec[k] for k in ("ts", "turn_name", "turn", "session", "source")}
         if rec["name"] == "gate.outbound":
@@ -272,7 +279,7 @@ def deliveries(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
 def gates(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     """One row per gate verdict, inbound, web and outbound (columns `GATE_COLUMNS`)."""
     records = []
-    for rec in _records(events, names, {"gate.inbound", "gate.web", "gate.outbound"}):
+    for rec in _records(events, names, {"gate.inbound", "gate.web", "gate.outbound"}, "gates"):
         rec["gate"] = rec["name"].split(".", 1)[1]
         records.append(rec)
     return extract(records, GATE_COLUMNS)
@@ -301,7 +308,7 @@ def _marks(value: Any, path: str) -> Iterator[tuple[str, str, str | None]]:
 def markers(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     """One row per writer's mark: `traceTrimmed`, `traceUnreadable` and the value marks (TC-7)."""
     rows = []
-    for rec in _records(events, names, set(events["name"].astype(str).unique())):
+    for rec in _records(events, names, set(events["name"].astype(str).unique()), "markers"):
         data = rec["data"]
         found: list[tuple[str, str, str | None]] = [
             (flag, f"data.{flag}", None)

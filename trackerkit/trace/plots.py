@@ -15,9 +15,9 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from trackerkit.trace.costs import costs_by_day
+from trackerkit.trace.event_data import plain_data
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.frames import steps, tool_calls
-from trackerkit.trace.reasons import plain_data
 from trackerkit.trace.turns import assemble_turns, turn_events
 
 __all__ = [

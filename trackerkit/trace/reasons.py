@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any, Literal
 
-import orjson
 import pandas as pd
 
 from trackerkit.errors import BadRequestError
 from trackerkit.trace._columns import ColumnSpec, empty_frame
+from trackerkit.trace.event_data import plain_data, readable
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.turns import turn_events
 
@@ -28,7 +28,6 @@ __all__ = [
     "error_cells",
     "failure_reason",
     "filter_turns",
-    "plain_data",
     "turn_failures",
 ]
 
@@ -88,24 +87,6 @@ def filter_turns(turns: pd.DataFrame, show: str) -> pd.DataFrame:
     raise BadRequestError(f"{show!r} is not a turn filter; use one of {', '.join(TURN_FILTERS)}.")
 
 
-def plain_data(value: Any) -> Any:
-    """An event's `data` as plain dicts and lists, whichever mode it was read in.
-
-    A dict is given back as it is; JSON text (`data="raw"`) is parsed (text that is not JSON
-    stays text); another mapping (`LazyData`) becomes a dict.
-    """
-    if isinstance(value, dict):
-        return value
-    if isinstance(value, str | bytes):
-        try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return value
-    if isinstance(value, Mapping):
-        return {str(k): plain_data(v) if isinstance(v, Mapping) else v for k, v in value.items()}
-    return value
-
-
 def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> pd.DataFrame:
     """Every event of one turn that records a failure, in `ts` order (columns `FAILURE_COLUMNS`).
 
@@ -121,7 +102,7 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     Raises:
         NotFoundError: no turn has that name.
     """
-    picked = turn_events(events, name, names)
+    picked = turn_events(readable(events, "turn_failures"), name, names)
     rows: list[dict[str, Any]] = []
     for position, (event, data) in enumerate(
         zip(picked["name"].astype(str), picked["data"], strict=True)

@@ -29,6 +29,7 @@ import pandas as pd
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.trace._columns import empty_frame
 from trackerkit.trace._turn_table import TURN_COLUMNS, build
+from trackerkit.trace.event_data import plain_data, readable, require_data
 
 __all__ = [
     "ORPHAN_COLUMNS",
@@ -85,7 +86,7 @@ class _Plan:
         rows = np.flatnonzero((events["name"] == "turn.bound").to_numpy(dtype=bool))
         for row in rows[np.argsort(self.ts[rows], kind="stable")].tolist():
             session, turn = session_values[session_codes[row]], _base(turn_values[turn_codes[row]])
-            data = events["data"].iat[row]
+            data = plain_data(events["data"].iat[row])  # JSON text too (data="raw")
             if not session or not turn or turn.startswith("tg:"):
                 continue
             code = self._label(f"{session}/{turn}")
@@ -176,6 +177,7 @@ def _orphan_reason(turn: str, session: str) -> str:
 
 def assign_turns(events: pd.DataFrame) -> pd.Series:
     """The name of every event's turn (`<session>/<turn_N>`), None for an orphan; aligned with `events`."""
+    require_data(events, "assign_turns")
     if events.empty:
         return pd.Series([], index=events.index, dtype=object, name="turn_name")
     return pd.Series(_Plan(events).names, index=events.index, dtype=object, name="turn_name")
@@ -183,6 +185,7 @@ def assign_turns(events: pd.DataFrame) -> pd.Series:
 
 def orphans(events: pd.DataFrame) -> pd.DataFrame:
     """The rows no turn takes, with the reason in words; listed, never dropped (TC-14)."""
+    require_data(events, "orphans")
     if events.empty:
         return pd.DataFrame(columns=ORPHAN_COLUMNS)
     plan = _Plan(events)
@@ -219,7 +222,11 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     Args:
         events: an events frame from `read_trace`.
         names: the turn names from `assign_turns`, when already computed.
+
+    Raises:
+        BadRequestError: the events have no `data` column (read with data="none").
     """
+    events = readable(events, "assemble_turns")
     if events.empty:
         return empty_frame(TURN_COLUMNS)
     if names is None:

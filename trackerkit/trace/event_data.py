@@ -1,0 +1,75 @@
+"""Each event's `data` as plain values, whichever `data=` mode the events were read in.
+
+`read_trace` gives `data` as dicts (the default), as JSON text (`data="raw"`), as `LazyData`
+mappings (`data="lazy"`), or not at all (`data="none"`, or `columns=` alone). The turn and
+table helpers (`assemble_turns`, `steps`, `tool_calls`, `turn_failures`, …) read inside each
+event's `data`, so they take the events through `readable` first: JSON text is decoded as the
+reader decodes it, and a frame without `data` is refused with what to do instead of giving
+empty tables or wrong totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from trackerkit.errors import BadRequestError
+from trackerkit.trace._lazy import loads
+
+__all__ = ["plain_data", "readable", "require_data"]
+
+_NO_DATA = (
+    "{what} reads each event's data, and these events have no `data` column (read with "
+    "data='none' or with columns= alone). Read the days with `read_trace(path)` (data as dicts, "
+    "the default), or add data='raw' or data='lazy' to the columns= read."
+)
+
+
+def plain_data(value: Any) -> Any:
+    """An event's `data` as plain dicts and lists, whichever mode it was read in.
+
+    A dict is given back as it is; JSON text (`data="raw"`) is parsed as the reader parses it
+    (integers exact at any size; text that is not JSON stays text); another mapping
+    (`LazyData`) becomes a dict.
+    """
+    if isinstance(value, dict):
+        return value
+    if isinstance(value, str | bytes):
+        try:
+            return loads(value.encode("utf-8") if isinstance(value, str) else value)
+        except (ValueError, RecursionError):  # UnicodeError (a lone surrogate) included
+            return value
+    if isinstance(value, Mapping):
+        return {str(k): plain_data(v) if isinstance(v, Mapping) else v for k, v in value.items()}
+    return value
+
+
+def require_data(events: pd.DataFrame, what: str = "this helper") -> None:
+    """Refuse events without a `data` column, saying how to read them with one.
+
+    Raises:
+        BadRequestError: no `data` column.
+    """
+    if "data" not in events.columns:
+        raise BadRequestError(_NO_DATA.format(what=what))
+
+
+def readable(events: pd.DataFrame, what: str = "this helper") -> pd.DataFrame:
+    """`events` with a `data` the helpers can read inside: JSON text decoded, the rest as is.
+
+    Events read with dicts or `LazyData` (mappings) are given back unchanged (no copy).
+
+    Raises:
+        BadRequestError: the events have no `data` column; the message says how to read them.
+    """
+    require_data(events, what)
+    column = events["data"]
+    if column.dtype == object:  # dicts or mappings, unless a frame made by hand holds JSON text
+        first = next((v for v in column if isinstance(v, Mapping | str | bytes)), None)
+        if not isinstance(first, str | bytes):
+            return events
+    values = np.fromiter(map(plain_data, column.tolist()), dtype=object, count=len(column))
+    return events.assign(data=pd.Series(values, index=events.index, dtype=object))
