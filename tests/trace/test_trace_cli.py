@@ -213,6 +213,30 @@ class TestWhichFolder:
             "more: not named YYYY-MM-DD.jsonl; old: a folder, not a day file\n",
         )
 
+    @pytest.mark.parametrize(
+        "argv",
+        [
+            ["days", "{path}"],
+            ["turns", "2026-03-01", "--dir", "{path}"],
+            ["export", "{path}", "--parquet", "{path}/out"],
+        ],
+    )
+    def test_entries_beside_the_days_are_named_with_why(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str]
+    ) -> None:
+        """Found when tried: with one real day present, misnamed files were skipped without a
+        word. They are named on standard error (the output stays clean for --json)."""
+        (tmp_path / "2026-03-01.jsonl").write_bytes((DAYS / "tc10" / "2026-03-01.jsonl").read_bytes())
+        for name in ("2026-11-4.jsonl", "2026-11-05.json", "2026-02-30.jsonl"):
+            (tmp_path / name).write_text("")
+        args = [a.replace("{path}", str(tmp_path)) for a in argv]
+        code, out, err = _run(capsys, "trace", *args)
+        assert code == 0 and out
+        assert err == (
+            f"note: not read in {tmp_path}: 2026-02-30.jsonl: 2026-02-30 is not a real date; "
+            "2026-11-05.json, 2026-11-4.jsonl: not named YYYY-MM-DD.jsonl\n"
+        )
+
     def test_an_empty_folder(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
         """An empty folder is not a table of no rows."""
         assert _run(capsys, "trace", "days", str(tmp_path), "--json") == (

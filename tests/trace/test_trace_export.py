@@ -248,6 +248,22 @@ class TestIntegersPast64Bits:
         assert pq.read_table(tmp_path / "o" / "2026-03-01.parquet").column("n").to_pylist() == back
 
 
+def test_values_a_typed_column_cannot_hold_are_counted_aloud(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found when tried: `--column vi=v:int` wrote nulls without a word. The library warns with
+    the count by path; the command prints it as a note (and in --json)."""
+    folder = _day_of(tmp_path / "d", [b"%d" % BIG, b"5", b'"five"', b"null"])
+    with pytest.warns(UserWarning, match=r"^2 value\(s\) not of their column's type .*: data\.n 2$"):
+        export_parquet(folder, tmp_path / "o", columns=[ColumnSpec("n", "n", "int")])
+    argv = ["trace", "export", str(folder), "--parquet", str(tmp_path / "o"), "--column", "n=n:int"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1].startswith("note: 2 value(s) not of their column's type")
+    assert main([*argv, "--json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["notes"] == [out.splitlines()[-1][len("note: ") :]]
+
+
 def test_a_float_column_keeps_inf_in_the_export(tmp_path: Path) -> None:
     """1e400 reads as inf; a float column and the Parquet file keep it (Float64 holds it)."""
     folder = _day_of(tmp_path / "d", [b"1e400", b"-1e400", b"2.5"])

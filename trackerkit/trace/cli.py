@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
@@ -91,7 +92,16 @@ def trace_folder(given: str | None) -> Path:
     if not days:
         what = f"; skipped {_skipped(skipped)}" if skipped else " (it is empty)"
         raise NotFoundError(f"no trace day files (YYYY-MM-DD.jsonl) in {folder}{what}")
+    _note_skipped(folder, skipped)
     return folder
+
+
+def _note_skipped(folder: Path, skipped: list[SkippedFile] | None = None) -> None:
+    """Say on standard error which entries of a folder of days are not read, and why."""
+    if skipped is None:
+        _days, skipped = folder_days(folder)
+    if skipped:
+        print(f"note: not read in {folder}: {_skipped(skipped)}", file=sys.stderr)
 
 
 _JSON_DEPTH = 200
@@ -272,12 +282,18 @@ def _column(value: str) -> str | ColumnSpec:
 def _export(args: argparse.Namespace) -> int:
     if args.parquet is None:
         raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
-    written, errors = export_parquet(args.path, args.parquet, columns=args.column or None)
+    if Path(args.path).is_dir():
+        _note_skipped(Path(args.path))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        written, errors = export_parquet(args.path, args.parquet, columns=args.column or None)
+    notes = [str(w.message) for w in caught]
     if args.json:
         _json(
             {
                 "files": [{"file": str(path), "rows": rows} for path, rows in written],
                 "broken": [{"file": e.file, "line": e.line, "reason": e.reason} for e in errors],
+                "notes": notes,
             }
         )
         return 0
@@ -286,6 +302,8 @@ def _export(args: argparse.Namespace) -> int:
     print(f"{len(written)} day file(s) written, {len(errors)} broken line(s) left out.")
     for error in errors:
         print(f"  {error}")
+    for note in notes:
+        print(f"note: {note}")
     return 0
 
 

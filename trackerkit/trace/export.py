@@ -17,6 +17,8 @@ values Arrow cannot hold in one type (numbers and text mixed, say) as the JSON t
 from __future__ import annotations
 
 import os
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -27,7 +29,7 @@ import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from trackerkit.errors import BadRequestError, TraceLineError
-from trackerkit.trace._columns import ColumnSpec
+from trackerkit.trace._columns import SKIPPED, ColumnSpec
 from trackerkit.trace._data import column_specs
 from trackerkit.trace._lazy import LazyData, as_text
 from trackerkit.trace.read import _files_of, day_of, read_trace
@@ -139,7 +141,9 @@ def export_parquet(
         days: only these days.
 
     `data` is the file's own text, so a number such as `1e400` stays as written; an extracted
-    column keeps its values (integers past 64 bits as decimal or text, inf as inf).
+    column keeps its values (integers past 64 bits as decimal or text, inf as inf). A typed
+    column's values of another kind are written as its default (null unless the spec sets one):
+    a `UserWarning` counts them by path, as `read_trace` counts them in `attrs["skipped"]`.
 
     Returns:
         The files written with their rows, and the broken lines left out (TC-19).
@@ -159,10 +163,20 @@ def export_parquet(
     folder.mkdir(parents=True, exist_ok=True)
     written: list[tuple[Path, int]] = []
     errors: list[TraceLineError] = []
+    lost: Counter[str] = Counter()
     for source in files:
         events, broken = read_trace(source, data="raw", columns=columns)
         errors.extend(broken)
+        lost.update(events.attrs.get(SKIPPED, {}))
         target = folder / f"{day_of(source) or source.stem}.parquet"
         pq.write_table(events_to_arrow(events), target)
         written.append((target, len(events)))
+    if lost:
+        where = ", ".join(f"{path} {count}" for path, count in sorted(lost.items()))
+        warnings.warn(
+            f"{lost.total()} value(s) not of their column's type were written as the column's "
+            f"default (null unless its spec sets one), by path: {where}",
+            UserWarning,
+            stacklevel=2,
+        )
     return written, errors
