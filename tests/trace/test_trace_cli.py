@@ -231,7 +231,8 @@ class TestWhichFolder:
             (tmp_path / name).write_text("")
         args = [a.replace("{path}", str(tmp_path)) for a in argv]
         code, out, err = _run(capsys, "trace", *args)
-        assert code == 0 and out
+        assert code == 0
+        assert out
         assert err == (
             f"note: not read in {tmp_path}: 2026-02-30.jsonl: 2026-02-30 is not a real date; "
             "2026-11-05.json, 2026-11-4.jsonl: not named YYYY-MM-DD.jsonl\n"
