@@ -195,6 +195,26 @@ BROKEN = [
 
 
 class TestBrokenLines:
+    @pytest.mark.parametrize("mode", ["dict", "raw", "lazy", "none"])
+    @pytest.mark.parametrize("lines", [3, 3000], ids=["line-by-line", "in-blocks"])
+    def test_a_byte_order_mark_opening_the_file_is_skipped(
+        self, tmp_path: Path, line: Line, mode: str, lines: int
+    ) -> None:
+        """Found when tried: an editor's UTF-8 BOM cost line 1 ("decode using utf-8-sig"). JSON
+        readers may ignore it (RFC 8259, 8.1): line 1 is read, numbered 1; one inside is not."""
+        body = [line(turn=f"turn_{i}") for i in range(lines)]
+        _write(tmp_path, "2026-03-01.jsonl", b"\xef\xbb\xbf" + body[0], *body[1:])
+        events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
+        assert errors == []
+        assert events["line"].tolist()[:2] == [1, 2]
+        assert events["turn"].iloc[0] == "turn_0"
+        _write(tmp_path, "2026-03-01.jsonl", body[0], b"\xef\xbb\xbf" + body[1], *body[2:])
+        events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
+        assert [(e.line, e.reason) for e in errors] == [
+            (2, "a UTF-8 byte order mark opens the line (only one opening the file is skipped)")
+        ]
+        assert len(events) == lines - 1
+
     @pytest.mark.parametrize(("broken", "reason"), BROKEN)
     def test_a_broken_line_spoils_no_neighbour(
         self, tmp_path: Path, line: Line, broken: bytes, reason: str

@@ -64,6 +64,9 @@ BLOCK_MIN = 1 << 12
 """Shorter stretches of lines are read line by line (a block's fixed costs would not pay)."""
 
 _EXPECTED = ", ".join(FIELDS)
+_BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark: the writer never puts one, an editor may; JSON readers may ignore
+it (RFC 8259, 8.1), so one opening a file is skipped and line 1 is read as written after it."""
 _TOO_DEEP = (
     "nested deeper than the reader follows ({exc}); the writer cuts data deeper than four "
     "levels to …[deep] (TC-7)"
@@ -187,6 +190,8 @@ def reason(raw: bytes, exc: Exception) -> str:
     """Why a line that did not decode was refused, in words."""
     if not raw.strip():
         return "empty line"
+    if raw.startswith(_BOM):
+        return "a UTF-8 byte order mark opens the line (only one opening the file is skipped)"
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -516,6 +521,8 @@ def parse_into(
     except FileNotFoundError:
         raise NotFoundError(f"{path} does not exist.") from None
     with handle:
+        if handle.read(len(_BOM)) != _BOM:  # a byte order mark opening the file is not a line's
+            handle.seek(0)
         for block, start, stop in _blocks(handle):
             if advance is not None:
                 advance(stop - start)
