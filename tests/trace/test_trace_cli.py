@@ -52,7 +52,7 @@ class TestTurns:
             "status", "error_class", "orphans",
         ]  # fmt: skip
         assert lines[1].split() == [
-            "wrun_C/turn_2", "chat", "telegram", "12:00:00.000", "2.2", "5", "0", "0", "0", "0.0",
+            "wrun_C/turn_2", "chat", "telegram", "2026-03-01T12:00:00.000Z", "2.2", "5", "0", "0", "0", "0.0",
             "0", "0", "0", "0", "0", "cancelled", "3",
         ]  # fmt: skip
         assert lines[-2] == "cost: $0.0000 over 0 of 0 steps; every step carries its cost."

@@ -225,7 +225,8 @@ def _turns(args: argparse.Namespace) -> int:
             "orphans",
         ]
     ].copy()
-    shown["start"] = shown["start"].map(_time)
+    # UTC, with its date: a turn begun before UTC midnight may belong to the next day's file.
+    shown["start"] = shown["start"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d}T{_time(t)}Z")
     shown["duration"] = shown["duration"].dt.total_seconds().round(3)
     print(_table(shown))
     print(f"\ncost: {cost_summary(turns)}")
