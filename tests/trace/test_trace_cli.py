@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from trackerkit.cli import build_parser, main
+from trackerkit.trace import assemble_turns, read_trace
 from trackerkit.trace.cli import summary
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
@@ -68,6 +69,31 @@ class TestTurns:
         assert {t["kind"] for t in report["turns"]} == {"chat", "night"}
         assert all(isinstance(t["duration"], float) for t in report["turns"])
 
+    def test_a_turn_across_midnight_is_whole_on_the_day_it_began(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Found when tried: day by day, a night turn past the installation's midnight showed
+        twice (open on one day, part of its cost on the next: 48 turns for the folder's 45).
+        Each day lists the turns that began in its file, with all their events (TC-2)."""
+        every = assemble_turns(read_trace(SAMPLE)[0])
+        reports = {}
+        for day in ("2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"):
+            code, out, _ = _run(capsys, "trace", "turns", day, "--json", "--dir", str(SAMPLE))
+            assert code == 0
+            reports[day] = orjson.loads(out)
+        listed = [t["name"] for r in reports.values() for t in r["turns"]]
+        assert sorted(listed) == sorted(every["name"])
+        crossing = reports["2026-11-26"]["running_on"]
+        assert crossing == ["wrun_01JS000179D67F/turn_0"]
+        turn = next(t for t in reports["2026-11-26"]["turns"] if t["name"] == crossing[0])
+        whole = every[every["name"] == crossing[0]].iloc[0]
+        assert (turn["status"], turn["steps"]) == (whole["status"], whole["steps"]) != ("open", 1)
+        assert [b["file"].endswith("2026-11-27.jsonl") for b in reports["2026-11-27"]["broken"]] == [
+            True
+        ] * 3  # the day's own broken lines, not its neighbours'
+        code, out, _ = _run(capsys, "trace", "turns", "2026-11-26", "--dir", str(SAMPLE))
+        assert "1 of these turns run on into the next day's file" in out
+
     def test_missing_day_is_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:
         """A day without a file: exit 1 and one line naming it, no traceback."""
         code, out, err = _run(capsys, "trace", "turns", "2030-01-01", "--dir", str(SAMPLE))
@@ -111,6 +137,15 @@ class TestShow:
         code, out, _ = _run(capsys, "trace", "show", "turn_2", "--json", "--dir", str(SAMPLE))
         shown = orjson.loads(out)
         assert code == 0
+        assert len({e["file"] for e in shown["events"]}) == 2
+
+    def test_a_turn_of_a_day_is_shown_whole(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`--day` finds the turn among the day's, then shows it with the next file's events."""
+        argv = ["trace", "show", "turn_0", "--json", "--dir", str(SAMPLE), "--day", "2026-11-26"]
+        code, out, _ = _run(capsys, *argv)
+        shown = orjson.loads(out)
+        assert code == 0
+        assert shown["name"] == "wrun_01JS000179D67F/turn_0"
         assert len({e["file"] for e in shown["events"]}) == 2
 
     def test_unknown_turn_is_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,7 +1,8 @@
 """The `trackerkit trace` commands: days, turns, show (`--json` on each), export.
 
     trackerkit trace days [DIR]          the day files with line counts and broken lines
-    trackerkit trace turns DAY           the turns of one day (and its orphan rows)
+    trackerkit trace turns DAY           the turns begun in a day's file, with any events the
+                                         next file holds (and its orphan rows)
     trackerkit trace show NAME           one turn's events in order; NAME is
                                          <session>/<turn_N> or turn_N (the newest, TC-13)
     trackerkit trace export PATH --parquet OUT
@@ -39,8 +40,8 @@ from trackerkit.trace._lazy import jsonable
 from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.export import export_parquet
 from trackerkit.trace.folder import SkippedFile, folder_days
-from trackerkit.trace.read import read_trace, trace_days
-from trackerkit.trace.turns import assemble_turns, orphans, turn_events
+from trackerkit.trace.read import day_of, read_trace, trace_days
+from trackerkit.trace.turns import assemble_turns, assign_turns, orphans, turn_events
 
 __all__ = ["register", "summary"]
 
@@ -188,10 +189,36 @@ def _days(args: argparse.Namespace) -> int:
     return 0
 
 
+def _with_neighbours(folder: Path, day: str) -> list[str]:
+    """`day` and the days either side that have a file in `folder`.
+
+    A day's file holds what happened before the installation's midnight (TC-2), and a turn
+    running at midnight goes on in the next file: its figures need both.
+    """
+    asked = dt.date.fromisoformat(day)
+    around = [(asked + dt.timedelta(days=step)).isoformat() for step in (-1, 0, 1)]
+    return [d for d in around if d == day or (folder / f"{d}.jsonl").is_file()]
+
+
+def _of_day(day: str, file: Any) -> bool:
+    return day_of(Path(str(file))) == day
+
+
 def _turns(args: argparse.Namespace) -> int:
-    events, errors = read_trace(trace_folder(args.dir), days=[args.day])
-    turns = assemble_turns(events)
+    folder = trace_folder(args.dir)
+    events, errors = read_trace(folder, days=_with_neighbours(folder, args.day))
+    errors = [e for e in errors if _of_day(args.day, e.file)]
+    names = assign_turns(events)
+    every = assemble_turns(events, names)
+    # The day's turns are those whose first event is in its file (the turns frame's `day`),
+    # with all their events, wherever the next file holds some of them.
+    wanted = set(every.loc[every["day"] == args.day, "name"])
+    turned = names.isin(wanted).to_numpy()
+    mine = turned | (names.isna().to_numpy() & (events["day"] == args.day).to_numpy())
+    turns = assemble_turns(events[mine], names[mine])  # with the day's orphan rows, counted
     lost = orphans(events)
+    lost = lost[[_of_day(args.day, f) for f in lost["file"]]].reset_index(drop=True)
+    running_on = sorted(set(names[turned & (events["day"] != args.day).to_numpy()]))
     if args.json:
         _json(
             {
@@ -200,6 +227,7 @@ def _turns(args: argparse.Namespace) -> int:
                 "orphans": _records(lost),
                 "broken": [{"file": e.file, "line": e.line, "reason": e.reason} for e in errors],
                 "skipped": turns.attrs.get(SKIPPED, {}),
+                "running_on": running_on,
             }
         )
         return 0
@@ -231,6 +259,11 @@ def _turns(args: argparse.Namespace) -> int:
     print(_table(shown))
     print(f"\ncost: {cost_summary(turns)}")
     print(f"{len(turns)} turns, {len(lost)} orphan rows, {len(errors)} broken lines on {args.day}.")
+    if running_on:
+        print(
+            f"{len(running_on)} of these turns run on into the next day's file; their figures "
+            "count those events too."
+        )
     for error in errors:
         print(f"  {error}")
     skipped = turns.attrs.get(SKIPPED, {})
@@ -241,10 +274,19 @@ def _turns(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
-    days = [args.day] if args.day else None
-    events, _errors = read_trace(trace_folder(args.dir), days=days)
-    picked = turn_events(events, args.name)
-    name = str(picked["turn_name"].iloc[0])
+    folder = trace_folder(args.dir)
+    if args.day:
+        # The turn is found among the day's (a bare turn_N: the day's newest), then shown
+        # whole, with any events the next day's file holds (TC-2).
+        events, _errors = read_trace(folder, days=_with_neighbours(folder, args.day))
+        names = assign_turns(events)
+        mine = (events["day"] == args.day).to_numpy()
+        name = str(turn_events(events[mine], args.name, names[mine])["turn_name"].iloc[0])
+        picked = turn_events(events, name, names)
+    else:
+        events, _errors = read_trace(folder)
+        picked = turn_events(events, args.name)
+        name = str(picked["turn_name"].iloc[0])
     if args.json:
         out = picked[["ts", "turn", "session", "source", "name", "data", "file", "line"]]
         _json({"name": name, "events": _records(out)})
@@ -343,14 +385,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     common(days)
     days.set_defaults(func=_days)
 
-    turns = commands.add_parser("turns", help="the turns of one day")
+    turns = commands.add_parser("turns", help="the turns begun on one day, whole")
     turns.add_argument("day", metavar="DAY", type=_day, help="the day, YYYY-MM-DD")
     common(turns)
     turns.set_defaults(func=_turns)
 
     show = commands.add_parser("show", help="one turn's events in order")
     show.add_argument("name", metavar="NAME", help="<session>/<turn_N>, or turn_N for the newest")
-    show.add_argument("--day", type=_day, help="read only this day (default: every day)")
+    show.add_argument(
+        "--day", type=_day, help="a turn of this day, shown whole (default: of every day)"
+    )
     common(show)
     show.set_defaults(func=_show)
 
