@@ -421,6 +421,18 @@ class TestOrder:
         events, _ = read_trace(tmp_path)
         assert events["ts"].iloc[0] == pd.Timestamp("2026-03-01T10:00:00Z")
 
+    @pytest.mark.parametrize(
+        "ts", ["2026-03-01t10:00:00.000z", "2026-03-01T10:00:00.000z", "2026-03-01t13:00:00+03:00"]
+    )
+    def test_small_t_and_z_are_read_as_rfc_3339_allows(
+        self, tmp_path: Path, line: Line, ts: str
+    ) -> None:
+        """Found when tried: `…z` was "not an ISO-8601 time" while a space for `T` was read."""
+        _write(tmp_path, "2026-03-01.jsonl", line(ts=ts))
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        assert events["ts"].iloc[0] == pd.Timestamp("2026-03-01T10:00:00Z")
+
 
 class TestProgress:
     def test_a_bar_when_asked(self, sample: Path, capsys: pytest.CaptureFixture[str]) -> None:

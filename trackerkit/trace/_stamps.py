@@ -154,7 +154,10 @@ class Stamps:
                     bad.setdefault(row, f"field ts is a {type(value).__name__}, not a string")
             # An ISO-8601 time opens with a digit; pandas would also read "now" and "today",
             # the clock of the machine reading, not a moment of the journal.
-            texts: list[Any] = [v if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw]
+            # RFC 3339 lets `t` and `z` be written small; pandas reads them capital only.
+            texts: list[Any] = [
+                v.upper() if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw
+            ]
             parsed = pd.DatetimeIndex(
                 pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
             )
