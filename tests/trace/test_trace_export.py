@@ -296,3 +296,15 @@ def test_the_readme_tells_cost_by_file_day_from_cost_by_turn_day() -> None:
     assert f"{by_file[day]:.4f}" == file_cost
     assert f"{by_turn[day]:.4f}" == turn_cost
     assert by_file.sum() == pytest.approx(by_turn.sum())
+
+
+def test_the_readme_ways_to_parquet_work_and_the_one_it_warns_of_fails(tmp_path: Path) -> None:
+    """The README: a frame of dicts does not go through `to_parquet` (pyarrow refuses dicts that
+    differ by row); `events_to_arrow` and a `data="raw"` frame do."""
+    events, _ = read_trace(SAMPLE)
+    with pytest.raises(pa.ArrowInvalid, match="cannot mix struct and non-struct"):
+        events.to_parquet(tmp_path / "dicts.parquet")
+    pq.write_table(events_to_arrow(events), tmp_path / "arrow.parquet")
+    read_trace(SAMPLE, data="raw")[0].to_parquet(tmp_path / "raw.parquet")
+    assert len(pd.read_parquet(tmp_path / "raw.parquet")) == len(events)
+    assert len(pd.read_parquet(tmp_path / "arrow.parquet")) == len(events)
