@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from trackerkit.formats.imported import Imported
@@ -116,7 +116,26 @@ def _st_paths(definition: dict[str, Any]) -> tuple[list[str], list[str]]:
     return leaves, containers
 
 
+# Found by this law: an ARRAY_OBJECT keyed by a text sub-field that another sub-field (an OBJECT)
+# names too; the OBJECT was taken for the key and its fields dropped without a line.
+_SAME_NAME = {
+    "field-0": {
+        "type": "ARRAY_OBJECT",
+        "nestedFields": {
+            "Time": {
+                "type": "OBJECT",
+                "name": "StateOfDress",
+                "nestedFields": {"Time": {"type": "OBJECT", "nestedFields": {"Time": None}}},
+            },
+            "StateOfDress": {"type": "STRING"},
+        },
+    }
+}
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(_SAME_NAME, False, {})
+@example({"field-0": {**_SAME_NAME["field-0"], "presence": "DYNAMIC"}}, True, {})
 @given(
     st_defs,
     st.booleans(),

@@ -222,7 +222,12 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             draft.name,
             f"keyed list (ARRAY_OBJECT): rows keyed by the sub-field {quoted(key)}",
         )
-        keyed = next(k for k, v in spec["nestedFields"].items() if _name(k, v) == key)
+        # The text sub-field itself: another sub-field (an OBJECT) may bear the same name.
+        keyed = next(
+            k
+            for k, v in spec["nestedFields"].items()
+            if isinstance(v, dict) and v.get("type") == "STRING" and _name(k, v) == key
+        )
         rest = {k: v for k, v in spec["nestedFields"].items() if k != keyed}
         _nested(builder, draft, {"nestedFields": rest}, name, [])
         default = spec.get("defaultValue")
