@@ -4,6 +4,8 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · evaluate")
 
 with app.setup:
+    from html import escape
+
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
@@ -190,13 +192,21 @@ def _(
     mo.vstack(
         [
             mo.md(
-                f"**{len(results.turns)} turns** scored; every run's turns went to the trace in "
-                f"`{_trace_dir / 'trace'}`."
-                + (
-                    f" {_failed} turns failed (the model could not be reached or answered wrongly)."
-                    if _failed
-                    else ""
-                )
+                f"**{len(results.turns) - _failed} turns** scored; every run's turns went to the "
+                f"trace in `{_trace_dir / 'trace'}`."
+            ),
+            *(
+                [
+                    mo.callout(
+                        mo.md(
+                            "**Failed turns are not scored** (they are not the model's answers):\n\n"
+                            + "\n".join(f"- {escape(_line)}" for _line in results.failure_lines())
+                        ),
+                        kind="warn",
+                    )
+                ]
+                if _failed
+                else []
             ),
             # Every metric on one page (pass^k is the last of them), never paged.
             mo.ui.table(

@@ -82,13 +82,18 @@ def test_pick_run_and_read_the_evaluation(
     _number(page, "Concurrency", "3")
     page.get_by_role("button", name="Run the evaluation").click()
 
-    # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 protocols x 2 runs.
-    page.get_by_text("156 turns", exact=False).first.wait_for(timeout=300_000)
+    # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 protocols x 2 runs = 156, of
+    # which the absent endpoint's 13 turns x 2 runs x 2 protocols = 52 failed: not scored.
+    page.get_by_text("104 turns", exact=False).first.wait_for(timeout=300_000)
     page.get_by_text(f"every run's turns went to the trace in {trace}.", exact=False).first.wait_for()
     assert sum(len(p.read_bytes().splitlines()) for p in trace.glob("*.jsonl")) > lines_before
-    page.get_by_text(
-        "52 turns failed", exact=False
-    ).first.wait_for()  # the endpoint's 13 turns x 2 runs x 2 protocols
+    page.get_by_text("Failed turns are not scored", exact=False).first.wait_for()
+    for variant in ("absent-model (forced)", "absent-model · text (forced)"):
+        page.get_by_text(
+            f"{variant}: 26 of 26 turns failed and are not scored (so it has no scores)",
+            exact=False,
+        ).first.wait_for()
+    page.get_by_text("http://127.0.0.1:9/v1", exact=False).first.wait_for()  # the reason, said
     for column in ("scripted (forced)", "noisy loopback (forced)", "absent-model (forced)"):
         expect(page.get_by_text(column, exact=True).first).to_be_visible()
         text_column = column.replace(" (forced)", " · text (forced)")
@@ -97,9 +102,11 @@ def test_pick_run_and_read_the_evaluation(
     metrics = page.locator("marimo-ui-element").filter(
         has=page.get_by_text("Metrics per variant (95% intervals)", exact=True)
     ).last
-    expect(metrics.locator("tbody tr")).to_have_count(16)
-    for metric in ("joint_accuracy", "pass^2", "clamps_per_turn"):
+    expect(metrics.locator("tbody tr")).to_have_count(17)
+    for metric in ("joint_accuracy", "pass^2", "clamps_per_turn", "failed_turn_rate"):
         expect(metrics.get_by_text(metric, exact=True)).to_be_visible()
+    joint = metrics.locator("tbody tr").filter(has=page.get_by_text("joint_accuracy", exact=True))
+    assert "n/a" in joint.inner_text()  # the absent endpoint has no score, not a model's zero
     expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=60_000)
     expect(page.get_by_text("joint accuracy per variant (95% intervals)").first).to_be_visible()
     expect(page.get_by_text("Slot accuracy per field").first).to_be_visible()

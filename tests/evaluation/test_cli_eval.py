@@ -227,3 +227,38 @@ def test_an_out_this_user_cannot_write(
     out = tmp_path / "r.parquet"
     assert main(["eval", FIGHT, "--no-trace", "--out", str(out)]) == 1
     assert capsys.readouterr() == ("", f"trackerkit: --out {out}: this user cannot write there\n")
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, read, released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_endpoint_never_reached_is_not_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found when tried: a variant whose server was down got slot accuracy 0.46 and a green
+    heat map, as if a model had changed nothing. Its failed turns are not answers: every metric
+    is n/a, failed_turn_rate is 1, and the reason (the URL, connection refused) is said."""
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    variants = [
+        {"name": "down", "model": "openai", "base_url": url, "model_name": "m", "max_retries": 0},
+        {"name": "scripted"},
+    ]
+    path = tmp_path / "variants.json"
+    path.write_text(json.dumps(variants))
+    code = main(["eval", QUIET, "--variants", str(path), "--no-trace"])
+    captured = capsys.readouterr()
+    assert code == 0
+    table = {line.split()[0]: line.split()[1:] for line in captured.out.splitlines()[2:]}
+    assert table["joint_accuracy"][0] == "n/a"
+    assert table["slot_accuracy"][0] == "n/a"
+    assert table["slot_accuracy"][1] == "1"  # the scripted variant is scored as before
+    assert table["failed_turn_rate"][0] == "1"  # all of them, with their interval
+    assert "trackerkit: down (free): " in captured.err
+    assert "turns failed and are not scored (so it has no scores)" in captured.err
+    assert url in captured.err

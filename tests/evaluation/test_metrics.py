@@ -6,9 +6,11 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from trackerkit import decode_tracker
+from trackerkit.evaluation import EvaluationResults
 from trackerkit.evaluation.intervals import bootstrap_mean, wilson
 from trackerkit.evaluation.metrics import (
     TurnRecord,
@@ -162,6 +164,42 @@ class TestSummaries:
             (wilson(15, 20).low, wilson(15, 20).high)
         )
         assert "pass^4" in set(table["metric"])
+
+
+class TestFailedTurns:
+    """A failed turn (the model could not be reached) is not an answer: no metric counts it."""
+
+    def test_failed_turns_are_left_out_of_every_metric(self) -> None:
+        """The summary with failed turns is the summary of the answered ones, plus the count."""
+        answered = [_turn(0, 0, True), _turn(0, 1, False), _turn(1, 0, True)]
+        failed = [_turn(1, 1, False, failed="The model failed: could not reach it.")]
+        both = summarize_variants(turn_frame(answered + failed), field_frame([]))
+        alone = summarize_variants(turn_frame(answered), field_frame([]))
+        shown = both[~both["metric"].isin(["failed_turn_rate"])].reset_index(drop=True)
+        kept = alone[alone["metric"] != "failed_turn_rate"].reset_index(drop=True)
+        joint = shown[shown["metric"] == "joint_accuracy"].iloc[0]
+        assert (joint["estimate"], joint["n"]) == (pytest.approx(2 / 3), 3)
+        pass_k = shown["metric"].str.startswith("pass^")
+        pd.testing.assert_frame_equal(shown[~pass_k], kept[~pass_k])
+        rate = both[both["metric"] == "failed_turn_rate"].iloc[0]
+        assert (rate["estimate"], rate["n"]) == (pytest.approx(1 / 4), 4)
+        runs = summarize_runs(turn_frame(answered + failed), field_frame([]))
+        assert runs["failed_turns"].tolist() == [0, 1]
+        assert runs["passed"].tolist() == [False, False]  # run 1 failed a turn: not passed
+
+    def test_a_variant_that_answered_nothing_has_no_scores(self) -> None:
+        """Every turn failed: n/a everywhere but the failure rate, never a model's zeroes."""
+        failed = [_turn(r, t, False, failed="The model failed: away.") for r in (0, 1) for t in (0, 1)]
+        table = summarize_variants(turn_frame(failed), field_frame([]))
+        rates = table.set_index("metric")["estimate"]
+        assert rates.drop("failed_turn_rate").isna().all()
+        assert rates["failed_turn_rate"] == 1.0
+        assert pass_at_k(turn_frame(failed)) == (0, 0)
+        lines = EvaluationResults(turn_frame(failed), field_frame([])).failure_lines()
+        assert lines == [
+            "v (free): 4 of 4 turns failed and are not scored (so it has no scores); "
+            "the first: The model failed: away."
+        ]
 
 
 class TestIntervals:

@@ -157,6 +157,8 @@ def _eval(args: argparse.Namespace) -> int:
             trace.close()
     if trace is not None:
         print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
+    for line in results.failure_lines():
+        print(f"trackerkit: {line}", file=sys.stderr)
     print(results.table().to_string())
     if args.out is not None:
         print(f"trackerkit: results written to {results.to_parquet(args.out)}", file=sys.stderr)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trackerkit.errors import BadRequestError
+from trackerkit.evaluation.metrics import answered
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,9 +98,10 @@ def field_heatmap(results: EvaluationResults) -> go.Figure:
     """Slot accuracy per field (a list's rows pooled under `Tracker[…].field`) and variant."""
     import plotly.graph_objects as go
 
-    cells = results.fields.assign(
-        name=_field_names(results.fields),
-        column=results.fields["variant"] + " (" + results.fields["mode"] + ")",
+    _turns, scored = answered(results.turns, results.fields)  # a failed turn is not an answer
+    cells = scored.assign(
+        name=_field_names(scored),
+        column=scored["variant"] + " (" + scored["mode"] + ")",
     )
     table = cells.pivot_table(index="name", columns="column", values="correct", aggfunc="mean")
     # Columns in the bar chart's order (pivot_table sorts them by name).
@@ -143,7 +145,8 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
         raise BadRequestError(f"no scenario {scenario!r} in these results; there are: {known}")
     figure = go.Figure()
     for (variant, mode), group in mine.groupby(["variant", "mode"], sort=False):
-        by_turn = group.groupby("turn")["joint"].mean()
+        # A failed turn is not an answer: the share is of the runs that answered the turn.
+        by_turn = group[group["failed"] == ""].groupby("turn")["joint"].mean()
         figure.add_trace(
             go.Scatter(
                 x=by_turn.index + 1,

@@ -18,6 +18,12 @@ Definitions (each over the scored turns: the model's steps whose scenario step h
 - no-call correctness: share of `expect_no_call` turns with no update call;
 - refused-batch rate: refused update calls over all update calls;
 - clamps, retries, prompt and completion tokens: sums; latency: mean seconds per turn.
+
+A turn that **failed** (the model server could not be reached, timed out, or answered something
+that is not a chat completion: `TurnRecord.failed` says what) is not an answer: no metric above
+counts it, `failed_turns` (per run) and `failed_turn_rate` (per variant) count it, and
+`failures` lists each variant's count with the first reason. A variant whose every turn failed
+has no metric to show (n/a), rather than the scores of a model that changed nothing.
 """
 
 from __future__ import annotations
@@ -35,6 +41,8 @@ from trackerkit.evaluation.scoring import FieldScore
 __all__ = [
     "RUN_KEYS",
     "TurnRecord",
+    "answered",
+    "failures",
     "field_frame",
     "pass_at_k",
     "summarize_runs",
@@ -93,6 +101,34 @@ def field_frame(rows: Iterable[tuple[Sequence[Any], FieldScore]]) -> pd.DataFram
     return pd.DataFrame(columns)
 
 
+def answered(turns: pd.DataFrame, cells: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The turns the model answered (not `failed`) and their fields' rows."""
+    failed = turns["failed"] != ""
+    if not failed.any():
+        return turns, cells
+    lost = pd.MultiIndex.from_frame(turns.loc[failed, TURN_KEYS])
+    kept = ~pd.MultiIndex.from_frame(cells[TURN_KEYS]).isin(lost)
+    return turns[~failed], cells[kept]
+
+
+def failures(turns: pd.DataFrame) -> pd.DataFrame:
+    """One row per variant and mode with failed turns: how many of its turns, and the first why."""
+    rows = []
+    for (variant, mode), group in turns.groupby(["variant", "mode"], sort=False):
+        failed = group.loc[group["failed"] != "", "failed"]
+        if len(failed):
+            rows.append(
+                {
+                    "variant": variant,
+                    "mode": mode,
+                    "failed_turns": len(failed),
+                    "turns": len(group),
+                    "first_reason": str(failed.iloc[0]),
+                }
+            )
+    return pd.DataFrame(rows, columns=["variant", "mode", "failed_turns", "turns", "first_reason"])
+
+
 def _share(mask: pd.Series, within: pd.Series) -> tuple[int, int]:
     """(successes, trials) of `mask` over the rows where `within` holds."""
     chosen = mask[within.fillna(False).astype(bool)]
@@ -132,31 +168,40 @@ def _row_f1(counts: dict[str, tuple[int, int]]) -> float:
 def summarize_runs(turns: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """One row per run (variant, mode, scenario, run): every metric of the module's list."""
     out = []
-    cell_groups = dict(iter(cells.groupby(RUN_KEYS, sort=False)))
-    for keys, group in turns.groupby(RUN_KEYS, sort=True):
+    scored_turns, scored_cells = answered(turns, cells)
+    cell_groups = dict(iter(scored_cells.groupby(RUN_KEYS, sort=False)))
+    turn_groups = dict(iter(scored_turns.groupby(RUN_KEYS, sort=False)))
+    for keys, every in turns.groupby(RUN_KEYS, sort=True):
+        group = turn_groups.get(keys, turns.iloc[0:0])
         mine = cell_groups.get(keys, cells.iloc[0:0])
         counts = _counts(group, mine)
         numbers = mine.loc[mine["kind"] == "number", "abs_error"]
         row: dict[str, Any] = dict(zip(RUN_KEYS, keys, strict=True))
-        row["turns"] = len(group)
+        row["turns"] = len(every)
         row.update(
             {k: (s / n if n else math.nan) for k, (s, n) in counts.items() if not k.startswith("_")}
         )
         row["row_f1"] = _row_f1(counts)
         row["number_mae"] = float(numbers.mean()) if numbers.notna().any() else math.nan
-        row["passed"] = bool(group["joint"].all())
+        row["passed"] = len(group) == len(every) and bool(group["joint"].all())
         for total in ("clamps", "retries", "tokens_in", "tokens_out"):
             row[total] = int(group[total].sum())
-        row["latency_s"] = float(group["latency_s"].mean())
-        row["failed_turns"] = int((group["failed"] != "").sum())
+        row["latency_s"] = float(group["latency_s"].mean()) if len(group) else math.nan
+        row["failed_turns"] = len(every) - len(group)
         out.append(row)
     return pd.DataFrame(out)
 
 
 def pass_at_k(turns: pd.DataFrame) -> tuple[int, int]:
-    """(scenarios whose every scored turn was jointly right in every run, scenarios)."""
-    passed = turns.groupby("scenario")["joint"].all()
-    return int(passed.sum()), len(passed)
+    """(scenarios whose every scored turn was answered and jointly right in every run, scenarios
+    with an answered turn)."""
+    right = turns["joint"].astype(bool) & (turns["failed"] == "")
+    by_scenario = pd.DataFrame({"right": right, "answered": turns["failed"] == ""}).groupby(
+        turns["scenario"]
+    )
+    tried = by_scenario["answered"].any()
+    passed = by_scenario["right"].all() & tried
+    return int(passed.sum()), int(tried.sum())
 
 
 def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
@@ -165,8 +210,10 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
     `pass^k` is over scenarios, k being the runs each scenario had.
     """
     out = []
-    for (variant, mode), group in turns.groupby(["variant", "mode"], sort=False):
-        mine = cells[(cells["variant"] == variant) & (cells["mode"] == mode)]
+    scored_turns, scored_cells = answered(turns, cells)
+    for (variant, mode), every in turns.groupby(["variant", "mode"], sort=False):
+        group = scored_turns[(scored_turns["variant"] == variant) & (scored_turns["mode"] == mode)]
+        mine = scored_cells[(scored_cells["variant"] == variant) & (scored_cells["mode"] == mode)]
 
         def add(
             metric: str, interval: Interval, n: int, variant: object = variant, mode: object = mode
@@ -191,11 +238,13 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
         fp, _ = counts["_row_fp"]
         f1 = _row_f1(counts)
         add("row_f1", Interval(f1, f1, f1), expected + fp)
-        k = int(group.groupby("scenario")["run"].nunique().min()) if len(group) else 0
-        add(f"pass^{k}", wilson(*pass_at_k(group)), pass_at_k(group)[1])
+        k = int(every.groupby("scenario")["run"].nunique().min()) if len(every) else 0
+        add(f"pass^{k}", wilson(*pass_at_k(every)), pass_at_k(every)[1])
         errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
         add("number_mae", bootstrap_mean(errors.tolist(), seed=seed), len(errors))
         for column in ("latency_s", "tokens_in", "tokens_out", "retries", "clamps"):
             values = group[column].astype(float).tolist()
             add(f"{column}_per_turn", bootstrap_mean(values, seed=seed), len(values))
+        failed = int((every["failed"] != "").sum())
+        add("failed_turn_rate", wilson(failed, len(every)), len(every))
     return pd.DataFrame(out, columns=["variant", "mode", "metric", "estimate", "low", "high", "n"])

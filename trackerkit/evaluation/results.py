@@ -14,7 +14,13 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from trackerkit.evaluation.metrics import TURN_KEYS, TurnRecord, summarize_runs, summarize_variants
+from trackerkit.evaluation.metrics import (
+    TURN_KEYS,
+    TurnRecord,
+    failures,
+    summarize_runs,
+    summarize_variants,
+)
 from trackerkit.evaluation.scoring import FieldScore
 
 __all__ = ["EvaluationResults", "read_results"]
@@ -36,6 +42,22 @@ class EvaluationResults:
     def runs(self) -> pd.DataFrame:
         """One row per run: every metric (see `trackerkit.evaluation.metrics`)."""
         return summarize_runs(self.turns, self.fields)
+
+    def failures(self) -> pd.DataFrame:
+        """Each variant and mode with failed turns (not scored): how many, and the first reason."""
+        return failures(self.turns)
+
+    def failure_lines(self) -> list[str]:
+        """`failures()` in words, one line per variant and mode, for a page or a terminal."""
+        lines = []
+        for row in self.failures().to_dict("records"):
+            failed, turns = int(row["failed_turns"]), int(row["turns"])
+            lines.append(
+                f"{row['variant']} ({row['mode']}): {failed} of {turns} turns failed and are not "
+                f"scored{' (so it has no scores)' if failed == turns else ''}; "
+                f"the first: {row['first_reason']}"
+            )
+        return lines
 
     def summary(self, seed: int = 0) -> pd.DataFrame:
         """One row per variant x mode x metric, with its interval."""
