@@ -100,6 +100,17 @@ def _(place):
 
 @app.cell
 def _(folder, place):
+    # An empty box is no folder (Path("") would read the server's working folder).
+    mo.stop(
+        not folder.value.strip(),
+        mo.callout(
+            mo.md(
+                "**No folder given**: type the folder that holds the day files "
+                "(`YYYY-MM-DD.jsonl`) in Trace folder."
+            ),
+            kind="info",
+        ),
+    )
     try:
         _files, skipped = folder_days(Path(folder.value))
     except NotFoundError as _error:
@@ -121,7 +132,7 @@ def _(folder, place):
             mo.md(
                 f"**Skipped {len(skipped)} {'entry' if len(skipped) == 1 else 'entries'}** that "
                 "are not day files (only `YYYY-MM-DD.jsonl` files with a real date are read):\n\n"
-                + "\n".join(f"- `{s.name}`: {s.reason}" for s in skipped)
+                + "\n".join(f"- <code>{escape(s.name)}</code>: {escape(s.reason)}" for s in skipped)
             ),
             kind="info",
         )
@@ -132,7 +143,8 @@ def _(folder, place):
         not _files and not skipped,
         mo.callout(
             mo.md(
-                f"**Empty folder**: `{folder.value}` is empty: no day file (`YYYY-MM-DD.jsonl`) to read."
+                f"**Empty folder**: <code>{escape(folder.value)}</code> is empty: no day file "
+                "(`YYYY-MM-DD.jsonl`) to read."
             ),
             kind="warn",
         ),
@@ -140,7 +152,10 @@ def _(folder, place):
     mo.stop(
         not _files,
         mo.vstack(
-            [mo.md(f"`{folder.value}` holds no day file (`YYYY-MM-DD.jsonl`)."), skipped_note]
+            [
+                mo.md(f"<code>{escape(folder.value)}</code> holds no day file (`YYYY-MM-DD.jsonl`)."),
+                skipped_note,
+            ]
         ),
     )
     try:
@@ -341,7 +356,9 @@ def _(day_pick, events, names, turns):
     mo.vstack(
         [
             mo.md(
-                f"{len(step_table)} steps ({int((step_table['outcome'] == 'failed').sum())} failed) · "
+                # The turns' `steps` (and the cost below) count completed steps: say both.
+                f"{len(step_table)} steps ({int((step_table['outcome'] == 'completed').sum())} "
+                f"completed, {int((step_table['outcome'] == 'failed').sum())} failed) · "
                 f"{int(step_table['usage_in'].sum()):,} tokens in · "
                 f"{int(step_table['usage_out'].sum()):,} out · "
                 f"{len(call_table)} tool calls, {int(call_table['failure'].notna().sum())} failed"
