@@ -6,6 +6,7 @@ verdict and the rail are exported by `trackerkit` (`Draft`, `DraftVerdict`, `rai
 The package's modules are private to it: an app imports from `trackerkit.design`.
 """
 
+from trackerkit.design.breaks import scene_breaks
 from trackerkit.design.fields import (
     dropped_tops,
     field_labels,
@@ -67,6 +68,7 @@ __all__ = [
     "report_html",
     "save",
     "save_raw",
+    "scene_breaks",
     "selected_key",
     "start_text",
     "suggest_id",

@@ -1,0 +1,73 @@
+"""What a save breaks in the scenes that link the tracker (a warning beside Save, never a refusal)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trackerkit import Draft, Library, load_scenes
+from trackerkit.design import scene_breaks
+from trackerkit.scene import Scene
+
+DATA = Path(__file__).parents[2] / "data"
+
+
+def _health() -> Draft:
+    return Draft.open(Library(DATA / "trackers").get("health"))
+
+
+def _scene(sid: str, links: list[str], turns: list[dict[str, object]], **more: object) -> Scene:
+    return Scene.model_validate({"id": sid, "title": sid, "prompting": {"trackers": links}, "turns": turns, **more})
+
+
+def test_an_unchanged_draft_breaks_nothing() -> None:
+    assert scene_breaks(_health(), load_scenes(DATA / "scenes")) == []
+
+
+def test_the_trial_rename_and_deletes_name_each_scene_with_its_counts() -> None:
+    draft = _health().rename_tracker("Здоровье 😀").add_field("wounds")
+    for name in ("hp", "hp_max", "mood"):
+        draft = draft.delete_field(draft.key(name))
+    lines = scene_breaks(draft, load_scenes(DATA / "scenes"))
+    assert lines[0].startswith('Renaming Health to "Здоровье 😀" breaks 5 linked scenes that call or expect it by name: ')
+    assert "fight (7 calls, 6 expectations)" in lines[0]
+    assert lines[1].startswith("Deleting hp breaks 5 linked scenes that set or expect it: ")
+    assert "fight (6 sets, 6 expectations)" in lines[1]
+    assert [line.split(" breaks")[0] for line in lines] == [
+        'Renaming Health to "Здоровье 😀"',
+        "Deleting hp",
+        "Deleting hp_max",
+        "Deleting mood",
+    ]
+
+
+def test_calls_rounds_edits_and_list_rows_count_and_unlinked_or_deleted_scenes_do_not() -> None:
+    call = {"name": "update_trackers", "arguments": {"updates": [{"tracker": "health", "set": {"HP": 1}}]}}
+    turns: list[dict[str, object]] = [
+        {"user": "a", "calls": [call], "expect": {"Health": {"hp": 1}}},
+        {"user": "b", "rounds": [[call], [call]], "expect": {"Stamina": {}}},
+        {"action": "edit", "tracker": "Health", "set": {"mood": "calm"}},
+    ]
+    scenes = [
+        _scene("one", ["health"], turns),
+        _scene("unlinked", ["stamina"], turns),
+        _scene("gone", ["health"], turns, deleted=True),
+    ]
+    draft = _health()
+    renamed = draft.rename_tracker("Vitals").rename_field(draft.key("hp"), "life")
+    assert scene_breaks(renamed, scenes) == [
+        'Renaming Health to "Vitals" breaks 1 linked scene that calls or expect it by name: one (4 calls, 1 expectation).',
+        'Renaming hp to "life" breaks 1 linked scene that sets or expect it: one (3 sets, 1 expectation).',
+    ]
+    # A field deleted and another given its name breaks nothing that names it.
+    swapped = draft.delete_field(draft.key("hp")).rename_field(draft.key("mood"), "hp")
+    assert all("Deleting hp " not in line for line in scene_breaks(swapped, scenes))
+    assert any(line.startswith('Renaming mood to "hp"') for line in scene_breaks(swapped, scenes))
+
+
+def test_a_list_tracker_reads_its_expected_rows() -> None:
+    ties = Draft.open(Library(DATA / "trackers").get("relationships"))
+    lines = scene_breaks(ties.delete_field(ties.key("trust")), load_scenes(DATA / "scenes"))
+    assert lines == [
+        "Deleting trust breaks 3 linked scenes that set or expect it: branching (5 sets, 12 expectations), "
+        "eval-flags (3 sets, 4 expectations), eval-quiet (2 sets, 8 expectations)."
+    ]
