@@ -303,6 +303,14 @@ def test_simulator_edits_the_scenes_own_trackers(
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 12 (edit) done.").first.wait_for()
     page.locator(".tk-panel [data-tracker='quest']").get_by_text("gold 7").first.wait_for()
 
+    # Found when tried: an emptied Set (JSON) box reported the edit "done".
+    _settled(page, 12)
+    _fill(page, "Set (JSON)", "")
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="Step 13 (edit) was refused, nothing was written: Nothing to set"
+    ).first.wait_for()
+
 
 def test_simulator_links_trackers_into_the_scene(
     serve: Callable[..., str],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -166,6 +167,41 @@ class TestPlayPage:
             refused.page_outcomes[-1].refused
             == "message 12 has 2 versions (1 to 2); there is no version 3."
         )
+
+    def test_an_emptied_version_box_asks_for_a_number(self) -> None:
+        """Found when tried: an empty Version box said "there is no version None."."""
+        swipe = {"action": "swipe", "reply": "Another.", "callsText": "[]"}
+        refused = play_page(
+            FIGHT, [swipe, {"action": "show_version", "message": "m12", "version": None}]
+        )
+        assert refused.page_outcomes[-1].refused == (
+            "Type a version number: message 12 has 2 versions (1 to 2)."
+        )
+
+    @pytest.mark.parametrize("typed", ["", "{}", "  "])
+    def test_an_edit_with_nothing_to_set_is_refused(self, typed: str) -> None:
+        """Found when tried: an empty Set (JSON) box reported "Step 7 (edit) done."."""
+        playback = play_page(FIGHT, [{"action": "edit", "tracker": "Health", "setText": typed}])
+        outcome = playback.page_outcomes[0]
+        assert outcome.refused is not None
+        assert outcome.refused.startswith("Nothing to set: type the fields and their values")
+        assert outcome.sentence.startswith("Step 7 (edit) was refused, nothing was written")
+
+    def test_calls_no_tool_could_take_are_said(self, tmp_path: Path) -> None:
+        """Found when tried: with no tracker linked, typed tool calls vanished ("done", "No tool
+        call"); the outcome says they were not sent, and why."""
+        scene = json.loads(FIGHT.read_text())
+        scene["prompting"] = {"trackers": []}
+        path = tmp_path / "unlinked.json"
+        path.write_text(json.dumps(scene))
+        calls = _calls('{"tracker": "Health", "set": {"hp": 20}}')
+        playback = play_page(path, [_turn(calls)], scripted=0, trackers=ROOT / "data" / "trackers")
+        assert playback.page_outcomes[0].sentence == (
+            "Step 1 (turn) done; the scene links no tracker, so no update tool was offered and "
+            "the 1 tool call typed was not sent."
+        )
+        linked = play_page(FIGHT, [_turn(calls)])
+        assert "not sent" not in linked.page_outcomes[0].sentence
 
     def test_a_swipe_with_no_reply_is_refused(self) -> None:
         """A swipe before any reply is a refused step with the chat's sentence."""

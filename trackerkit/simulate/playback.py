@@ -148,6 +148,8 @@ class Outcome:
     version: int | None = None
     #: The step as the page gave it (texts as typed), so a refused one can be shown again.
     typed: Mapping[str, Any] = field(default_factory=dict)
+    #: Tool calls the step gave that no tool could take (the scene links no tracker).
+    unsent: int = 0
 
     @property
     def sentence(self) -> str:
@@ -159,6 +161,11 @@ class Outcome:
             return f"{label} failed and kept nothing: {self.report.failed}"
         refused = [c for c in self.report.calls if not c.ok] if self.report else []
         parts = [f"{label} done"]
+        if self.unsent:
+            parts.append(
+                f"the scene links no tracker, so no update tool was offered and the {self.unsent} "
+                f"tool call{'s' if self.unsent != 1 else ''} typed {'were' if self.unsent != 1 else 'was'} not sent"
+            )
         if refused:
             parts.append(f"{len(refused)} tool call(s) refused (see under the reply)")
         if self.clamps:
@@ -354,6 +361,13 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
     version = None
     if report is not None and report.ok and report.message_id is not None:
         version = session.chat.take.message(report.message_id).shown
+    given = step.get("calls")
+    unsent = (
+        len(given)
+        if isinstance(given, list) and report is not None and report.protocol == "tools"
+        and not report.tool_offered
+        else 0
+    )
     outcome = Outcome(
         number,
         kind,
@@ -363,6 +377,7 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
         take=session.chat.current,
         version=version,
         typed=typed,
+        unsent=unsent,
     )
     playback.outcomes.append(outcome)
     if report is not None and version is not None and report.message_id is not None:
@@ -384,18 +399,24 @@ def _version_problem(session: Session, step: Mapping[str, Any]) -> str | None:
     take = session.chat.take
     position = take.index_of(message_id) + 1
     count = len(take.messages[position - 1].versions)
+    versions = f"message {position} has {count} version{'s' if count != 1 else ''} (1 to {count})"
+    if version is None:  # the box was emptied
+        return f"Type a version number: {versions}."
     if not isinstance(version, int) or not 1 <= version <= count:
-        return (
-            f"message {position} has {count} version{'s' if count != 1 else ''} "
-            f"(1 to {count}); there is no version {version}."
-        )
+        return f"{versions}; there is no version {version}."
     return None
+
+
+def _or_blank(typed: object, blank: str) -> str:
+    """The text as typed (positions in a parser's message are its own), `blank` when it is none."""
+    text = str(typed or "")
+    return text if text.strip() else blank
 
 
 def _read_page_forms(step: dict[str, Any]) -> str | None:
     """Turn the page's typed texts into the step's values; the reason when one is not JSON."""
     if "callsText" in step:
-        calls, problem = read_json(str(step.pop("callsText") or "[]"), "The tool calls")
+        calls, problem = read_json(_or_blank(step.pop("callsText"), "[]"), "The tool calls")
         if problem is not None:
             return problem
         if not isinstance(calls, list):
@@ -407,9 +428,14 @@ def _read_page_forms(step: dict[str, Any]) -> str | None:
             )
         step["calls"] = calls
     if "setText" in step:
-        values, problem = read_json(str(step.pop("setText") or "{}"), "The values to set")
+        values, problem = read_json(_or_blank(step.pop("setText"), "{}"), "The values to set")
         if problem is not None:
             return problem
+        if values == {}:
+            return (
+                'Nothing to set: type the fields and their values in Set (JSON), as {"hp": 20}. '
+                "Nothing was sent."
+            )
         step["set"] = values
     if step.get("row") == "":
         step.pop("row")
