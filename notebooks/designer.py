@@ -1,7 +1,7 @@
 import marimo
 
 __generated_with = "0.25.2"
-app = marimo.App(width="full", app_title="trackerkit · tracker designer")
+app = marimo.App(width="full", app_title="trackerkit · tracker designer", css_file="designer.css")
 
 with app.setup:
 
@@ -56,6 +56,8 @@ def _(first):
     get_id_text, set_id_text = mo.state("")
     get_note, set_note = mo.state("")
     get_outcome, set_outcome = mo.state(None)
+    # (newer revision,) after a stale save, until a save succeeds, Reload, or another tracker opens.
+    get_stale, set_stale = mo.state(None)
     get_refresh, set_refresh = mo.state(0)
     get_problem, set_problem = mo.state("")
 
@@ -101,12 +103,14 @@ def _(first):
         get_outcome,
         get_problem,
         get_refresh,
+        get_stale,
         set_draft,
         set_id_text,
         set_key,
         set_new,
         set_note,
         set_outcome,
+        set_stale,
         say,
         set_problem,
         set_refresh,
@@ -126,14 +130,15 @@ def _(
     set_note,
     set_outcome,
     set_problem,
+    set_stale,
 ):
     get_refresh()
-    _unlisted = None
+    unlisted = None
     try:
         _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
     except Exception as _error:
         _pieces = {}
-        _unlisted = mo.callout(design.readable(_error, "list the library"), kind="danger")
+        unlisted = mo.callout(design.readable(_error, "list the library"), kind="danger")
     _shown = "" if get_new() else get_draft().id
     _label = next((label for label, i in _pieces.items() if i == _shown), "New blank tracker")
 
@@ -145,6 +150,7 @@ def _(
         for clear in (set_id_text, set_note, set_problem):
             clear("")
         set_outcome(None)
+        set_stale(None)
 
     picker = mo.ui.dropdown(
         options={**_pieces, "New blank tracker": ""},
@@ -152,7 +158,23 @@ def _(
         label="Open",
         on_change=lambda v: design.attempt(lambda: open_piece(v), set_problem, "open the tracker"),
     )
-    mo.vstack([_unlisted, picker]) if _unlisted else picker
+    return picker, unlisted
+
+
+@app.cell
+def _(get_draft, get_id_text, get_new, picker, unlisted):
+    # Like Reload, opening another tracker drops the draft's edits: say so while there are some.
+    # Its own cell: the picker's cell does not rerun when its own choice sets the draft.
+    _d = get_draft()
+    _unsaved = bool(_d.patch()) or (get_new() and bool(get_id_text()))
+    _name = _d.name if len(_d.name) <= 40 else _d.name[:39] + "…"
+    _what = f'the new tracker "{_name}" is' if get_new() else f"unsaved edits to {_name} are"
+    _open_row = mo.hstack(
+        [picker, mo.md(f"⚠ {_what} dropped when you open another tracker" if _unsaved else "")],
+        justify="start",
+        align="center",
+    )
+    mo.vstack([unlisted, _open_row]) if unlisted else _open_row
     return
 
 
@@ -373,7 +395,8 @@ def _(data_dir, get_draft, library):
     draft = get_draft()
     try:
         verdict = draft.verdict([t.name for t in library.trackers() if t.id != draft.id])
-        links = draft.linked(load_scenes(data_dir / "scenes"))
+        scenes = load_scenes(data_dir / "scenes")
+        links = draft.linked(scenes)
         _where = f"{links}" + (": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes) if len(links) else "")
         _view = mo.callout(
             mo.md(
@@ -384,9 +407,10 @@ def _(data_dir, get_draft, library):
         )
     except Exception as _error:
         verdict = links = None
+        scenes = []
         _view = mo.callout(design.readable(_error, "judge the draft"), kind="danger")
     _view
-    return links, verdict
+    return links, scenes, verdict
 
 
 @app.cell
@@ -460,10 +484,14 @@ def _(
     set_outcome,
     set_place,
     set_refresh,
+    set_stale,
 ):
     def saved_as(outcome):
         set_outcome(outcome)
+        if outcome.kind == "stale":
+            set_stale((outcome.newer,))
         if outcome.ok:
+            set_stale(None)
             set_draft(outcome.draft)
             set_new(False)
             set_id_text("")
@@ -487,6 +515,7 @@ def _(
         set_draft(opened)
         set_key(opened.fields[0].key)
         set_outcome(None)
+        set_stale(None)
 
     save_button = mo.ui.button(label="Save", kind="success", on_click=lambda _: save_now(new_id if get_new() else None))
     reload_button = mo.ui.button(label="Reload the newer revision (drops your edits)", on_click=lambda _: design.attempt(reload_newer, report, "reload"))
@@ -498,18 +527,35 @@ def _(
 @app.cell
 def _(
     get_draft,
+    get_new,
     get_outcome,
+    get_stale,
     reload_button,
     save_as_box,
     save_as_button,
     save_button,
+    scenes,
 ):
     _outcome = get_outcome()
     _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
     _said = mo.md("") if _outcome is None else mo.callout(mo.md(_outcome.message), kind=_kind)
     _parts = [mo.hstack([save_button, _said], justify="start", align="center")]
-    if _outcome is not None and _outcome.kind == "stale":
-        _newer = _outcome.newer
+    # What Save would break in the linked scenes: said before saving, never a refusal.
+    _breaks = [] if get_new() else design.scene_breaks(get_draft(), scenes)
+    if _breaks:
+        _parts.append(
+            mo.callout(
+                mo.md(
+                    "**Saving breaks linked scenes** (their scripted calls and expectations name the "
+                    "tracker and its fields; it still saves):\n\n" + "\n".join(f"- {line}" for line in _breaks)
+                ),
+                kind="warn",
+            )
+        )
+    # A refused "save as new" keeps the newer revision's choices on show, so a retry is one click.
+    _stale = get_stale()
+    if _stale is not None:
+        _newer = _stale[0]
         _holds = "\n".join(f"- {line}" for line in design.holds(_newer)) if _newer is not None else "- (the newer revision cannot be read)"
         _parts.append(
             mo.vstack(
@@ -596,6 +642,7 @@ def _(
     set_place,
     set_problem,
     set_refresh,
+    set_stale,
 ):
     import_choice = take_button = open_button = None
     if import_view is not None and import_view.trackers:
@@ -620,6 +667,7 @@ def _(
             for clear in (set_note, set_problem):
                 clear("")
             set_outcome(None)
+            set_stale(None)
             set_import_note(("info", f'Opened "{opened.name}" in the draft above as a new tracker; Save writes it as `{new_id}.json`.'))
 
         def failed(message):

@@ -8,6 +8,7 @@ in the server's log or marimo error on the page.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -419,6 +420,107 @@ def test_settings_prompt_line_and_field_settings(
     page.get_by_text('"x9" is not a number').first.wait_for()
     template.scroll_into_view_if_needed()
     screenshot(page, "designer-settings")
+
+
+def _breaks(page: Any) -> Any:
+    return page.locator("marimo-callout-output").filter(has_text="Saving breaks linked scenes")
+
+
+def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """A trial's rename and deletes are named per linked scene before saving; Open says it drops
+    unsaved edits; a refused "save as new" keeps its box and Reload; long macro buttons wrap."""
+    trackers = data_copy / "trackers"
+    page = _open(serve, open_page, data_copy)
+    dropped = page.get_by_text("dropped when you open another tracker")
+    expect(dropped).to_have_count(0)
+    expect(_breaks(page)).to_have_count(0)
+
+    # Renaming the tracker: the Open control and the Save section both say what it costs.
+    name = page.get_by_label("Name", exact=True).first
+    name.fill("Здоровье 😀")
+    name.press("Enter")
+    page.get_by_text("⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker").wait_for()
+    expect(_breaks(page)).to_contain_text(
+        'Renaming Health to "Здоровье 😀" breaks 5 linked scenes that call or expect it by name: '
+        "branching (4 calls, 13 expectations)"
+    )
+    expect(_breaks(page)).to_contain_text("fight (7 calls, 6 expectations)")
+    # Deleting the fields the scenes set and expect (a new one stays, a tracker needs one).
+    page.get_by_role("button", name="Add field").click()
+    pick_field(page, "4. field (number)")
+    pick_field(page, "1. hp (number)")
+    for left in (
+        ["1. hp_max (number)", "2. mood (choice)", "3. field (number)"],
+        ["1. mood (choice)", "2. field (number)"],
+        ["1. field (number)"],
+    ):
+        page.get_by_role("button", name="Delete", exact=True).click()
+        expect(_entries(page)).to_have_text(left)
+    for field in ("hp", "hp_max", "mood"):
+        expect(_breaks(page)).to_contain_text(f"Deleting {field} breaks 5 linked scenes that set or expect it: ")
+    expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
+    _breaks(page).scroll_into_view_if_needed()
+    screenshot(page, "designer-scene-breaks")
+    # A warning, not a refusal: it saves, and the saved tracker breaks nothing further.
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(_outcome(page)).to_contain_text('Saved "health" at revision 1.')
+    expect(_breaks(page)).to_have_count(0)
+    expect(dropped).to_have_count(0)
+    assert Library(trackers).get("health").name == "Здоровье 😀"
+
+    # A stale save, then "save as new" refused twice: the box and Reload stay for the retry.
+    Library(trackers).patch("health", 1, {"description": "Edited elsewhere."})
+    description = page.get_by_label("What it tracks", exact=True)
+    description.fill("Mine.")
+    description.press("Enter")
+    page.get_by_text("'description': 'Mine.'").first.wait_for()
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(_outcome(page)).to_contain_text("was opened at revision 1 but the library now holds revision 2")
+    new_id = page.get_by_label("New id", exact=True)
+    save_as = page.get_by_role("button", name="Save the draft as a new tracker")
+    reload = page.get_by_role("button", name="Reload the newer revision (drops your edits)")
+    for typed in ("", "../evil"):
+        new_id.fill(typed)
+        save_as.click()
+        expect(_outcome(page)).to_contain_text("Not saved: ")
+        expect(_outcome(page)).not_to_contain_text("was opened at revision")
+        expect(new_id).to_be_visible()
+        expect(reload).to_be_visible()
+    screenshot(page, "designer-save-as-refused")
+    new_id.fill("health-mine")
+    save_as.click()
+    expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-mine" at revision 0.')
+    expect(new_id).to_have_count(0)
+    assert not (trackers.parent / "evil.json").exists()
+
+    # Opening another tracker drops the edits it warned of; the note goes with them.
+    description.fill("Edited, unsaved.")
+    description.press("Enter")
+    page.get_by_text("⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker").wait_for()
+    page.get_by_label("Open", exact=True).select_option("Stamina (stamina)")
+    page.get_by_text("Id stamina · revision 0").first.wait_for()
+    expect(dropped).to_have_count(0)
+
+    # A very long name: each macro button holds its whole label, one under the other.
+    name.fill("Здоровье 😀 " * 20)
+    name.press("Enter")
+    page.get_by_text("are dropped when you open another tracker").wait_for()
+    macros = page.get_by_role("button").filter(has_text="{{tracker::Здоровье")
+    expect(macros).to_have_count(4)
+    boxes = [macros.nth(i).bounding_box() for i in range(4)]
+    for above, below in itertools.pairwise(boxes):
+        assert below["y"] >= above["y"] + above["height"] - 1, (above, below)
+    for i in range(4):
+        assert macros.nth(i).evaluate(
+            "b => b.scrollHeight <= b.clientHeight + 1 && b.scrollWidth <= b.clientWidth + 1"
+        )
+    macros.first.scroll_into_view_if_needed()
+    screenshot(page, "designer-long-name-macros")
 
 
 def test_a_data_folder_that_is_not_one_is_a_message(
