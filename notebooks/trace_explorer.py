@@ -15,7 +15,6 @@ with app.setup:
         STATUS_AND_FAILURES,
         TURN_FILTERS,
         assemble_turns,
-        assign_turns,
         cost_summary,
         costs_by_day,
         daily_costs,
@@ -26,7 +25,7 @@ with app.setup:
         filter_turns,
         folder_days,
         plain_data,
-        read_trace,
+        read_day_turns,
         steps,
         tokens_over_day,
         tool_calls,
@@ -187,11 +186,13 @@ def _(folder, place):
 def _(day_pick, folder):
     mo.stop(not day_pick.value, mo.md("Pick at least one day."))
     try:
-        events, errors = read_trace(Path(folder.value), days=day_pick.value)
-        names = assign_turns(events)
+        # The picked files' events, and the turns begun in them whole: a turn past midnight goes
+        # on in the next day's file, which is read for it even when it is not picked (TC-2).
+        _read = read_day_turns(Path(folder.value), day_pick.value)
     except Exception as _error:
         mo.stop(True, trouble("Could not read the picked days", _error))
-    return errors, events, names
+    events, errors, turn_rows, names = _read.events, _read.errors, _read.turn_events, _read.names
+    return errors, events, names, turn_rows
 
 
 @app.cell
@@ -243,9 +244,9 @@ def _():
 
 
 @app.cell
-def _(events, names):
+def _(names, turn_rows):
     try:
-        turns = assemble_turns(events, names)
+        turns = assemble_turns(turn_rows, names)
     except Exception as _error:
         mo.stop(True, trouble("Could not put the turns together", _error))
     turn_show = mo.ui.radio(options=list(TURN_FILTERS), value="every turn", inline=True, label="Show")
@@ -276,7 +277,7 @@ def _(turn_show, turns):
 
 
 @app.cell
-def _(events, names, shown_turns, turn_show, turns_view):
+def _(names, shown_turns, turn_rows, turn_show, turns_view):
     _picked = turns_view.value
     picked_turn = (
         str(_picked["name"].iloc[0])
@@ -285,9 +286,9 @@ def _(events, names, shown_turns, turn_show, turns_view):
     )
     mo.stop(picked_turn is None, mo.md(f"No {turn_show.value} in these days."))
     try:
-        _events = turn_events(events, picked_turn, names)
-        _timeline = turn_timeline(events, picked_turn, names)
-        _failures = turn_failures(events, picked_turn, names)
+        _events = turn_events(turn_rows, picked_turn, names)
+        _timeline = turn_timeline(turn_rows, picked_turn, names)
+        _failures = turn_failures(turn_rows, picked_turn, names)
         _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str})
         _rows["data"] = [orjson.dumps(plain_data(d), default=str).decode() for d in _events["data"]]
     except Exception as _error:
@@ -336,16 +337,16 @@ def _():
 
 
 @app.cell
-def _(day_pick, events, names, turns):
+def _(day_pick, names, turn_rows, turns):
     try:
-        step_table = steps(events, names)
-        call_table = tool_calls(events, names)
+        step_table = steps(turn_rows, names)
+        call_table = tool_calls(turn_rows, names)
         per_day = costs_by_day(turns)
         _figures = [
             daily_costs(turns),
             daily_usage(turns),
-            titled_by_days(tokens_over_day(events, names, turns), day_pick.value),
-            failures_by_class(events, names),
+            titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value),
+            failures_by_class(turn_rows, names),
             turn_durations(turns),
         ]
     except Exception as _error:

@@ -8,7 +8,8 @@ The contract is `shared/spec/trace-rules.md` (TC-1..TC-22). Reading:
 
 `data` holds plain dicts; `read_trace(..., data="raw")` keeps the JSON text (an Arrow-backed
 column), `data="lazy"` a `LazyData` mapping (not a dict), and `columns=[...]` extracts paths
-of `data` into typed columns. `costs_by_day(turns)` gives cost per day file with the share of
+of `data` into typed columns. `read_day_turns(folder, days)` gives the turns begun in chosen
+day files whole (a turn past the installation's midnight goes on in the next file). `costs_by_day(turns)` gives cost per day file with the share of
 steps without a cost; `export_parquet` and `events_to_arrow` write days out for other tools.
 
 `trackerkit.trace.dask.read_trace_dask` reads past one machine; it needs the `dask` extra
@@ -19,6 +20,7 @@ from trackerkit.errors import TraceLineError
 from trackerkit.trace._columns import ColumnSpec
 from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
+from trackerkit.trace.days import DayTurns, read_day_turns
 from trackerkit.trace.event_data import plain_data
 from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
@@ -88,6 +90,7 @@ __all__ = [
     "TURN_COLUMNS",
     "TURN_FILTERS",
     "ColumnSpec",
+    "DayTurns",
     "LazyData",
     "SkippedFile",
     "TraceLineError",
@@ -117,6 +120,7 @@ __all__ = [
     "markers",
     "orphans",
     "plain_data",
+    "read_day_turns",
     "read_trace",
     "resolve_turn",
     "steps",

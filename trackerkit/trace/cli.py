@@ -38,10 +38,11 @@ from trackerkit.trace._columns import SKIPPED, ColumnSpec, ColumnType
 from trackerkit.trace._data import INFERRED
 from trackerkit.trace._lazy import jsonable
 from trackerkit.trace.costs import cost_summary
+from trackerkit.trace.days import read_day_turns
 from trackerkit.trace.export import export_parquet
 from trackerkit.trace.folder import SkippedFile, folder_days
-from trackerkit.trace.read import day_of, read_trace, trace_days
-from trackerkit.trace.turns import assemble_turns, assign_turns, orphans, turn_events
+from trackerkit.trace.read import read_trace, trace_days
+from trackerkit.trace.turns import turn_events
 
 __all__ = ["register", "summary"]
 
@@ -189,36 +190,10 @@ def _days(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_neighbours(folder: Path, day: str) -> list[str]:
-    """`day` and the days either side that have a file in `folder`.
-
-    A day's file holds what happened before the installation's midnight (TC-2), and a turn
-    running at midnight goes on in the next file: its figures need both.
-    """
-    asked = dt.date.fromisoformat(day)
-    around = [(asked + dt.timedelta(days=step)).isoformat() for step in (-1, 0, 1)]
-    return [d for d in around if d == day or (folder / f"{d}.jsonl").is_file()]
-
-
-def _of_day(day: str, file: Any) -> bool:
-    return day_of(Path(str(file))) == day
-
-
 def _turns(args: argparse.Namespace) -> int:
-    folder = trace_folder(args.dir)
-    events, errors = read_trace(folder, days=_with_neighbours(folder, args.day))
-    errors = [e for e in errors if _of_day(args.day, e.file)]
-    names = assign_turns(events)
-    every = assemble_turns(events, names)
-    # The day's turns are those whose first event is in its file (the turns frame's `day`),
-    # with all their events, wherever the next file holds some of them.
-    wanted = set(every.loc[every["day"] == args.day, "name"])
-    turned = names.isin(wanted).to_numpy()
-    mine = turned | (names.isna().to_numpy() & (events["day"] == args.day).to_numpy())
-    turns = assemble_turns(events[mine], names[mine])  # with the day's orphan rows, counted
-    lost = orphans(events)
-    lost = lost[[_of_day(args.day, f) for f in lost["file"]]].reset_index(drop=True)
-    running_on = sorted(set(names[turned & (events["day"] != args.day).to_numpy()]))
+    # The turns begun in the day's file, whole: a turn past midnight goes on in the next file.
+    read = read_day_turns(trace_folder(args.dir), args.day)
+    turns, lost, errors, running_on = read.turns(), read.orphans, read.errors, read.running_on
     if args.json:
         _json(
             {
@@ -276,13 +251,11 @@ def _turns(args: argparse.Namespace) -> int:
 def _show(args: argparse.Namespace) -> int:
     folder = trace_folder(args.dir)
     if args.day:
-        # The turn is found among the day's (a bare turn_N: the day's newest), then shown
-        # whole, with any events the next day's file holds (TC-2).
-        events, _errors = read_trace(folder, days=_with_neighbours(folder, args.day))
-        names = assign_turns(events)
-        mine = (events["day"] == args.day).to_numpy()
-        name = str(turn_events(events[mine], args.name, names[mine])["turn_name"].iloc[0])
-        picked = turn_events(events, name, names)
+        # A turn begun in the day's file (a bare turn_N: the day's newest), shown whole, with
+        # any events the next day's file holds (TC-2).
+        read = read_day_turns(folder, args.day)
+        picked = turn_events(read.turn_events, args.name, read.names)
+        name = str(picked["turn_name"].iloc[0])
     else:
         events, _errors = read_trace(folder)
         picked = turn_events(events, args.name)
