@@ -15,6 +15,7 @@ import orjson
 
 from trackerkit._pieces import read_piece_file
 from trackerkit.errors import Problem, TrackerkitError
+from trackerkit.formats.detect import piece_kind
 from trackerkit.library import Verdict, check_paths
 
 if TYPE_CHECKING:
@@ -82,26 +83,6 @@ def _check(args: argparse.Namespace) -> int:
 _SCENE_NOT_TRACKER = (
     "is a scene, not a tracker; check reads tracker files (trackerkit prompt SCENE reads a scene)"
 )
-
-
-def piece_kind(data: object) -> str | None:
-    """`"tracker"` or `"scene"` when parsed JSON has the shape of that kind of piece, else None.
-
-    Told by the keys only a piece of that kind has (a tracker's `kind: "tracker"` or `body`, a
-    scene's `title` with its links or turns), so a command given the other kind can say so in one
-    line before any list of unknown keys.
-    """
-    if not isinstance(data, dict):
-        return None
-    if data.get("kind") == "tracker" or ("body" in data and "title" not in data):
-        return "tracker"
-    if (
-        "title" in data
-        and "body" not in data
-        and any(key in data for key in ("prompting", "turns", "card", "toolAccess", "window"))
-    ):
-        return "scene"
-    return None
 
 
 def file_kind(path: str | Path) -> str | None:

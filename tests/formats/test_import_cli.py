@@ -333,3 +333,24 @@ ST_PRESET = {
         },
     },
 }
+
+
+@pytest.mark.parametrize(
+    ("piece", "kind", "folder"),
+    [
+        (BUNDLED / "trackers" / "health.json", "tracker", "trackers"),
+        (BUNDLED / "scenes" / "fight.json", "scene", "scenes"),
+    ],
+)
+def test_trackerkits_own_files_are_not_imported_as_another_tools(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, piece: Path, kind: str, folder: str
+) -> None:
+    """Found when tried: a trackerkit tracker was read as MagVarUpdate (its `choices` look like
+    a [value, meaning] pair) and would have become junk trackers. It is refused, saying what it is."""
+    code, out, err = _run(capsys, "import", str(piece), "--into", str(tmp_path / "lib"))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"trackerkit: {piece}: is already a trackerkit {kind}: it needs no import; copy it into "
+        f"the {folder} folder of your data folder (trackerkit check reads trackers)\n"
+    )
+    assert not (tmp_path / "lib").exists() or not any((tmp_path / "lib").iterdir())

@@ -28,9 +28,11 @@ __all__ = [
     "MAX_BYTES",
     "Format",
     "detect_format",
+    "detected",
     "entry_name",
     "init_var_entries",
     "parse_document",
+    "piece_kind",
     "png_card",
     "read_document",
     "sniff",
@@ -221,13 +223,53 @@ def detect_format(source: str | os.PathLike[str], text: str | None = None) -> Fo
     """Which format a file holds, told by its content (not its name).
 
     Raises:
-        ImportRefusedError: the file cannot be read, or holds none of `FORMATS`.
+        ImportRefusedError: the file cannot be read, is trackerkit's own tracker or scene, or
+            holds none of `FORMATS`.
     """
     file, data = read_document(source, text)
+    return detected(file, data)
+
+
+def detected(file: str, data: object) -> Format:
+    """The format of a read file's data (see `detect_format`).
+
+    Raises:
+        ImportRefusedError: trackerkit's own tracker or scene, or none of `FORMATS`.
+    """
+    own = piece_kind(data)
+    if own is not None:  # read as another tool's, it would become junk trackers
+        where = "trackers" if own == "tracker" else "scenes"
+        raise ImportRefusedError(
+            file,
+            f"is already a trackerkit {own}: it needs no import; copy it into the {where} "
+            f"folder of your data folder (trackerkit check reads trackers)",
+        )
     found = sniff(data)
     if found is None:
         raise unknown_format(file)
     return found
+
+
+def piece_kind(data: object) -> str | None:
+    """`"tracker"` or `"scene"` when parsed JSON has the shape of that kind of piece, else None.
+
+    Told by the keys only a piece of that kind has (a tracker's `kind: "tracker"` or `body`, a
+    scene's `title` with its links or turns), so a command given the other kind can say so in one
+    line before any list of unknown keys.
+    """
+    if not isinstance(data, dict):
+        return None
+    if data.get("kind") == "tracker" or ("body" in data and "title" not in data):
+        return "tracker"
+    if (
+        "title" in data
+        and "body" not in data
+        and any(key in data for key in ("prompting", "turns", "card", "toolAccess", "window"))
+    ):
+        return "scene"
+    return None
+
+
 
 
 def unknown_format(file: str) -> ImportRefusedError:

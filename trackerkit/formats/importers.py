@@ -13,7 +13,7 @@ import orjson
 from trackerkit._pieces import write_atomically
 from trackerkit.errors import ImportRefusedError
 from trackerkit.formats.card import card_from_data
-from trackerkit.formats.detect import FORMATS, read_document, sniff, unknown_format
+from trackerkit.formats.detect import FORMATS, detected, read_document
 from trackerkit.formats.imported import Imported
 from trackerkit.formats.marinara import marinara_from_data
 from trackerkit.formats.mvu import mvu_from_data
@@ -49,10 +49,7 @@ def import_file(
     """
     file, data = read_document(source, text)
     if format is None:
-        found = sniff(data)
-        if found is None:
-            raise unknown_format(file)
-        format = found
+        format = detected(file, data)
     importer = IMPORTERS.get(format)
     if importer is None:
         raise ImportRefusedError(
