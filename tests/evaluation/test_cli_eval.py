@@ -253,7 +253,7 @@ def test_an_endpoint_never_reached_is_not_scored(
     path.write_text(json.dumps(variants))
     code = main(["eval", QUIET, "--variants", str(path), "--no-trace"])
     captured = capsys.readouterr()
-    assert code == 0
+    assert code == 1  # a variant with no scores is no pass for a script (found when tried)
     table = {line.split()[0]: line.split()[1:] for line in captured.out.splitlines()[2:]}
     assert table["joint_accuracy"][0] == "n/a"
     assert table["slot_accuracy"][0] == "n/a"
@@ -262,3 +262,19 @@ def test_an_endpoint_never_reached_is_not_scored(
     assert "trackerkit: down (free): " in captured.err
     assert "turns failed and are not scored (so it has no scores)" in captured.err
     assert url in captured.err
+
+
+def test_a_trace_that_could_not_be_written_is_not_said_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found when tried: with the trace folder a file, eval logged the failure, then said
+    "trace written to". It says no trace could be written; the scores still print."""
+    data = tmp_path / "d"
+    data.mkdir()
+    (data / "trace").write_text("a file where the trace folder goes\n")
+    code = main(["eval", QUIET, "--data", str(data)])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert f"trackerkit: no trace could be written to {data / 'trace'} (" in captured.err
+    assert "trace written to" not in captured.err.replace("no trace could be written to", "")
+    assert captured.out.splitlines()[0].split() == ["scripted", "(free)"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from trackerkit.cli import (
     add_data_option,
@@ -17,6 +18,9 @@ from trackerkit.cli import (
     refuse_tracker_for_scene,
     scene_and_trackers,
 )
+
+if TYPE_CHECKING:
+    from trackerkit.trace import TraceWriter
 
 __all__ = ["register"]
 
@@ -96,6 +100,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     command.set_defaults(func=_eval)
 
 
+def _say_trace(trace: TraceWriter) -> None:
+    """Where the turns went; the writer never breaks a turn (TC-20), so a failure is told here."""
+    if trace.failures:
+        print(
+            f"trackerkit: no trace could be written to {trace.directory} "
+            f"({trace.failures} writes failed)",
+            file=sys.stderr,
+        )
+    else:
+        print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
+
+
 def _eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -156,10 +172,12 @@ def _eval(args: argparse.Namespace) -> int:
         if trace is not None:
             trace.close()
     if trace is not None:
-        print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
+        _say_trace(trace)
     for line in results.failure_lines():
         print(f"trackerkit: {line}", file=sys.stderr)
     print(results.table().to_string())
     if args.out is not None:
         print(f"trackerkit: results written to {results.to_parquet(args.out)}", file=sys.stderr)
-    return 0
+    # A variant that answered no turn has no scores: a script must not take that for a pass.
+    failures = results.failures()
+    return 1 if bool((failures["failed_turns"] == failures["turns"]).any()) else 0

@@ -366,6 +366,8 @@ class TraceWriter:
         self._fd: int | None = None
         self._last_report = float("-inf")
         self._suppressed = 0
+        #: How many writes (or cleanups) failed so far; each is logged, a burst in one warning.
+        self.failures = 0
 
     def path_for(self, moment: dt.datetime) -> Path:
         """The day file an event written at `moment` goes to (installation time zone, TC-2)."""
@@ -434,6 +436,7 @@ class TraceWriter:
                     self._report(exc)
 
     def _report(self, exc: BaseException) -> None:
+        self.failures += 1
         now = time.monotonic()
         if now - self._last_report < 60:
             self._suppressed += 1
