@@ -354,3 +354,16 @@ def test_trackerkits_own_files_are_not_imported_as_another_tools(
         f"the {folder} folder of your data folder (trackerkit check reads trackers)\n"
     )
     assert not (tmp_path / "lib").exists() or not any((tmp_path / "lib").iterdir())
+
+
+def test_the_readme_example_of_a_file_of_no_format_prints_as_shown(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's `trackerkit import` of a file in no format shows the real line (found when
+    tried: it quoted a message the README's own changes had moved)."""
+    readme = (BUNDLED.parent / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("$ trackerkit import data/trace/2026-11-26.jsonl\n", 1)[1].split("\n", 1)[0]
+    monkeypatch.chdir(BUNDLED.parent)
+    code, out, err = _run(capsys, "import", "data/trace/2026-11-26.jsonl")
+    assert (code, out) == (1, "")
+    assert err == shown + "\n"
