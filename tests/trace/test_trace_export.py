@@ -98,6 +98,10 @@ class TestCommand:
                 ["trace", "export", str(SAMPLE), "--parquet", "x", "--column", "a=b:zz"],
                 "not a column",
             ),
+            (  # found when tried: the advice named a Python class to a command-line user
+                ["trace", "export", str(SAMPLE), "--parquet", "x", "--column", "day=usage.in:int"],
+                "give the column another name (NAME=PATH on the command line",
+            ),
         ],
     )
     def test_mistakes_are_one_line(

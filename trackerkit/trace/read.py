@@ -337,8 +337,9 @@ def _parsed(data: DataMode | None, columns: Sequence[str | ColumnSpec] | None) -
         clash = sorted(taken & {spec.name for spec in specs})
         if clash:
             raise BadRequestError(
-                f"columns= names {', '.join(map(repr, clash))}, which the events frame has "
-                "already; give the column another name with a ColumnSpec."
+                f"a column named {', '.join(map(repr, clash))} is asked for, and the events "
+                "frame has one already; give the column another name (NAME=PATH on the command "
+                "line, ColumnSpec(NAME, PATH, TYPE) in Python)."
             )
         keepers.append(Paths(specs))
     return Parsed(keepers=keepers)
