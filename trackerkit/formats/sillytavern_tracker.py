@@ -6,11 +6,14 @@ record of its own, a `FOR_EACH_OBJECT` a keyed list with text columns (`Characte
 `ARRAY_OBJECT` a keyed list by its name-like sub-field. `ARRAY` values become one text, joined.
 `prompt` is the field's meaning, `defaultValue` its start; `exampleValues` and the presence are
 kept in the report (the source has no number, yes/no or choice type, so every field is text).
+A `defaultValue` that is one `<...>` placeholder (`<Updated time if changed>`) is the shape the
+source shows the model, not a value: such a field starts empty, and the report says so.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,8 @@ __all__ = ["import_sillytavern_tracker", "sillytavern_tracker_from_data"]
 
 #: A tuple, not a set: a type written as a list or an object must not make membership raise.
 _TYPES = ("STRING", "ARRAY", "OBJECT", "FOR_EACH_OBJECT", "FOR_EACH_ARRAY", "ARRAY_OBJECT")
+#: One `<...>` and nothing else: the source's placeholder for what the model writes.
+_PLACEHOLDER = re.compile(r"<[^<>]+>")
 _PRESENCE = {
     "STATIC": "; presence STATIC: the source never updates it, trackerkit lets the model update it",
     "EPHEMERAL": "; presence EPHEMERAL: the source keeps it for one message, trackerkit keeps it",
@@ -145,8 +150,9 @@ def _text(
     if start is not None and len(start) > MAX_TEXT:
         builder.unmapped(source, f"its default is longer than {MAX_TEXT:,} characters")
         return
+    placeholder = start is not None and _PLACEHOLDER.fullmatch(start.strip()) is not None
     field: dict[str, Any] = {"type": "text"}
-    if start:
+    if start and not placeholder:
         field["default"] = start
     detail = (
         "text"
@@ -157,6 +163,8 @@ def _text(
     detail += (
         how + _examples(spec) + (_PRESENCE.get(presence, "") if isinstance(presence, str) else "")
     )
+    if placeholder:
+        detail += f"; starts empty: its default {quoted(start or '', 40)} is a placeholder for the model"
     draft.add(source, key, field, text=_about(spec), detail=detail, guessed=kind != "STRING")
 
 
