@@ -50,8 +50,11 @@ def test_designer_rename_follows_the_field(
     page.get_by_role("heading", name="Tracker designer").first.scroll_into_view_if_needed()
     page.get_by_text("hp_max (number)").first.click()
     name = page.get_by_label("Name", exact=True).nth(1)
-    name.wait_for(timeout=60_000)
-    page.wait_for_timeout(500)
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    # The field editor shows the picked field before anything is typed (a fixed pause was not
+    # enough on a busy machine: the keystrokes went to the editor being redrawn).
+    expect(name).to_have_value("hp_max", timeout=60_000)
     name.fill("")
     name.press_sequentially("hp_top", delay=60)
     name.press("Tab")
