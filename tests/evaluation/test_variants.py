@@ -78,3 +78,45 @@ def test_anyof_tool_style() -> None:
     # The anyOf design costs more prompt tokens than one line per tracker (TR-36).
     mine = both.turns[both.turns["variant"] == "anyOf"]["tokens_in"].to_numpy()
     assert (mine > results.turns["tokens_in"].to_numpy()).all()
+
+
+def test_the_anyof_tool_is_counted_as_the_session_counts_its_own() -> None:
+    """Found when tried: on the scripted model both styles showed the same tokens in (the style
+    was ignored), and on a server without `usage` the two were counted two different ways. Now a
+    scripted anyOf variant is offered the anyOf tool, and with no `usage` its tokens in are the
+    session's count with the tool swapped: each round differs by exactly the two tools' tokens."""
+    from trackerkit.evaluation.tool_style import AnyOfTools
+    from trackerkit.library import Library
+    from trackerkit.simulate.completion import ModelReply, ModelRequest
+    from trackerkit.tokens import count_tool_tokens
+    from trackerkit.tool import anyof_parameters, update_trackers_tool
+
+    library = Library(SCENES.parent / "trackers")
+    trackers = [library.get("health"), library.get("stamina")]  # fight's links
+    lines_tool = update_trackers_tool(trackers)
+    anyof_tool = anyof_parameters(trackers)
+    difference = count_tool_tokens(
+        anyof_tool.name, anyof_tool.description, anyof_tool.parameters
+    ) - count_tool_tokens(lines_tool.name, lines_tool.description, lines_tool.parameters)
+    assert difference > 0
+
+    class Quiet:
+        name = "quiet"
+
+        def complete(self, request: ModelRequest) -> ModelReply:
+            return ModelReply("ok", (), "stop")
+
+    reply = AnyOfTools(Quiet(), trackers).complete(
+        ModelRequest([{"role": "user", "content": "hi"}], [lines_tool.to_openai()], counted=1000)
+    )
+    assert reply.usage_in == 1000 + difference
+
+    both = evaluate(
+        [FIGHT], [Variant(name="lines"), Variant(name="anyOf", tool_style="anyOf")]
+    )
+    assert both.turns["failed"].eq("").all()
+    assert both.turns["joint"].all()
+    by_style = both.turns.pivot_table(index=["scenario", "step"], columns="variant", values="tokens_in")
+    extra = by_style["anyOf"] - by_style["lines"]
+    assert (extra > 0).all()
+    assert (extra % difference == 0).all()  # a whole number of rounds, each with the tool

@@ -4,8 +4,10 @@ The session always builds the line-per-tracker `update_trackers` tool (TR-36). A
 `tool_style="anyOf"` wraps its model in `AnyOfTools`, which offers the model the alternative
 design instead (each tracker's fields in the schema, `anyOf` keyed by tracker), under the same
 name: the calls have the same shape, so they run and are scored as any other. Since the session
-counts the prompt from the tool it built, the wrapper reports the prompt tokens of the request as
-actually sent (messages and tools, trackerkit's tokenizer) when the server reports no `usage`.
+counts the prompt from the tool it built, the wrapper reports, when the server reports no
+`usage`, the session's count with the tool swapped: less the line-per-tracker tool's tokens, plus
+the `anyOf` tool's, each counted as `trackerkit.tokens.count_tool_tokens` counts a tool. So a
+`lines` and an `anyOf` variant's tokens in differ by exactly the two tools' difference.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from trackerkit.simulate.completion import ModelReply, ModelRequest
 from trackerkit.simulate.model import Model
-from trackerkit.tokens import count_tokens
+from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import TOOL_NAME, anyof_parameters
 from trackerkit.tracker import Tracker
 
@@ -59,7 +61,12 @@ class AnyOfTools:
         sent = replace(request, tools=tools)
         reply = self.inner.complete(sent)
         if reply.usage_in is None and tools != request.tools:
-            reply = replace(reply, usage_in=count_tokens(_text(sent)))
+            if request.counted is not None:
+                swapped = sum(map(_tool_tokens, tools)) - sum(map(_tool_tokens, request.tools))
+                usage = request.counted + swapped
+            else:
+                usage = count_tokens(_text(sent))
+            reply = replace(reply, usage_in=usage)
         return reply
 
     def _swap(self, tool: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +74,16 @@ class AnyOfTools:
         if function.get("name") != TOOL_NAME:
             return tool
         return self._tool
+
+
+def _tool_tokens(tool: dict[str, Any]) -> int:
+    """A function tool's tokens as the session counts its own tool."""
+    function = tool.get("function") or {}
+    return count_tool_tokens(
+        str(function.get("name", "")),
+        str(function.get("description", "")),
+        function.get("parameters") or {},
+    )
 
 
 def _text(request: ModelRequest) -> str:

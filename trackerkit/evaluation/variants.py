@@ -79,7 +79,10 @@ class Variant(BaseModel):
             trackers: the run's linked trackers, for the `anyOf` tool style.
         """
         if self.model == "scripted":
-            # The scripted model makes the scenario's calls whatever the tool's schema says.
+            # The scripted model makes the scenario's calls whatever the tool's schema says; an
+            # `anyOf` variant is still offered (and counted with) the `anyOf` tool.
+            if self.tool_style == "anyOf" and self.protocol == "tools":
+                return AnyOfTools(ScriptedModel(), trackers)
             return ScriptedModel()
         assert self.base_url is not None
         model = EndpointModel(

@@ -68,6 +68,9 @@ class ModelRequest:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = field(default_factory=list)
     protocol: UpdateProtocol = "tools"
+    #: The session's own count of the prompt (its parts, the tool as it built it), when known:
+    #: what a turn reports as tokens in when the server reports no `usage`.
+    counted: int | None = None
 
     def to_openai(self, model: str) -> dict[str, Any]:
         """The JSON body of `POST /chat/completions` (tool_choice left out: the model decides)."""

@@ -286,12 +286,11 @@ class Session:
         return _Running(turn, report, self._events.turn(index, self.scene.id, self.protocol))
 
     def _plan(self, script: Script) -> None:
-        if isinstance(self.model, ScriptedModel):
+        scripted = _scripted(self.model)
+        if scripted is not None:
             if script is not None:
-                self.model.plan(
-                    script if isinstance(script, TurnPlan) else TurnPlan.from_step(script)
-                )
-            self.model.start_turn()
+                scripted.plan(script if isinstance(script, TurnPlan) else TurnPlan.from_step(script))
+            scripted.start_turn()
 
     def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:
         """Stamp the reply with the turn's writes; the report takes its values and changes."""
@@ -395,7 +394,10 @@ class Session:
         run.trace.step_started(round_index)
         reply = self.model.complete(
             ModelRequest(
-                request.messages + run.said, self._offered(run.turn, request), self.protocol
+                request.messages + run.said,
+                self._offered(run.turn, request),
+                self.protocol,
+                counted=sum(parts.values()),
             )
         )
         out = count_tokens(
@@ -554,3 +556,15 @@ def _flatten(messages: Sequence[Mapping[str, Any]]) -> str:
         for call in message.get("tool_calls") or []:
             parts.append(call["function"]["name"] + call["function"]["arguments"])
     return "\n".join(parts)
+
+
+def _scripted(model: object) -> ScriptedModel | None:
+    """The scripted model a session plays, itself or wrapped (a wrapper names it `inner`, as
+    `trackerkit.evaluation.tool_style.AnyOfTools` does); None for any other model."""
+    seen = 0
+    while not isinstance(model, ScriptedModel):
+        model = getattr(model, "inner", None)
+        seen += 1
+        if model is None or seen > 8:
+            return None
+    return model
