@@ -42,7 +42,7 @@ class TestFixture:
             "guessed: Scars -> Scars.items: text, guessed: each key's array kept as one text, items joined with \", \"",
             "guessed: Items.name -> Items: keyed list (ARRAY_OBJECT): rows keyed by the sub-field \"name\"",
             "exact: Items.Owner -> Items.owner: text; examples \"\" | \"\" | \"\"",
-            "unmapped: Weather: not a field definition with a type (ARRAY, ARRAY_OBJECT, FOR_EACH_ARRAY, FOR_EACH_OBJECT, OBJECT, STRING)",
+            "unmapped: Weather: its type \"NUMBER\" is none SillyTavern-Tracker has (ARRAY, ARRAY_OBJECT, FOR_EACH_ARRAY, FOR_EACH_OBJECT, OBJECT, STRING)",
         ]
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:

@@ -91,9 +91,7 @@ def _fields(builder: Builder, definition: dict[str, Any], title: str) -> None:
         name = _name(key, spec)
         kind = spec.get("type") if isinstance(spec, dict) else None
         if not isinstance(spec, dict) or kind not in _TYPES:
-            builder.unmapped(
-                name, f"not a field definition with a type ({', '.join(sorted(_TYPES))})"
-            )
+            builder.unmapped(name, _not_a_field(spec, kind))
         elif kind in ("STRING", "ARRAY"):
             if root is None:
                 root = builder.tracker(
@@ -105,6 +103,16 @@ def _fields(builder: Builder, definition: dict[str, Any], title: str) -> None:
             _nested(builder, draft, spec, name, [])
         else:
             _keyed(builder, name, spec, kind)
+
+
+def _not_a_field(spec: object, kind: object) -> str:
+    """Why an entry is no field: no definition, no type, or a type the source does not have."""
+    types = ", ".join(sorted(_TYPES))
+    if not isinstance(spec, dict):
+        return f"not a field definition (an object with a type: {types})"
+    if kind is None:
+        return f"a field definition without a type ({types})"
+    return f"its type {quoted(str(kind), 20)} is none SillyTavern-Tracker has ({types})"
 
 
 def _name(key: str, spec: object) -> str:
@@ -176,7 +184,7 @@ def _nested(
         here = f"{source}.{name}"
         kind = inner.get("type") if isinstance(inner, dict) else None
         if not isinstance(inner, dict) or kind not in _TYPES:
-            builder.unmapped(here, "not a field definition with a type")
+            builder.unmapped(here, _not_a_field(inner, kind))
         elif kind in ("STRING", "ARRAY"):
             dotted = ".".join([*path, name])
             how = f"; flattened as {quoted(dotted)}" if path else ""
