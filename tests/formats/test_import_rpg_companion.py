@@ -24,7 +24,7 @@ class TestFixture:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
-            'exact: trackerConfig.userStats.customStats[3] -> User stats.mana_sparkles: number from 0 (maxValue the text "lots" is no number of 0 or more); persistInHistory not kept (trackerkit keeps every value\'s history)',
+            'exact: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0 (maxValue the text "lots" is no number of 0 or more); persistInHistory not kept (trackerkit keeps every value\'s history)',
             "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "guessed: trackerConfig.rpgAttributes.attributes[0] -> User stats.str: number from 0, guessed: an attribute score has no top in the source",
@@ -73,6 +73,13 @@ class TestFixture:
         assert relationship["choices"] == ["Lover", "Friend", "Ally", "Enemy", "Neutral", "Rival"]
         inventory = next(t for t in imported.trackers if t.name == "Inventory")
         assert (inventory.layout, [f.name for f in inventory.fields]) == ("list", ["qty"])
+
+    def test_a_stat_is_named_by_its_id(self) -> None:
+        """Found when tried: the stat `mana` named "Mana ✨" became `mana_sparkles`, while the
+        model writes stats by id (`{"id": "mana", "value": 80}`). The id names the field; the
+        display name is its meaning."""
+        mana = field_of(import_rpg_companion(FIXTURE), "User stats", "mana")
+        assert (mana["name"], mana["description"]) == ("mana", "Mana ✨")
 
     def test_bare_tracker_config(self) -> None:
         """The trackerConfig object on its own reads the same way."""

@@ -127,8 +127,17 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 extra += f"; starts at its value {start}"
             elif "value" in stat:
                 extra += f"; its value {describe_value(stat.get('value'))} is outside the range, not kept"
+            # The model writes a stat by its id (`{"id": "mana", "value": 80}`): the field is
+            # named for it, and its display name is its meaning.
+            shown = _label(stat, f"stat {index + 1}")
+            ident = stat.get("id")
+            key = ident if isinstance(ident, str) and ident.strip() else shown
             draft.add(
-                at, _label(stat, f"stat {index + 1}"), spec, detail=detail + extra + _enabled(stat)
+                at,
+                key,
+                spec,
+                text=shown if shown != key else "",
+                detail=detail + extra + _enabled(stat),
             )
 
 
