@@ -24,7 +24,7 @@ class TestFixture:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
-            'exact: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0 (maxValue the text "lots" is no number of 0 or more); persistInHistory not kept (trackerkit keeps every value\'s history)',
+            "exact: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0 (maxValue the text \"lots\" is no number of 0 or more); persistInHistory not kept (trackerkit keeps every value's history)",
             "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "guessed: trackerConfig.rpgAttributes.attributes[0] -> User stats.str: number from 0, guessed: an attribute score has no top in the source",
@@ -34,12 +34,12 @@ class TestFixture:
             "exact: trackerConfig.statusSection.customFields[0] -> User stats.conditions: text",
             "exact: trackerConfig.statusSection.customFields[1] -> User stats.injuries: text",
             "unmapped: trackerConfig.infoBox.collapsed: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
-            "exact: trackerConfig.infoBox.widgets.date -> Scene.date: text",
+            "exact: trackerConfig.infoBox.widgets.date -> Scene.date: text; format \"Weekday, Month, Year\" not kept (a display setting; the text holds what the model writes)",
             "exact: trackerConfig.infoBox.widgets.weather -> Scene.weather: text",
-            "exact: trackerConfig.infoBox.widgets.temperature -> Scene.temperature: text",
+            "exact: trackerConfig.infoBox.widgets.temperature -> Scene.temperature: text; unit \"C\" not kept (a display setting; the text holds what the model writes)",
             "exact: trackerConfig.infoBox.widgets.time -> Scene.time: text",
             "exact: trackerConfig.infoBox.widgets.location -> Scene.location: text",
-            "guessed: trackerConfig.infoBox.widgets.recentEvents -> Scene.recent_events: text, guessed: the recent events kept as one text",
+            "guessed: trackerConfig.infoBox.widgets.recentEvents -> Scene.recent_events: text, guessed: the recent events kept as one text; disabled in the source, imported anyway",
             "unmapped: trackerConfig.infoBox.widgets.moonPhase: an info-box widget trackerkit does not know",
             "exact: trackerConfig.presentCharacters.relationships -> Present characters.relationship: choice of Lover, Friend, Ally, Enemy, Neutral, Rival",
             "exact: trackerConfig.presentCharacters.customFields[0] -> Present characters.appearance: text column",
@@ -49,7 +49,7 @@ class TestFixture:
             "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: number from 0, starts at 1",
             "exact: trackerConfig.inventory.stored -> Stored items.qty: keyed list stored: number from 0, starts at 1",
             "guessed: trackerConfig.inventory.stored -> Stored items.place: text, guessed: the place each item is stored at (stored is a map of places)",
-            'unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion\'s panel; trackerkit shows fields its own way ("showCurrency")',
+            "unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion's panel; trackerkit shows fields its own way (\"showCurrency\")",
         ]
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:

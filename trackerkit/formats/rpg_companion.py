@@ -232,19 +232,32 @@ def _info_box(builder: Builder, section: object, where: str) -> None:
         ]
     for key, widget in entries:
         here = f"{where}.widgets.{key}"
+        settings = _widget_settings(widget)
         if key == "recentEvents":
             draft.add(
                 here,
                 key,
                 {"type": "text"},
                 text="The latest events, one after another",
-                detail="text, guessed: the recent events kept as one text",
+                detail="text, guessed: the recent events kept as one text"
+                + settings
+                + _enabled(widget),
                 guessed=True,
             )
         elif key in _WIDGETS:
-            draft.add(here, key, {"type": "text"}, detail="text" + _enabled(widget))
+            draft.add(here, key, {"type": "text"}, detail="text" + settings + _enabled(widget))
         else:
             builder.unmapped(here, "an info-box widget trackerkit does not know")
+
+
+def _widget_settings(widget: object) -> str:
+    """A widget's display settings (`unit`, `format`, ...), said as not kept: the field is text."""
+    if not isinstance(widget, dict):
+        return ""
+    shown = [f"{k} {quoted(str(v), 30)}" for k, v in widget.items() if k != "enabled"]
+    if not shown:
+        return ""
+    return f"; {', '.join(shown)} not kept (a display setting; the text holds what the model writes)"
 
 
 def _characters(builder: Builder, section: object, where: str) -> None:
