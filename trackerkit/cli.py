@@ -619,6 +619,11 @@ def _import(args: argparse.Namespace) -> int:
     scene = save_imported_scene(saved, chosen.scenes, dry_run=args.dry_run)
     if scene is not None:
         print(f"{verb} {root / 'scenes' / scene.path.name} (scene {scene.scene.title})")
+    elif saved.scene_links:
+        print(
+            f"no scene written: the {shown} file does not say which of these trackers one scene "
+            "uses; link them in a scene (the simulator's tracker checks, or prompting.trackers)"
+        )
     if args.dry_run:
         print("dry run: nothing written")
     return 0

@@ -315,6 +315,11 @@ class TestScene:
         assert code == 0
         assert not [line for line in out.splitlines() if "(scene " in line]
         assert not (data / "scenes").exists()
+        # Said, not left to guess (found when tried: the links printed, no scene, no word why).
+        assert (
+            "no scene written: the WTracker file does not say which of these trackers one scene "
+            "uses; link them in a scene (the simulator's tracker checks, or prompting.trackers)"
+        ) in out.splitlines()
 
 
 #: A SillyTavern-Tracker preset: root text fields and a keyed list of characters.
