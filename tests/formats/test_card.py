@@ -163,6 +163,17 @@ class TestV1:
         assert out["data"]["extensions"][CARD_KEY]["links"] == ["health", "inventory"]
         assert list(card_from_data(out, "v.json").trackers) == BUNDLED[:2]
 
+    def test_sillytaverns_notes_and_tags_go_into_data(self) -> None:
+        """Found when tried: a SillyTavern V1 card's `creatorcomment` and `tags` stayed at the
+        top while `data.creator_notes` and `data.tags`, where a V2 reader looks, were empty."""
+        card = {**self.V1, "creatorcomment": "Made for the causeway.", "tags": ["fantasy", "x"]}
+        out = export_card(BUNDLED[:1], card)
+        assert out["data"]["creator_notes"] == "Made for the causeway."
+        assert out["data"]["tags"] == ["fantasy", "x"]
+        assert (out["creatorcomment"], out["tags"]) == ("Made for the causeway.", ["fantasy", "x"])
+        odd = export_card(BUNDLED[:1], {**self.V1, "creatorcomment": 3, "tags": ["a", 1]})
+        assert (odd["data"]["creator_notes"], odd["data"]["tags"]) == ("", [])
+
 
 def _png(*extra: tuple[bytes, bytes]) -> bytes:
     """A 1x1 grey PNG with `extra` chunks before IEND."""

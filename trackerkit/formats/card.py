@@ -75,6 +75,13 @@ def _upgraded(card: dict[str, Any]) -> dict[str, Any]:
         return card
     v2 = new_card(card["name"])
     v2["data"].update({k: card[k] for k in _V1_FIELDS})
+    # SillyTavern's V1 cards carry the creator's notes and tags beside the six fields; a V2
+    # reader looks for them under `data`.
+    if isinstance(card.get("creatorcomment"), str):
+        v2["data"]["creator_notes"] = card["creatorcomment"]
+    tags = card.get("tags")
+    if isinstance(tags, list) and all(isinstance(t, str) for t in tags):
+        v2["data"]["tags"] = list(tags)
     return {**card, "spec": v2["spec"], "spec_version": v2["spec_version"], "data": v2["data"]}
 
 
