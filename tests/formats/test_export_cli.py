@@ -288,3 +288,18 @@ class TestOutNames:
             f"trackerkit: --out {tmp_path} is a folder; give a file name, such as "
             f"{tmp_path / 'trackers.json'}\n",
         )
+
+
+@pytest.mark.parametrize("target", ["gemini", "openai", "wtracker"])
+def test_another_tools_file_is_sent_to_import_first(
+    capsys: pytest.CaptureFixture[str], target: str
+) -> None:
+    """Found when tried: a WTracker settings file given to export got the scene decoder's list of
+    unknown keys. It is named for what it is, with the command that brings its trackers in."""
+    settings = Path(__file__).parent / "fixtures" / "wtracker_settings.json"
+    code, out, err = _run(capsys, "--to", target, str(settings))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"trackerkit: {settings}: is a WTracker file, not a trackerkit scene or tracker; import it "
+        f"first (trackerkit import {settings}), then export what it wrote\n"
+    )

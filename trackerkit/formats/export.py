@@ -17,6 +17,7 @@ import orjson
 from trackerkit._pieces import read_piece_file, write_atomically
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
+from trackerkit.formats.detect import FORMAT_NAMES, piece_kind, sniff
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
 from trackerkit.tokens import ENCODINGS
@@ -96,6 +97,13 @@ def load_export_source(
         if isinstance(data, dict) and "body" in data:
             trackers.append(decode_tracker(data, source=str(path)))
             continue
+        if piece_kind(data) is None:
+            other = sniff(data)
+            if other is not None:  # another tool's file: its trackers come in by import first
+                raise TrackerkitError(
+                    f"{path}: is a {FORMAT_NAMES[other]} file, not a trackerkit scene or tracker; "
+                    f"import it first (trackerkit import {path}), then export what it wrote"
+                )
         scene = load_scene(path)
         folder = scene_trackers(path, trackers_dir)
         if not folder.is_dir():
