@@ -120,3 +120,18 @@ def test_the_anyof_tool_is_counted_as_the_session_counts_its_own() -> None:
     extra = by_style["anyOf"] - by_style["lines"]
     assert (extra > 0).all()
     assert (extra % difference == 0).all()  # a whole number of rounds, each with the tool
+
+
+def test_nothing_to_evaluate_is_refused(tmp_path: Path) -> None:
+    """Found when tried: `evaluate(scenes, [])` scored the scripted model no one asked for, and
+    `evaluate([])` returned empty results on which the figures failed with numpy's errors."""
+    from trackerkit.evaluation.results import read_results
+
+    with pytest.raises(BadRequestError, match="no variant to evaluate"):
+        evaluate([FIGHT], [])
+    with pytest.raises(BadRequestError, match="no scenario to evaluate"):
+        evaluate([], None)
+    text = tmp_path / "x.jsonl"
+    text.write_text('{"a": 1}\n')
+    with pytest.raises(ValueError, match="is not a trackerkit evaluation's results"):
+        read_results(text)

@@ -94,10 +94,16 @@ def evaluate(
         raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
     if runs < 1 or concurrency < 1:
         raise BadRequestError("runs and concurrency must be at least 1")
-    chosen = list(variants) if variants else [Variant(name="scripted")]
+    if variants is not None and not list(variants):
+        raise BadRequestError(
+            "no variant to evaluate: give at least one (variants=None plays the scripted model)"
+        )
+    chosen = list(variants) if variants is not None else [Variant(name="scripted")]
     names = [v.name for v in chosen]
     if len(set(names)) != len(names):
         raise BadRequestError("two variants share a name; names must differ")
+    if not list(scenarios):
+        raise BadRequestError("no scenario to evaluate: give at least one scene file")
     scenes = _scenes(scenarios, Path(trackers) if trackers is not None else None)
     designs = {
         (v.name, scene.id): load_design(scene, v.trackers or folder)

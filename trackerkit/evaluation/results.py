@@ -101,7 +101,12 @@ def read_results(path: str | Path) -> EvaluationResults:
         ValueError: the file is not an evaluation's results (the message names it).
     """
     path = Path(path)
-    table = pq.read_table(path)
+    try:
+        table = pq.read_table(path)
+    except pa.ArrowInvalid:
+        raise ValueError(
+            f"{path}: is not a trackerkit evaluation's results (not a Parquet file)"
+        ) from None
     if (table.schema.metadata or {}).get(b"trackerkit.format") != _FORMAT:
         raise ValueError(f"{path}: is not a trackerkit evaluation's results")
     tidy = table.to_pandas()

@@ -4,8 +4,9 @@
 mappings (`data="lazy"`), or not at all (`data="none"`, or `columns=` alone). The turn and
 table helpers (`assemble_turns`, `steps`, `tool_calls`, `turn_failures`, …) read inside each
 event's `data`, so they take the events through `readable` first: JSON text is decoded as the
-reader decodes it, and a frame without `data` is refused with what to do instead of giving
-empty tables or wrong totals.
+reader decodes it, names written short (`step.completed`, as a frame built from the files by
+hand holds them) are read in full (`eve.step.completed`), and a frame without `data` is refused
+with what to do instead of giving empty tables or wrong totals.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pandas as pd
 from trackerkit.errors import BadRequestError
 from trackerkit.trace._lazy import loads
 
-__all__ = ["plain_data", "readable", "require_data"]
+__all__ = ["plain_data", "qualified", "readable", "require_data"]
 
 _NO_DATA = (
     "{what} reads each event's data, and these events have no `data` column (read with "
@@ -57,6 +58,30 @@ def require_data(events: pd.DataFrame, what: str = "this helper") -> None:
         raise BadRequestError(_NO_DATA.format(what=what))
 
 
+def qualified(events: pd.DataFrame) -> pd.DataFrame:
+    """`events` with each `name` as `read_trace` gives it, `kind.name` (`eve.step.completed`).
+
+    A frame built by hand from the journal (`pd.read_json(day, lines=True)`) holds the names as
+    written (`step.completed`); the helpers match full names, so they would find no step.
+    Events already named in full are given back unchanged (no copy).
+    """
+    if "kind" not in events.columns or "name" not in events.columns or events.empty:
+        return events
+    pairs = events[["kind", "name"]].astype(str).drop_duplicates()
+    short = {
+        (kind, name)
+        for kind, name in zip(pairs["kind"], pairs["name"], strict=True)
+        if not name.startswith(f"{kind}.")
+    }
+    if not short:
+        return events
+    names = [
+        f"{kind}.{name}" if (kind, name) in short else name
+        for kind, name in zip(events["kind"].astype(str), events["name"].astype(str), strict=True)
+    ]
+    return events.assign(name=pd.Series(names, index=events.index, dtype=object))
+
+
 def readable(events: pd.DataFrame, what: str = "this helper") -> pd.DataFrame:
     """`events` with a `data` the helpers can read inside: JSON text decoded, the rest as is.
 
@@ -66,6 +91,7 @@ def readable(events: pd.DataFrame, what: str = "this helper") -> pd.DataFrame:
         BadRequestError: the events have no `data` column; the message says how to read them.
     """
     require_data(events, what)
+    events = qualified(events)
     column = events["data"]
     if column.dtype == object:  # dicts or mappings, unless a frame made by hand holds JSON text
         first = next((v for v in column if isinstance(v, Mapping | str | bytes)), None)

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, extract
-from trackerkit.trace.event_data import readable, require_data
+from trackerkit.trace.event_data import qualified, readable, require_data
 from trackerkit.trace.failure import error_of, failure_of
 from trackerkit.trace.turns import assign_turns
 
@@ -142,6 +142,7 @@ def _records(
         BadRequestError: the events have no `data` column (read with data="none").
     """
     require_data(events, what)
+    events = qualified(events)
     turn_names = (
         names
         if names is not None

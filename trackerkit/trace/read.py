@@ -96,6 +96,8 @@ def day_of(path: str | os.PathLike[str]) -> str | None:
 
 
 def _as_day(value: str | dt.date) -> str:
+    if isinstance(value, dt.datetime):  # a moment (pandas' Timestamp too): its date names the day
+        return value.date().isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
     try:

@@ -29,7 +29,7 @@ import pandas as pd
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.trace._columns import empty_frame
 from trackerkit.trace._turn_table import TURN_COLUMNS, build
-from trackerkit.trace.event_data import plain_data, readable, require_data
+from trackerkit.trace.event_data import plain_data, qualified, readable, require_data
 
 __all__ = [
     "ORPHAN_COLUMNS",
@@ -178,6 +178,7 @@ def _orphan_reason(turn: str, session: str) -> str:
 def assign_turns(events: pd.DataFrame) -> pd.Series:
     """The name of every event's turn (`<session>/<turn_N>`), None for an orphan; aligned with `events`."""
     require_data(events, "assign_turns")
+    events = qualified(events)
     if events.empty:
         return pd.Series([], index=events.index, dtype=object, name="turn_name")
     return pd.Series(_Plan(events).names, index=events.index, dtype=object, name="turn_name")
@@ -186,11 +187,17 @@ def assign_turns(events: pd.DataFrame) -> pd.Series:
 def orphans(events: pd.DataFrame) -> pd.DataFrame:
     """The rows no turn takes, with the reason in words; listed, never dropped (TC-14)."""
     require_data(events, "orphans")
+    events = qualified(events)
     if events.empty:
         return pd.DataFrame(columns=ORPHAN_COLUMNS)
     plan = _Plan(events)
     rows = sorted(plan.reasons)
-    frame = events.iloc[rows][ORPHAN_COLUMNS[:-1]].copy()
+    picked = events.iloc[rows]
+    # A frame built by hand may lack `file` and `line`: those columns are empty then.
+    frame = pd.DataFrame(
+        {c: picked[c] if c in picked.columns else None for c in ORPHAN_COLUMNS[:-1]},
+        index=picked.index,
+    )
     frame["reason"] = [plan.reasons[r] for r in rows]
     return frame.reset_index(drop=True)
 
