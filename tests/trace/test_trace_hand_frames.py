@@ -33,10 +33,13 @@ def _by_hand() -> pd.DataFrame:
     return frame
 
 
-def test_a_hand_built_frame_gives_the_readers_tables() -> None:
+@pytest.mark.parametrize("categorical", [False, True], ids=["text", "categories"])
+def test_a_hand_built_frame_gives_the_readers_tables(categorical: bool) -> None:
     """Short names are read in full: the same steps, tool calls and turns as read_trace gives."""
     hand, read = _by_hand(), read_trace(DAY)[0]
-    assert not hand["name"].str.startswith("eve.").any()
+    if categorical:
+        hand = hand.astype({"kind": "category", "name": "category"})
+    assert not hand["name"].astype(str).str.startswith("eve.").any()
     columns = ["turn_name", "step", "usage_in", "cost_usd", "outcome"]
     pd.testing.assert_frame_equal(steps(hand)[columns], steps(read)[columns])
     assert len(tool_calls(hand)) == len(tool_calls(read))

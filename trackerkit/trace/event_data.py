@@ -67,12 +67,7 @@ def qualified(events: pd.DataFrame) -> pd.DataFrame:
     """
     if "kind" not in events.columns or "name" not in events.columns or events.empty:
         return events
-    pairs = events[["kind", "name"]].astype(str).drop_duplicates()
-    short = {
-        (kind, name)
-        for kind, name in zip(pairs["kind"], pairs["name"], strict=True)
-        if not name.startswith(f"{kind}.")
-    }
+    short = {(kind, name) for kind, name in _pairs(events) if not name.startswith(f"{kind}.")}
     if not short:
         return events
     names = [
@@ -80,6 +75,23 @@ def qualified(events: pd.DataFrame) -> pd.DataFrame:
         for kind, name in zip(events["kind"].astype(str), events["name"].astype(str), strict=True)
     ]
     return events.assign(name=pd.Series(names, index=events.index, dtype=object))
+
+
+def _pairs(events: pd.DataFrame) -> list[tuple[str, str]]:
+    """The distinct (kind, name) pairs; from the category codes when both are categorical (as
+    `read_trace` gives them), so a large frame is not turned into strings to be checked."""
+    kind, name = events["kind"], events["name"]
+    if isinstance(kind.dtype, pd.CategoricalDtype) and isinstance(name.dtype, pd.CategoricalDtype):
+        width = len(name.cat.categories) + 1
+        combined = kind.cat.codes.to_numpy(np.int64) * width + name.cat.codes.to_numpy(np.int64)
+        kinds, names = kind.cat.categories, name.cat.categories
+        return [
+            (str(kinds[code // width]), str(names[code % width]))
+            for code in pd.unique(combined).tolist()
+            if code >= 0 and code % width < len(names)
+        ]
+    pairs = events[["kind", "name"]].astype(str).drop_duplicates()
+    return list(zip(pairs["kind"], pairs["name"], strict=True))
 
 
 def readable(events: pd.DataFrame, what: str = "this helper") -> pd.DataFrame:
