@@ -70,7 +70,7 @@ def _(place, scenes, verdicts):
                 "changes": v.tracker.style if v.tracker else "",
                 "icon": (v.tracker.body.icon or "") if v.tracker else "",
                 "linked": str(linked_in(v.id, scenes)),
-                "verdict": "decodes" if v.ok else f"refused: {len(v.problems)} problems",
+                "verdict": "decodes" if v.ok else f"refused: {len(v.problems)} problem{'s' if len(v.problems) != 1 else ''}",
             }
             for v in verdicts
         ]

@@ -58,6 +58,20 @@ def test_drift(results: EvaluationResults) -> None:
         drift_figure(results, "x")
 
 
+def test_coinciding_drift_lines_stay_apart(zeta_first: EvaluationResults) -> None:
+    """Found when tried: two variants right on the same turns drew one line over the other, so
+    one looked missing beside the table. Each has its own dash and marker, a little apart along
+    the turn axis, and the hover names the turn itself."""
+    figure = drift_figure(zeta_first)
+    first, second = figure.data
+    assert list(first.y) == list(second.y)  # both scripted: the same shares at every turn
+    assert first.line.dash != second.line.dash
+    assert first.marker.symbol != second.marker.symbol
+    assert all(a < b for a, b in zip(first.x, second.x, strict=True))
+    assert list(first.customdata) == [round(x + 0.03) for x in first.x]
+    assert figure.layout.hovermode == "x unified"
+
+
 @pytest.fixture(scope="module")
 def zeta_first() -> EvaluationResults:
     """Two variants run in an order that is not their names' order (zeta, then alpha)."""

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 __all__ = ["accuracy_figure", "drift_figure", "field_heatmap"]
 
+_DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+_MARKERS = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+
 
 def accuracy_figure(
     results: EvaluationResults, metric: str = "joint_accuracy", seed: int = 0
@@ -144,15 +147,23 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
         known = ", ".join(sorted(set(turns["scenario"])))
         raise BadRequestError(f"no scenario {scenario!r} in these results; there are: {known}")
     figure = go.Figure()
-    for (variant, mode), group in mine.groupby(["variant", "mode"], sort=False):
+    groups = list(mine.groupby(["variant", "mode"], sort=False))
+    for index, ((variant, mode), group) in enumerate(groups):
         # A failed turn is not an answer: the share is of the runs that answered the turn.
         by_turn = group[group["failed"] == ""].groupby("turn")["joint"].mean()
+        # Lines that coincide stay told apart: each its own dash and marker, drawn a little
+        # apart along the turn axis (the hover gives every variant's exact value at a turn).
+        offset = (index - (len(groups) - 1) / 2) * 0.06
         figure.add_trace(
             go.Scatter(
-                x=by_turn.index + 1,
+                x=by_turn.index + 1 + offset,
                 y=by_turn.to_numpy(),
                 mode="lines+markers",
                 name=f"{variant} ({mode})",
+                line={"dash": _DASHES[index % len(_DASHES)]},
+                marker={"symbol": _MARKERS[index % len(_MARKERS)], "size": 8},
+                customdata=by_turn.index + 1,
+                hovertemplate="turn %{customdata}: %{y:.3g}<extra>%{fullData.name}</extra>",
             )
         )
     figure.update_layout(
@@ -160,6 +171,7 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
         xaxis_title="turn",
         yaxis_title="joint accuracy (share of runs)",
         yaxis_range=[-0.05, 1.05],
+        hovermode="x unified",
         autosize=True,
     )
     return figure
