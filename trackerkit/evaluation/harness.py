@@ -94,11 +94,11 @@ def evaluate(
         raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
     if runs < 1 or concurrency < 1:
         raise BadRequestError("runs and concurrency must be at least 1")
-    if variants is not None and not list(variants):
+    chosen = [Variant(name="scripted")] if variants is None else list(variants)
+    if not chosen:
         raise BadRequestError(
             "no variant to evaluate: give at least one (variants=None plays the scripted model)"
         )
-    chosen = list(variants) if variants is not None else [Variant(name="scripted")]
     names = [v.name for v in chosen]
     if len(set(names)) != len(names):
         raise BadRequestError("two variants share a name; names must differ")

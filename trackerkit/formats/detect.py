@@ -270,8 +270,6 @@ def piece_kind(data: object) -> str | None:
     return None
 
 
-
-
 def unknown_format(file: str) -> ImportRefusedError:
     """The error for a file whose format cannot be told by its content."""
     known = ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)

@@ -255,11 +255,10 @@ def _show(args: argparse.Namespace) -> int:
         # any events the next day's file holds (TC-2).
         read = read_day_turns(folder, args.day)
         picked = turn_events(read.turn_events, args.name, read.names)
-        name = str(picked["turn_name"].iloc[0])
     else:
         events, _errors = read_trace(folder)
         picked = turn_events(events, args.name)
-        name = str(picked["turn_name"].iloc[0])
+    name = str(picked["turn_name"].iloc[0])
     if args.json:
         out = picked[["ts", "turn", "session", "source", "name", "data", "file", "line"]]
         _json({"name": name, "events": _records(out)})

@@ -91,8 +91,10 @@ def read_day_turns(
     picked = set(chosen)
     in_chosen = read["day"].isin(picked).to_numpy()
     names = assign_turns(read)
-    every = assemble_turns(read, names)
-    begun = set(every.loc[every["day"].isin(picked), "name"])
+    # A turn's day is the file of its first event (the turns frame's `day`); the events are in
+    # `ts` order (ties in file and line order), so that is each name's first row.
+    first_days = read["day"].astype(object).groupby(names.to_numpy(), sort=False).first()
+    begun = set(first_days.index[first_days.isin(picked)])
     turned = names.isin(begun).to_numpy()
     mine = turned | (names.isna().to_numpy() & in_chosen)
     lost = orphans(read)
