@@ -71,3 +71,22 @@ def test_a_list_tracker_reads_its_expected_rows() -> None:
         "Deleting trust breaks 3 linked scenes that set or expect it: branching (5 sets, 12 expectations), "
         "eval-flags (3 sets, 4 expectations), eval-quiet (2 sets, 8 expectations)."
     ]
+
+
+def test_calls_are_read_as_the_scripted_model_plays_them() -> None:
+    """The rounds the scripted model plays (`rounds`, else `calls`), arguments given as JSON
+    text as well as objects: each counts once."""
+    text = '{"updates": [{"tracker": "Health", "set": {"hp": 3}}]}'
+    call = {"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 2}}]}}
+    scene = _scene(
+        "s",
+        ["health"],
+        [
+            {"user": "a", "reply": "b", "calls": [{"name": "update_trackers", "arguments": text}]},
+            {"user": "c", "reply": "d", "rounds": [[call], [call]]},
+        ],
+    )
+    draft = _health().rename_tracker("Vigour")
+    assert scene_breaks(draft, [scene]) == [
+        'Renaming Health to "Vigour" breaks 1 linked scene that calls or expect it by name: s (3 calls).'
+    ]

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from trackerkit._arguments import read_arguments
 from trackerkit.design.draft import Draft
+from trackerkit.errors import ModelError
+from trackerkit.steps import TurnPlan
 
 __all__ = ["scene_breaks"]
 
@@ -94,12 +97,16 @@ def _turns(scene: object) -> list[Mapping[str, Any]]:
 
 
 def _updates(turn: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
-    """Every update item a step sends: its calls, each round's calls, and an `edit` action's set."""
-    calls = list(turn.get("calls") or [])
-    for round_ in turn.get("rounds") or []:
-        calls += list(round_) if isinstance(round_, list) else []
-    for call in calls:
+    """Every update item a step sends: the calls of the rounds the scripted model plays
+    (`TurnPlan.from_step`: `rounds`, else `calls`), and an `edit` action's set."""
+    try:
+        rounds = TurnPlan.from_step(turn).rounds
+    except ModelError:  # not rounds of calls: the scene's own check says so
+        rounds = []
+    for call in (call for round_ in rounds for call in round_):
         arguments = call.get("arguments") if isinstance(call, Mapping) else None
+        if isinstance(arguments, str):  # a step may give them as the JSON text a model sends
+            arguments, _problem = read_arguments(arguments)
         updates = arguments.get("updates") if isinstance(arguments, Mapping) else None
         for item in updates if isinstance(updates, list) else []:
             if isinstance(item, Mapping):
