@@ -55,8 +55,8 @@ def test_calls_rounds_edits_and_list_rows_count_and_unlinked_or_deleted_scenes_d
     draft = _health()
     renamed = draft.rename_tracker("Vitals").rename_field(draft.key("hp"), "life")
     assert scene_breaks(renamed, scenes) == [
-        'Renaming Health to "Vitals" breaks 1 linked scene that calls or expect it by name: one (4 calls, 1 expectation).',
-        'Renaming hp to "life" breaks 1 linked scene that sets or expect it: one (3 sets, 1 expectation).',
+        'Renaming Health to "Vitals" breaks 1 linked scene that calls or expects it by name: one (4 calls, 1 expectation).',
+        'Renaming hp to "life" breaks 1 linked scene that sets or expects it: one (3 sets, 1 expectation).',
     ]
     # A field deleted and another given its name breaks nothing that names it.
     swapped = draft.delete_field(draft.key("hp")).rename_field(draft.key("mood"), "hp")
@@ -88,5 +88,5 @@ def test_calls_are_read_as_the_scripted_model_plays_them() -> None:
     )
     draft = _health().rename_tracker("Vigour")
     assert scene_breaks(draft, [scene]) == [
-        'Renaming Health to "Vigour" breaks 1 linked scene that calls or expect it by name: s (3 calls).'
+        'Renaming Health to "Vigour" breaks 1 linked scene that calls or expects it by name: s (3 calls).'
     ]

@@ -40,7 +40,7 @@ def scene_breaks(draft: Draft, scenes: Iterable[object]) -> list[str]:
         if hit:
             lines.append(
                 f'Renaming {base.name} to "{draft.name}" breaks {_scenes(len(hit))} that '
-                f"{_verb(len(hit), 'call')} or expect it by name: {_list(hit, 'call', 'expectation')}."
+                f"{_verb(len(hit), 'call')} or {_verb(len(hit), 'expect')} it by name: {_list(hit, 'call', 'expectation')}."
             )
     now = {f.key: f.name for f in draft.fields}
     names_now = set(now.values())
@@ -55,7 +55,7 @@ def scene_breaks(draft: Draft, scenes: Iterable[object]) -> list[str]:
             continue
         doing = f"Deleting {field.name}" if new_name is None else f'Renaming {field.name} to "{new_name}"'
         lines.append(
-            f"{doing} breaks {_scenes(len(hit))} that {_verb(len(hit), 'set')} or expect it: "
+            f"{doing} breaks {_scenes(len(hit))} that {_verb(len(hit), 'set')} or {_verb(len(hit), 'expect')} it: "
             f"{_list(hit, 'set', 'expectation')}."
         )
     return lines
