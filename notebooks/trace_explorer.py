@@ -303,13 +303,13 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
     else:
         # A turn's own failure may name no step: an empty cell, not None.
         failure_table = mo.ui.table(
-            error_cells(_failures[["ts", "event", "step", "error_class", "error", "reason"]])
+            error_cells(_failures[["ts", "event", "step", "error_class", "error", "is_reason"]])
             .astype({"ts": str, "step": object})
             .fillna({"step": ""}),
             selection=None,
             label=f"Every failure in this turn ({len(_failures)})",
         )
-        _data = _failures.loc[_failures["reason"].astype(bool), "data"].iloc[0]
+        _data = _failures.loc[_failures["is_reason"].astype(bool), "data"].iloc[0]
         _heading = mo.md(f"**Why this turn {'failed' if _status == 'failed' else 'had failures'}**")
         error_pane = mo.callout(
             mo.vstack(

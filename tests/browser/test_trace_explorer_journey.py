@@ -279,7 +279,7 @@ def test_why_a_turn_failed_and_the_days(
     expect(failure_table.get_by_text("(no message)", exact=True)).to_have_count(unsaid)
     expect(failure_table.get_by_text("NaN", exact=True)).to_have_count(0)
     page.get_by_text("The failing event's data", exact=True).wait_for()
-    reason = failures[failures["reason"].astype(bool)].iloc[0]
+    reason = failures[failures["is_reason"].astype(bool)].iloc[0]
     for key in reason["data"]:
         expect(page.get_by_text(f'"{key}"', exact=False).first).to_be_visible()
     expect(page.get_by_text("Status and failures", exact=True)).to_be_visible()

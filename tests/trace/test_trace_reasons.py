@@ -78,7 +78,7 @@ class TestTurnFailures:
             if pd.isna(turn.error_class):
                 assert failures.empty
                 continue
-            reason = failures[failures["reason"].astype(bool)]
+            reason = failures[failures["is_reason"].astype(bool)]
             assert len(reason) == 1
             assert reason["error_class"].iloc[0] == turn.error_class
             message = reason["error"].iloc[0]
@@ -94,7 +94,7 @@ class TestTurnFailures:
         failures = turn_failures(events, turn["name"], names)
         assert failures["ts"].is_monotonic_increasing
         assert failures["event"].iloc[0] == "eve.action.result"
-        reason = failures[failures["reason"].astype(bool)].iloc[0]
+        reason = failures[failures["is_reason"].astype(bool)].iloc[0]
         assert reason["event"] == "eve.step.failed"
         assert reason["data"]["code"] == reason["error_class"] == turn["error_class"]
         assert reason["file"].endswith(f"{turn['day']}.jsonl")
@@ -138,7 +138,7 @@ class TestFailureReason:
         text = failure_reason(failures, turn["status"], int(turn["failures"]))
         assert f"**`{turn['error_class']}`**: {turn['error']}" in text
         assert "status **failed**" in text
-        reason = failures[failures["reason"].astype(bool)].iloc[0]
+        reason = failures[failures["is_reason"].astype(bool)].iloc[0]
         assert f"`{Path(reason['file']).name}:{reason['line']}`" in text
 
     def test_a_missing_message_is_said(

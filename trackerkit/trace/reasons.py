@@ -55,10 +55,10 @@ FAILURE_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("error_class", "error_class", "str", doc="the class (TC-16) or the step's code"),
     ColumnSpec("error", "error", "str", doc="the message as written"),
     ColumnSpec(
-        "reason",
-        "reason",
+        "is_reason",
+        "is_reason",
         "bool",
-        doc="the failure the turns frame takes error_class and error from",
+        doc="True on the failure the turns frame takes error_class and error from",
     ),
     ColumnSpec("file", "file", "str", doc="the day file of the event; None when not from a file"),
     ColumnSpec("line", "line", "int"),
@@ -91,7 +91,7 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     """Every event of one turn that records a failure, in `ts` order (columns `FAILURE_COLUMNS`).
 
     Failed tool calls, failed steps and the turn's own failure each give a row with the class
-    and message `error_of` reads. `reason` marks the one the turns frame explains the turn by:
+    and message `error_of` reads. `is_reason` marks the one the turns frame explains the turn by:
     the first failed step or turn, else the first failed tool call.
 
     Args:
@@ -119,7 +119,7 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
                 "step": step if isinstance(step, int) else None,
                 "error_class": error[0],
                 "error": error[1],
-                "reason": False,
+                "is_reason": False,
                 "file": str(picked["file"].iloc[position]) if "file" in picked else None,
                 "line": int(picked["line"].iloc[position]) if "line" in picked else None,
                 "data": plain,
@@ -128,7 +128,7 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     if not rows:
         return empty_frame(FAILURE_COLUMNS)
     own = [i for i, row in enumerate(rows) if row["event"] != "eve.action.result"]
-    rows[(own or [0])[0]]["reason"] = True
+    rows[(own or [0])[0]]["is_reason"] = True
     frame = pd.DataFrame(rows, columns=[spec.name for spec in FAILURE_COLUMNS])
     return frame.astype({spec.name: spec.dtype for spec in FAILURE_COLUMNS})
 
@@ -164,7 +164,7 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     """
     if failures.empty:
         return f"No failure in this turn: status **{status}**, failures {failed_calls}."
-    reason = failures[failures["reason"].astype(bool)].iloc[0]
+    reason = failures[failures["is_reason"].astype(bool)].iloc[0]
     message = reason["error"] if isinstance(reason["error"], str) else _NO_MESSAGE
     where = (
         f"`{PurePath(reason['file']).name}:{reason['line']}`"
