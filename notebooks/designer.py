@@ -530,6 +530,7 @@ def _(
     get_new,
     get_outcome,
     get_stale,
+    library,
     reload_button,
     save_as_box,
     save_as_button,
@@ -541,13 +542,14 @@ def _(
     _said = mo.md("") if _outcome is None else mo.callout(mo.md(_outcome.message), kind=_kind)
     _parts = [mo.hstack([save_button, _said], justify="start", align="center")]
     # What Save would break in the linked scenes: said before saving, never a refusal.
-    _breaks = [] if get_new() else design.scene_breaks(get_draft(), scenes)
+    # Renames and deletes are found by name; any other change by playing the scenes' scripts.
+    _breaks = [] if get_new() else design.scene_breaks(get_draft(), scenes, library.trackers())
     if _breaks:
         _parts.append(
             mo.callout(
                 mo.md(
-                    "**Saving breaks linked scenes** (their scripted calls and expectations name the "
-                    "tracker and its fields; it still saves):\n\n" + "\n".join(f"- {line}" for line in _breaks)
+                    "**Saving breaks linked scenes** (their scripted calls and expectations; it still "
+                    "saves):\n\n" + "\n".join(f"- {line}" for line in _breaks)
                 ),
                 kind="warn",
             )

@@ -426,6 +426,32 @@ def _breaks(page: Any) -> Any:
     return page.locator("marimo-callout-output").filter(has_text="Saving breaks linked scenes")
 
 
+def test_a_type_change_is_played_on_the_linked_scenes_before_saving(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """A change no name shows (hp made text) is found by playing the linked scenes' scripts:
+    each scene says how many calls are now refused and expectations missed, with the first."""
+    page = _open(serve, open_page, data_copy)
+    expect(_breaks(page)).to_have_count(0)
+    pick_field(page, "1. hp (number)")
+    field_box(page, "Type").select_option("text")
+    expect(_breaks(page)).to_contain_text(
+        "The change breaks the play of fight: 5 calls now refused (the first: item 1 (Health, hp): "
+        "must be text; found 30); 15 expectations now missed"
+    )
+    expect(_breaks(page)).to_contain_text(
+        "The change stops the play of branching at a scripted step: item 1 (Health, hp): must be "
+        "text; found 999."
+    )
+    _breaks(page).scroll_into_view_if_needed()
+    screenshot(page, "designer-played-breaks")
+    field_box(page, "Type").select_option("number")
+    expect(_breaks(page)).not_to_contain_text("must be text")
+
+
 def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     serve: Callable[..., str],
     open_page: Callable[[str, str], Any],

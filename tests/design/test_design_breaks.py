@@ -90,3 +90,54 @@ def test_calls_are_read_as_the_scripted_model_plays_them() -> None:
     assert scene_breaks(draft, [scene]) == [
         'Renaming Health to "Vigour" breaks 1 linked scene that calls or expects it by name: s (3 calls).'
     ]
+
+
+def _played(draft: Draft) -> list[str]:
+    return scene_breaks(draft, load_scenes(DATA / "scenes"), Library(DATA / "trackers").trackers())
+
+
+def test_an_unchanged_draft_plays_alike_and_breaks_nothing() -> None:
+    assert _played(_health()) == []
+    assert _played(_health().set_field(_health().key("hp"), description="Life.")) == []
+
+
+def test_a_type_change_names_the_calls_now_refused_and_the_expectations_now_missed() -> None:
+    """A trial's leftover: a field's type, choices or range break nothing by name, yet the linked
+    scenes' scripted calls are refused and their expectations missed after the save."""
+    draft = _health()
+    lines = _played(draft.set_type(draft.key("hp"), "text"))
+    assert (
+        "The change breaks the play of fight: 5 calls now refused (the first: item 1 (Health, hp): "
+        "must be text; found 30); 15 expectations now missed (the first: step 1: Health.hp: "
+        "expected 30, found '')." in lines
+    )
+    # branching's scripted edit sets hp to 999: refused now, so its play stops there.
+    assert (
+        "The change stops the play of branching at a scripted step: item 1 (Health, hp): must be "
+        "text; found 999." in lines
+    )
+    assert len(lines) == 5  # the five scenes that link Health
+
+
+def test_choices_and_ranges_are_played_and_only_what_changes_is_said() -> None:
+    ties = Draft.open(Library(DATA / "trackers").get("relationships"))
+    lines = _played(ties.set_field(ties.key("status"), choices=["stranger", "friend"]))
+    assert lines == [
+        "The change breaks the play of branching: 2 calls now refused (the first: item 1 "
+        "(Relationships, row 'Oswin', status): must be one of stranger|friend; found \"ally\"); "
+        "6 expectations now missed (the first: step 2: Relationships has no row 'Oswin')."
+    ]
+    draft = _health()
+    capped = _played(draft.set_field(draft.key("hp"), max=10))
+    assert capped[0].startswith("The change breaks the play of branching: 13 expectations now missed")
+    assert all("calls now refused" not in line for line in capped)  # clamped, not refused
+
+
+def test_scenes_named_by_a_rename_are_not_played_again_and_a_broken_draft_is_not_played() -> None:
+    draft = _health()
+    renamed = _played(draft.rename_field(draft.key("hp"), "life").set_type(draft.key("mood"), "text"))
+    assert len(renamed) == 1
+    assert renamed[0].startswith('Renaming hp to "life" breaks 5 linked scenes')
+    broken = draft.set_type(draft.key("mood"), "choice").set_field(draft.key("mood"), choices=[])
+    assert not broken.verdict().ok
+    assert _played(broken) == scene_breaks(broken, load_scenes(DATA / "scenes"))

@@ -5,34 +5,57 @@ the tracker by its name and its fields by theirs, while the scene links the piec
 renamed tracker, or a field renamed or deleted, still saves, yet the linked scenes' calls are then
 refused ("no linked tracker is called ...") and their expectations fail. `scene_breaks` reads the
 scenes (no I/O) and says so, per change, with each scene's count.
+
+Other changes (a field's type, choices, range or top; a record made a list) break nothing by
+name, yet a call may now be refused or an expectation missed. Given the library's trackers,
+`scene_breaks` also plays each linked scene's scripted turns (no model, no trace) on the opened
+revision and on the draft, and names the calls refused and expectations missed that were not
+before, with the first of each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from trackerkit._arguments import read_arguments
 from trackerkit.design.draft import Draft
-from trackerkit.errors import ModelError
+from trackerkit.errors import ModelError, TrackerkitError
+from trackerkit.scene import Scene
 from trackerkit.steps import TurnPlan
+from trackerkit.tracker import Tracker
 
 __all__ = ["scene_breaks"]
 
 
-def scene_breaks(draft: Draft, scenes: Iterable[object]) -> list[str]:
+def scene_breaks(
+    draft: Draft, scenes: Iterable[object], trackers: Iterable[Tracker] | None = None
+) -> list[str]:
     """Sentences naming what saving `draft` over the revision it opened breaks in linked scenes.
 
     Args:
         draft: the draft on the page; compared with the revision it was opened on.
         scenes: scenes as `load_scenes` reads them (objects with `id`, `trackers`, `turns` and
             `deleted`); scenes that do not link the draft's id, and deleted ones, are skipped.
+        trackers: the library's trackers (the scenes' other links); when given, and the draft
+            decodes, each linked scene not named already is played on both (see the module).
     Returns:
         One sentence per change that something refers to, tracker rename first, then each field
-        in the opened order; empty when nothing in a linked scene refers to what changed.
+        in the opened order, then one per scene whose play the draft changes; empty when
+        nothing in a linked scene refers to what changed.
     """
-    base = draft.base
     linked = [s for s in scenes if _links(s, draft.id)]
+    lines = _name_breaks(draft, linked)
+    if trackers is not None:
+        named = {sid for line in lines for sid in _named_scenes(line, linked)}
+        others = [s for s in linked if isinstance(s, Scene) and s.id not in named]
+        lines += _played_breaks(draft, others, list(trackers))
+    return lines
+
+
+def _name_breaks(draft: Draft, linked: list[object]) -> list[str]:
+    """The renamed tracker's and renamed or deleted fields' sentences."""
+    base = draft.base
     lines: list[str] = []
     if draft.name != base.name:
         counts = [(_scene_id(s), *_name_uses(s, base.name)) for s in linked]
@@ -59,6 +82,99 @@ def scene_breaks(draft: Draft, scenes: Iterable[object]) -> list[str]:
             f"{_list(hit, 'set', 'expectation')}."
         )
     return lines
+
+
+def _named_scenes(line: str, linked: list[object]) -> Iterator[str]:
+    """The ids of the scenes a sentence lists (each as `id (counts)`)."""
+    return (sid for sid in map(_scene_id, linked) if f"{sid} (" in line)
+
+
+_played: dict[tuple[str, str], tuple[set[tuple[int, int]], set[str], dict[tuple[int, int], str]]] = {}
+"""Plays of a scene on trackers (by their JSON), kept: the opened revision's play is asked for on
+every change of a draft."""
+
+
+def _play(scene: Scene, trackers: Sequence[Tracker]) -> tuple[
+    set[tuple[int, int]], set[str], dict[tuple[int, int], str]
+]:
+    """The scene's scripted turns played on `trackers`: refused calls (turn, call), the
+    expectations missed, and each refused call's answer."""
+    from trackerkit.simulate.session import Session  # the simulator imports the designer's kin
+
+    key = (scene.model_dump_json(), "\n".join(t.model_dump_json() for t in trackers))
+    if key not in _played:
+        session = Session(scene, trackers)
+        refused: dict[tuple[int, int], str] = {}
+        for report in session.run():
+            for number, call in enumerate(report.calls):
+                if not call.ok:
+                    refused[(report.index, number)] = call.answer
+        if len(_played) > 64:
+            _played.clear()
+        _played[key] = (set(refused), set(session.mismatches), refused)
+    return _played[key]
+
+
+def _played_breaks(draft: Draft, scenes: list[Scene], trackers: list[Tracker]) -> list[str]:
+    """One sentence per scene whose scripted play refuses or misses more on the draft."""
+    try:
+        changed = draft.tracker()
+    except TrackerkitError:  # the verdict says why; nothing to play
+        return []
+    if changed == draft.base:
+        return []
+    lines = []
+    for scene in scenes:
+        try:
+            before = _play(scene, _pieces(scene, trackers, draft.base))
+        except TrackerkitError:  # the scene does not play as it is: its own check says why
+            continue
+        try:
+            after = _play(scene, _pieces(scene, trackers, changed))
+        except TrackerkitError as stop:  # a scripted edit refused, say
+            lines.append(f"The change stops the play of {scene.id} at a scripted step: {_short(str(stop))}.")
+            continue
+        refused = sorted(after[0] - before[0])
+        missed = [m for m in _play_order(after[1]) if m not in before[1]]
+        said = []
+        if refused:
+            said.append(
+                f"{len(refused)} call{'' if len(refused) == 1 else 's'} now refused "
+                f"(the first: {_short(_why(after[2][refused[0]]))})"
+            )
+        if missed:
+            said.append(
+                f"{len(missed)} expectation{'' if len(missed) == 1 else 's'} now missed "
+                f"(the first: {_short(missed[0])})"
+            )
+        if said:
+            lines.append(f"The change breaks the play of {scene.id}: {'; '.join(said)}.")
+    return lines
+
+
+def _pieces(scene: Scene, trackers: list[Tracker], own: Tracker) -> list[Tracker]:
+    """The trackers the scene links, `own` in place of the library's piece of its id."""
+    return [own if t.id == own.id else t for t in trackers if t.id in scene.trackers]
+
+
+def _play_order(missed: set[str]) -> list[str]:
+    """Mismatches in step order (`step N: ...`), then as text."""
+    def order(line: str) -> tuple[int, str]:
+        head = line.split(":", 1)[0].removeprefix("step ")
+        return (int(head) if head.isdigit() else 0, line)
+
+    return sorted(missed, key=order)
+
+
+def _why(answer: str) -> str:
+    """A refusal's first reason: the tool's answer without its opening sentence."""
+    reasons = [line.removeprefix("- ") for line in answer.splitlines() if line.startswith("- ")]
+    return reasons[0] if reasons else answer
+
+
+def _short(text: str, limit: int = 140) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _scenes(count: int) -> str:
