@@ -97,7 +97,9 @@ class TestDicts:
         try:
             frozen = gc.get_freeze_count()
             read_trace(tmp_path)
-            assert gc.get_freeze_count() == frozen
+            # Frozen objects freed meanwhile leave the count (it failed once, 1 in ~50 runs, when
+            # an earlier test's garbage went); an unfreeze would empty it, a freeze would grow it.
+            assert 0 < gc.get_freeze_count() <= frozen
             assert gc.isenabled()
         finally:
             gc.unfreeze()
