@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -344,3 +345,16 @@ def test_scene_trackers_is_beside_the_scenes_folder(
     assert scene_trackers("../scenes/./fight.json") == expected
     assert scene_trackers(link) == expected
     assert scene_trackers(scene, "mine") == Path("mine")
+
+
+def test_load_scene_says_a_bound_in_words(tmp_path: Path) -> None:
+    """A docs trial: the docstring's example error read `Input should be greater than 0`."""
+    scene = json.loads((Path(__file__).parent.parent / "data" / "scenes" / "fight.json").read_text())
+    scene["window"] = 0
+    scene["turns"][3]["set"] = 5
+    (tmp_path / "fight.json").write_text(json.dumps(scene))
+    with pytest.raises(TrackerkitError) as caught:
+        load_scene(tmp_path / "fight.json")
+    assert str(caught.value).endswith(
+        "fight.json: window: must be greater than 0; found 0; turns[3].set: is not a known key"
+    )

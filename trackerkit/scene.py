@@ -196,7 +196,7 @@ def load_scene(path: str | Path) -> Scene:
         NotFoundError: no such file.
         TrackerkitError: the file cannot be read (not a regular file, too large), is not JSON, or
             is not a scene; one line naming the file and every problem with its path
-            (`fight.json: window: must be greater than 0; turns[3].set: must be an object`).
+            (`fight.json: window: must be greater than 0; found 0; turns[3].set: is not a known key`).
     """
     read = read_scene(path)
     if read.missing:

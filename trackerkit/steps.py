@@ -386,6 +386,15 @@ _MESSAGES = {
 }
 
 
+_BOUNDS = {
+    "greater_than": ("greater than", "gt"),
+    "greater_than_equal": ("at least", "ge"),
+    "less_than": ("less than", "lt"),
+    "less_than_equal": ("at most", "le"),
+}
+"""Pydantic's number bounds, in words (`window: must be greater than 0; found 0`)."""
+
+
 def _plain(kind: str, err: Any) -> str:
     if kind == "missing":
         return "is required"
@@ -396,6 +405,9 @@ def _plain(kind: str, err: Any) -> str:
         return f"must be {err.get('ctx', {}).get('expected', '')}; found {found}"
     if kind in _MESSAGES:
         return f"{_MESSAGES[kind]}; found {found}"
+    if kind in _BOUNDS:
+        words, bound = _BOUNDS[kind]
+        return f"must be {words} {err.get('ctx', {}).get(bound)}; found {found}"
     return f"{err['msg']}; found {found}"
 
 

@@ -66,7 +66,7 @@ class TestTurns:
         assert code == 0
         assert len(report["turns"]) >= 12
         assert len(report["broken"]) == 3
-        assert {t["kind"] for t in report["turns"]} == {"chat", "night"}
+        assert {t["kind"] for t in report["turns"]} == {"chat", "night", "live"}
         assert all(isinstance(t["duration"], float) for t in report["turns"])
 
     def test_a_turn_across_midnight_is_whole_on_the_day_it_began(

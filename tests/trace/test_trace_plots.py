@@ -82,7 +82,7 @@ def test_failures_by_class(events: pd.DataFrame) -> None:
 def test_turn_durations(events: pd.DataFrame) -> None:
     """The histogram has one series per kind of turn."""
     figure = turn_durations(assemble_turns(events))
-    assert {t.name for t in figure.data} == {"chat", "night"}
+    assert {t.name for t in figure.data} == {"chat", "night", "live"}
 
 
 class TestFailuresInTheTimeline:

@@ -81,6 +81,19 @@ class TestChatTurn:
         assert list(turns["name"]) == ["wrun_A/turn_0", "wrun_B/turn_0"]
 
 
+class TestKind:
+    def test_a_turn_without_turn_bound_is_night_only_from_a_scheduled_source(
+        self, sample: Path
+    ) -> None:
+        """A docs trial: an http turn was called night. Night is a scheduled send's turn (TC-8:
+        rollup, cron, watch, brief, insight; the old digest; eve rows alone); http is live."""
+        events, _ = read_trace(sample)
+        kinds = assemble_turns(events).groupby("source")["kind"].agg(set).to_dict()
+        assert kinds["telegram"] == {"chat"}
+        assert kinds["http"] == {"live"}
+        assert kinds["rollup"] == kinds["cron"] == kinds["digest"] == {"night"}
+
+
 class TestNightTurn:
     def test_grouped_by_session_and_turn_never_by_session_alone(self, days: Path) -> None:
         """TC-10: one rollup session across two nights gives two turns."""

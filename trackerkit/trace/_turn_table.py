@@ -32,7 +32,16 @@ COST_MAX = 1e6
 
 TURN_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("name", "name", "str", doc="`<session>/<turn_N>`, what `trace show` takes (TC-13)"),
-    ColumnSpec("kind", "kind", "str", doc="chat (it has a turn.bound) or night"),
+    ColumnSpec(
+        "kind",
+        "kind",
+        "str",
+        doc=(
+            "chat (it has a turn.bound); night (none, and its source is a scheduled send's: rollup,"
+            " cron, watch, brief, insight, the old digest, or unknown when only eve rows name it,"
+            " TC-8); live (none, begun on a live channel such as http or web)"
+        ),
+    ),
     ColumnSpec("session", "session", "str"),
     ColumnSpec("turn", "turn", "str", doc="the eve turn key, `turn_N`, without a subagent suffix"),
     ColumnSpec(
@@ -75,7 +84,7 @@ TURN_COLUMNS: list[ColumnSpec] = [
         0,
         doc="failed tool calls: results with a failure class (TC-16); a failed step or turn "
         "is not one, so a completed turn may have failures (the model went on) and a "
-        "failed one none (the model endpoint failed)",
+        "failed one none (a step or the turn failed, not a tool)",
     ),
     ColumnSpec("delivered", "delivered", "int", 0, doc="outbox.delivered rows"),
     ColumnSpec("fell_back", "fell_back", "int", 0, doc="deliveries with fellBack (TC-17)"),
@@ -100,6 +109,9 @@ TURN_COLUMNS: list[ColumnSpec] = [
 """The columns of the turns frame, in order."""
 
 _NO_CHANNEL = ["unknown", "bridge", ""]
+_NIGHT_SOURCES = frozenset({"rollup", "cron", "watch", "brief", "insight", "digest", "unknown"})
+"""A turn without turn.bound whose source is one of these is a night turn (TC-8); `digest` is
+the old journals' name of a scheduled send, `unknown` a turn only eve rows name."""
 _STATUS = ["failed", "cancelled", "stopped", "completed", "open"]  # the first one seen wins
 _END = {"eve.turn.failed": 0, "eve.turn.cancelled": 1, "stop.requested": 2, "eve.turn.completed": 3}
 
@@ -224,7 +236,7 @@ def build(
     frame = pd.DataFrame(
         {
             "name": [labels[i] for i in order],
-            "kind": ["chat" if labels[i] in chat_turns else "night" for i in order],
+            "kind": [_kind(labels[i] in chat_turns, source[i]) for i in order],
             "session": session,
             "turn": [labels[i].rsplit("/", 1)[1] for i in order],
             "source": [source[i] for i in order],
@@ -256,6 +268,13 @@ def _actions(data: Any, skipped: Counter[str]) -> int:
     if actions is not None:
         skipped["data.actions"] += 1
     return 0
+
+
+def _kind(bound: bool, source: str) -> str:
+    """chat, night or live (see the `kind` column)."""
+    if bound:
+        return "chat"
+    return "night" if source in _NIGHT_SOURCES else "live"
 
 
 def _first_sources(

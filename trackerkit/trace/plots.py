@@ -283,7 +283,7 @@ def failures_by_class(events: pd.DataFrame, names: pd.Series | None = None) -> F
 
 
 def turn_durations(turns: pd.DataFrame) -> Figure:
-    """The distribution of turn durations in seconds, chat and night turns side by side."""
+    """The distribution of turn durations in seconds, one colour per kind (chat, night, live)."""
     frame = pd.DataFrame(
         {
             "seconds": turns["duration"].dt.total_seconds().astype(float),

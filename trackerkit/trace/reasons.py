@@ -36,8 +36,9 @@ STATUS_AND_FAILURES = """\
 (`stop.requested`), *completed*, or *open* (no end yet).
 **`failures`** counts the turn's failed tool calls (a result with a failure class, TC-16) and
 nothing else. So a **completed** turn may have failures: a tool failed, the model read the
-error and went on (the failures were recovered). And a **failed** turn may have none: the turn
-failed without a tool failing, for example when the model endpoint gave up (`E_MODEL`).
+error and went on (the failures were recovered). A **failed** turn may have none: a step or the
+turn itself failed without a tool failing (`E_DEEP`, say). And a failed turn's failures need not
+be why it failed: the model endpoint may give up after tools failed (`E_MODEL`).
 **`error_class`** and **`error`** name the reason: the code and message of the first failed step
 or turn, else the class and message of the first failed tool call."""
 """What `status` and `failures` each count, and why they may disagree (markdown)."""

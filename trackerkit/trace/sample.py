@@ -318,10 +318,12 @@ def write_days(data_dir: str | os.PathLike[str], *, days: int = 4, seed: int = 5
 
     Only the day files written are returned, in order; other files in the folder are left alone.
 
-    Five to seven sessions a day, each with several turns (`turn_0`, `turn_1`, ... per session);
-    the first session, `flaky`, runs every day and fails about half its turns; the others fail
-    at a rate that changes from day to day (from 0 up to one in four), and the number of turns a
-    day changes too, so failures and costs differ by day.
+    Each generated day draws five to seven sessions and 14 to 21 turns among them (`turn_0`,
+    `turn_1`, ... per session); the first session, `flaky`, runs every day and fails about half
+    its turns; the others fail at a rate that changes from day to day (none, one in ten, one in
+    four, one in twenty, in turn), so failures and costs differ by day. A generated day starts
+    where the last one ended, not at midnight, so it spreads over two day files: a file's counts
+    mix two generated days (the seed-5 file of 2026-11-28 holds four sessions, say).
     """
     if days < 1:
         raise BadRequestError(f"days={days} writes nothing; ask for at least one day.")

@@ -219,8 +219,8 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     * `status`: how the turn ended, from its end events: failed (`eve.turn.failed`),
       cancelled, stopped (`stop.requested`), completed, or open (none yet).
     * `failures`: failed tool calls (TC-16) only. A tool may fail and the model go on (a
-      completed turn with failures), and a turn may fail with no tool failing (the model
-      endpoint answered 529: failed with failures 0); `error_class` and `error` say why.
+      completed turn with failures), and a turn may fail with no tool failing (a step failed:
+      failed with failures 0); `error_class` and `error` say why.
     * `error_class`, `error`: the code and message of the first failed step or turn, else the
       class (TC-16) and message of the first failed tool call; None without a failure.
     * `cost_usd` sums the known step costs; `steps_without_cost` counts the steps that have
