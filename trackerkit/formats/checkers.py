@@ -1,6 +1,7 @@
 """Each provider's documented rules for a tool definition, as a checker returning every problem with its path.
 
 - OpenAI Chat Completions, `strict: true`: the name matches `^[a-zA-Z0-9_-]{1,64}$`; the
+  description is at most 1,024 characters (longer is refused, `string_above_max_length`); the
   parameters' root is an object, not an `anyOf`; every object has `additionalProperties: false`
   and lists every property in `required` (an optional one is typed with `"null"`); no `allOf`,
   `oneOf`, `not`, `if`/`then`/`else`; at most 10 levels of nesting, 5,000 properties and 1,000
@@ -45,6 +46,7 @@ _GEMINI_KEYS = frozenset(
 _OPENAI_MAX_DEPTH = 10
 _OPENAI_MAX_PROPERTIES = 5000
 _OPENAI_MAX_ENUM = 1000
+_OPENAI_MAX_DESCRIPTION = 1024
 
 
 def _shown(value: object) -> str:
@@ -140,6 +142,15 @@ def check_openai(tool: object) -> list[Problem]:
         return [*problems, Problem(("function",), f"must be an object; found {_shown(function)}")]
     problems += _name_problems(function, ("function",), _OPENAI_NAME, "^[a-zA-Z0-9_-]{1,64}$")
     problems += _description_problems(function, ("function",))
+    described = function.get("description")
+    if isinstance(described, str) and len(described) > _OPENAI_MAX_DESCRIPTION:
+        problems.append(
+            Problem(
+                ("function", "description"),
+                f"is {len(described):,} characters; OpenAI takes at most "
+                f"{_OPENAI_MAX_DESCRIPTION:,} (link fewer trackers, or shorten their field meanings)",
+            )
+        )
     if function.get("strict") is not True:
         found = _shown(function.get("strict"))
         problems.append(

@@ -17,6 +17,7 @@ import orjson
 from trackerkit._pieces import read_piece_file, write_atomically
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
+from trackerkit.formats.checkers import check_provider_tool
 from trackerkit.formats.detect import FORMAT_NAMES, piece_kind, sniff
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
@@ -124,6 +125,9 @@ def load_export_source(
     return trackers, notes
 
 
+_PROVIDERS = {"openai": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini"}
+
+
 def export_trackers(
     target: ExportTarget,
     trackers: Sequence[Tracker],
@@ -166,7 +170,12 @@ def export_trackers(
         note = f"{count} {'tracker' if count == 1 else 'trackers'} under data.extensions.{CARD_KEY}"
         image = card_into_png(png, out, str(card)) if png is not None else None
         return Export(target, out, (note,), image=image)
-    return Export(target, provider_tool(target, trackers), (), tuple(export_costs(trackers)))
+    tool = provider_tool(target, trackers)
+    refusals = tuple(
+        f"{_PROVIDERS[target]} would refuse this tool: {problem}"
+        for problem in check_provider_tool(target, tool)
+    )
+    return Export(target, tool, refusals, tuple(export_costs(trackers)))
 
 
 def write_export(done: Export, out: Path | None) -> str | None:
