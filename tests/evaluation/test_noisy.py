@@ -186,3 +186,23 @@ def test_slow_answers_show_in_latency() -> None:
     marked = [(r.scenario, r.step, r.run) in slowed for r in turns.itertuples()]
     _covers(pd.Series(marked), 0.5)
     assert (turns.loc[marked, "latency_s"] >= 0.3).all()
+
+
+def test_the_tokenizer_is_loaded_before_the_first_turn_is_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wire trial: the first turn's latency held the tokenizer's load (a second or more
+    against a server answering in 1 ms). evaluate loads it before any turn is timed."""
+    from trackerkit import tokens
+    from trackerkit.evaluation import runs
+
+    tokens.load_encoding.cache_clear()
+    loaded_when_timed: list[bool] = []
+    clock = runs.time.perf_counter
+
+    def perf_counter() -> float:
+        loaded_when_timed.append(tokens.load_encoding.cache_info().currsize > 0)
+        return clock()
+
+    monkeypatch.setattr(runs.time, "perf_counter", perf_counter)
+    evaluate([SCENES / "fight.json"])
+    assert loaded_when_timed
+    assert all(loaded_when_timed)

@@ -22,6 +22,7 @@ from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
 from trackerkit.steps import decode_steps
+from trackerkit.tokens import load_encoding
 
 __all__ = ["count_turns", "evaluate"]
 
@@ -110,6 +111,9 @@ def evaluate(
         for v in chosen
         for scene, folder in scenes
     }
+    # The tokenizer loads once per process (a second or two): load it before the first turn, so
+    # that turn's latency is the model's and trackerkit's own work, not the load.
+    load_encoding()
     jobs = [(v, scene, run) for v in chosen for scene, _ in scenes for run in range(runs)]
     lengths = {scene.id: count_turns(scene) for scene, _ in scenes}
     total = sum(lengths[scene.id] for _, scene, _ in jobs)
