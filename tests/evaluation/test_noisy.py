@@ -206,3 +206,25 @@ def test_the_tokenizer_is_loaded_before_the_first_turn_is_timed(monkeypatch: pyt
     evaluate([SCENES / "fight.json"])
     assert loaded_when_timed
     assert all(loaded_when_timed)
+
+
+def test_a_call_to_a_tool_not_offered_is_no_quiet_turn(tmp_path: Path) -> None:
+    """A wire trial: a server answering `update_tracker` (misspelt) or `get_weather` on quiet
+    turns scored as a correct no-call, and no metric showed the calls. They are counted now."""
+    scene = json.loads((SCENES / "eval-quiet.json").read_text())
+    scene["turns"][1]["calls"] = [{"name": "update_tracker", "arguments": {"updates": []}}]
+    scene["turns"][2]["calls"] = [{"name": "get_weather", "arguments": {}}]
+    scenes = tmp_path / "scenes"
+    scenes.mkdir()
+    (scenes / "eval-quiet.json").write_text(json.dumps(scene))
+    results = evaluate([scenes / "eval-quiet.json"], trackers=SCENES.parent / "trackers")
+    turns = results.turns.set_index("step")
+    assert turns.loc[1, "unknown_calls"] == 1
+    assert turns.loc[2, "unknown_calls"] == 1
+    assert int(turns["unknown_calls"].sum()) == 2
+    summary = results.summary().set_index("metric")
+    quiet = int(turns["expect_no_call"].sum())
+    assert summary.loc["no_call_correctness", "estimate"] == pytest.approx((quiet - 2) / quiet)
+    assert summary.loc["unknown_calls_per_turn", "estimate"] == pytest.approx(2 / len(turns))
+    back = read_results(results.to_parquet(tmp_path / "r.parquet"))
+    assert int(back.turns["unknown_calls"].sum()) == 2

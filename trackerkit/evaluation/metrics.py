@@ -15,9 +15,11 @@ Definitions (each over the scored turns: the model's steps whose scenario step h
 - quantity accuracy: share of list rows' number fields right;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the
   expected value) over the fields that changed, and over the fields that should have changed;
-- no-call correctness: share of `expect_no_call` turns with no update call;
+- no-call correctness: share of `expect_no_call` turns with no update call and no call to a
+  tool the turn did not offer (a misspelt `update_tracker` is an attempt, not a quiet turn);
 - refused-batch rate: refused update calls over all update calls;
-- clamps, retries, prompt and completion tokens: sums; latency: mean seconds per turn.
+- clamps, retries, prompt and completion tokens, calls to tools not offered (`unknown_calls`):
+  sums; latency: mean seconds per turn.
 
 A turn that **failed** (the model server could not be reached, timed out, or answered something
 that is not a chat completion: `TurnRecord.failed` says what) is not an answer: no metric above
@@ -78,6 +80,8 @@ class TurnRecord:
     tokens_out: int
     latency_s: float
     failed: str = ""
+    #: Calls to a tool the turn did not offer (a misspelt `update_tracker`, an invented tool).
+    unknown_calls: int = 0
 
 
 _FIELD_COLUMNS = [f.name for f in fields(FieldScore)]
@@ -148,7 +152,9 @@ def _counts(turns: pd.DataFrame, cells: pd.DataFrame) -> dict[str, tuple[int, in
         "quantity_accuracy": _share(cells["correct"], numbers & cells["in_list"]),
         "change_precision": _share(right_change, cells["changed"]),
         "change_recall": _share(right_change, cells["should_change"]),
-        "no_call_correctness": _share(turns["update_calls"] == 0, turns["expect_no_call"]),
+        "no_call_correctness": _share(
+            (turns["update_calls"] == 0) & (turns["unknown_calls"] == 0), turns["expect_no_call"]
+        ),
         "refused_batch_rate": (
             int(turns["refused_calls"].sum()),
             int(turns["update_calls"].sum()),
@@ -184,7 +190,7 @@ def summarize_runs(turns: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
         row["row_f1"] = _row_f1(counts)
         row["number_mae"] = float(numbers.mean()) if numbers.notna().any() else math.nan
         row["passed"] = len(group) == len(every) and bool(group["joint"].all())
-        for total in ("clamps", "retries", "tokens_in", "tokens_out"):
+        for total in ("clamps", "retries", "tokens_in", "tokens_out", "unknown_calls"):
             row[total] = int(group[total].sum())
         row["latency_s"] = float(group["latency_s"].mean()) if len(group) else math.nan
         row["failed_turns"] = len(every) - len(group)
@@ -242,7 +248,7 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
         add(f"pass^{k}", wilson(*pass_at_k(every)), pass_at_k(every)[1])
         errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
         add("number_mae", bootstrap_mean(errors.tolist(), seed=seed), len(errors))
-        for column in ("latency_s", "tokens_in", "tokens_out", "retries", "clamps"):
+        for column in ("latency_s", "tokens_in", "tokens_out", "retries", "clamps", "unknown_calls"):
             values = group[column].astype(float).tolist()
             add(f"{column}_per_turn", bootstrap_mean(values, seed=seed), len(values))
         failed = int((every["failed"] != "").sum())

@@ -110,6 +110,8 @@ def read_results(path: str | Path) -> EvaluationResults:
     if (table.schema.metadata or {}).get(b"trackerkit.format") != _FORMAT:
         raise ValueError(f"{path}: is not a trackerkit evaluation's results")
     tidy = table.to_pandas()
+    if "turn_unknown_calls" not in tidy:  # results written before the column was kept
+        tidy["turn_unknown_calls"] = 0
     turn_columns = [*TURN_KEYS, *(f"turn_{c}" for c in _TURN_ONLY)]
     turns = (
         tidy[turn_columns]

@@ -121,6 +121,7 @@ def play_run(
         scores = score_turn(trackers, before, _expected(step), after, tolerance)
         keys = (variant, scene.id, run, mode, index, len(turns))
         calls = [c for c in report.calls if c.name == report.tool_name]
+        offered = {report.tool_name, *session.tools}
         turns.append(
             TurnRecord(
                 *keys,
@@ -136,6 +137,7 @@ def play_run(
                 tokens_out=sum(r.tokens_out for r in report.rounds),
                 latency_s=latency,
                 failed=report.failed or "",
+                unknown_calls=sum(c.name not in offered for c in report.calls),
             )
         )
         cells.extend((keys, s) for s in scores)
