@@ -97,6 +97,9 @@ def _(scenes):
     runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
     mode = mo.ui.dropdown(options=["free", "forced"], value="free", label="Mode")
     concurrency = mo.ui.number(start=1, stop=16, value=4, label="Concurrency")
+    # The CLI's defaults: a call may take a minute, retries and their waits included.
+    timeout = mo.ui.number(start=1, stop=600, value=60, label="endpoint: timeout (s)")
+    retries = mo.ui.number(start=0, stop=10, value=4, label="endpoint: retries after a 429 or 5xx")
     run_button = mo.ui.run_button(label="Run the evaluation")
     mo.vstack(
         [
@@ -104,7 +107,7 @@ def _(scenes):
             noise_rate,
             # The URL on a row of its own, wide enough to show it whole (its /v1 too).
             base_url,
-            model_name,
+            mo.hstack([model_name, timeout, retries], justify="start", wrap=True),
             mo.hstack([runs, mode, concurrency], justify="start"),
             run_button,
         ]
@@ -118,8 +121,10 @@ def _(scenes):
         picked_protocols,
         picked_scenes,
         picked_variants,
+        retries,
         run_button,
         runs,
+        timeout,
     )
 
 
@@ -134,9 +139,11 @@ def _(
     picked_scenes,
     picked_variants,
     place,
+    retries,
     run_button,
     runs,
     scenes,
+    timeout,
 ):
     mo.stop(not run_button.value, mo.md("Press **Run the evaluation** to play the scenarios."))
     mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
@@ -154,25 +161,28 @@ def _(
         _trace_dir = check_data_dir(place.trace_root)
         _writer = TraceWriter(_trace_dir)
         with serving_noisy(_paths, _noise, place.trackers) as _server:
-            _made = {
-                "scripted": Variant(name="scripted", trackers=place.trackers),
-                "noisy loopback": Variant(
+            # Only the picked variants are made: a bad endpoint URL is refused here, before any
+            # turn is played, and only when the endpoint is picked.
+            _make = {
+                "scripted": lambda: Variant(name="scripted", trackers=place.trackers),
+                "noisy loopback": lambda: Variant(
                     name="noisy loopback",
                     model="openai",
                     base_url=_server.url,
                     model_name="noisy",
                     trackers=place.trackers,
                 ),
-                "endpoint": Variant(
+                "endpoint": lambda: Variant(
                     name=model_name.value or "endpoint",
                     model="openai",
                     base_url=base_url.value or DEFAULT_BASE_URL,
                     model_name=model_name.value or "model",
                     trackers=place.trackers,
-                    timeout=30.0,
-                    max_retries=1,
+                    timeout=float(timeout.value),
+                    max_retries=int(retries.value),
                 ),
             }
+            _made = {_name: _make[_name]() for _name in picked_variants.value}
             with mo.status.spinner(title="Playing the scenarios…"):
                 results = evaluate(
                     _paths,

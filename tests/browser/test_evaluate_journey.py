@@ -23,6 +23,8 @@ TOUCHES = {
         "noise_rate",
         "base_url",
         "model_name",
+        "timeout",
+        "retries",
         "runs",
         "mode",
         "concurrency",
@@ -77,6 +79,8 @@ def test_pick_run_and_read_the_evaluation(
     page.get_by_text("0.25", exact=True).first.wait_for()
     _text(page, "endpoint: base URL (OpenAI-compatible, ending in /v1)", "http://127.0.0.1:9/v1")
     _text(page, "endpoint: model name", "absent-model")
+    _number(page, "endpoint: timeout (s)", "5")
+    _number(page, "endpoint: retries after a 429 or 5xx", "0")
     _number(page, "Runs (k)", "2")
     page.get_by_label("Mode", exact=True).select_option("forced")
     _number(page, "Concurrency", "3")
@@ -102,7 +106,7 @@ def test_pick_run_and_read_the_evaluation(
     metrics = page.locator("marimo-ui-element").filter(
         has=page.get_by_text("Metrics per variant (95% intervals)", exact=True)
     ).last
-    expect(metrics.locator("tbody tr")).to_have_count(17)
+    expect(metrics.locator("tbody tr")).to_have_count(18)
     for metric in ("joint_accuracy", "pass^2", "clamps_per_turn", "failed_turn_rate"):
         expect(metrics.get_by_text(metric, exact=True)).to_be_visible()
     joint = metrics.locator("tbody tr").filter(has=page.get_by_text("joint_accuracy", exact=True))
@@ -116,3 +120,10 @@ def test_pick_run_and_read_the_evaluation(
     # Drift over another scenario's turns.
     page.get_by_label("Drift over the turns of", exact=True).select_option("eval-flags")
     page.get_by_text("Joint accuracy over the turns of eval-flags").first.wait_for()
+
+    # A URL without its scheme is refused before any turn is played (a wire trial: the page had
+    # played every other variant first, then failed all of the endpoint's turns).
+    _text(page, "endpoint: base URL (OpenAI-compatible, ending in /v1)", "127.0.0.1:9/v1")
+    page.get_by_role("button", name="Run the evaluation").click()
+    page.get_by_text("'127.0.0.1:9/v1' is not an http(s) address", exact=False).first.wait_for()
+    expect(page.get_by_text("104 turns", exact=False)).to_have_count(0)

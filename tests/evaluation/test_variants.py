@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import pydantic
 import pytest
 
 from trackerkit.errors import BadRequestError
@@ -135,3 +136,11 @@ def test_nothing_to_evaluate_is_refused(tmp_path: Path) -> None:
     text.write_text('{"a": 1}\n')
     with pytest.raises(ValueError, match="is not a trackerkit evaluation's results"):
         read_results(text)
+
+
+@pytest.mark.parametrize("url", ["127.0.0.1:11434/v1", "localhost/v1", "ftp://host/v1"])
+def test_a_base_url_without_http_is_refused_when_the_variant_is_made(url: str) -> None:
+    """A wire trial: the page played every variant, then failed all of the endpoint's turns."""
+    with pytest.raises(pydantic.ValidationError, match="is not an http\\(s\\) address"):
+        Variant(name="endpoint", model="openai", base_url=url)
+    assert Variant(name="endpoint", model="openai", base_url="https://h/v1").base_url == "https://h/v1"

@@ -70,6 +70,12 @@ class Variant(BaseModel):
     def _endpoint_has_url(self) -> Variant:
         if self.model == "openai" and not self.base_url:
             raise ValueError("a variant with model openai needs base_url (the API root)")
+        if self.base_url is not None and not self.base_url.startswith(("http://", "https://")):
+            # Refused here, before any turn is played, on every way in (library, page, file).
+            raise ValueError(
+                f"base_url {self.base_url!r} is not an http(s) address; give the API root, such "
+                "as http://127.0.0.1:11434/v1"
+            )
         return self
 
     def make_model(self, trackers: Sequence[Tracker] = ()) -> Model:
