@@ -201,6 +201,17 @@ class TestFailedTurns:
             "the first: The model failed: away."
         ]
 
+    def test_the_retries_spent_on_failed_turns_are_said(self) -> None:
+        """A wire trial: 20 failed turns each retried after a 429 showed retries_per_turn 0, as a
+        failed turn is in no metric; the failures name the retries spent on them."""
+        failed = [_turn(0, t, False, retries=2, failed="The model failed: 429.") for t in (0, 1)]
+        results = EvaluationResults(turn_frame([_turn(0, 2, True), *failed]), field_frame([]))
+        assert results.failures()["retries"].tolist() == [4]
+        assert results.failure_lines() == [
+            "v (free): 2 of 3 turns failed, after 4 retries, and are not scored; "
+            "the first: The model failed: 429."
+        ]
+
 
 class TestIntervals:
     """Wilson's interval and the seeded bootstrap."""

@@ -116,10 +116,13 @@ def answered(turns: pd.DataFrame, cells: pd.DataFrame) -> tuple[pd.DataFrame, pd
 
 
 def failures(turns: pd.DataFrame) -> pd.DataFrame:
-    """One row per variant and mode with failed turns: how many of its turns, and the first why."""
+    """One row per variant and mode with failed turns: how many of its turns, the retries spent
+    on them (a failed turn is in no metric, `retries_per_turn` included), and the first why."""
     rows = []
+    columns = ["variant", "mode", "failed_turns", "turns", "retries", "first_reason"]
     for (variant, mode), group in turns.groupby(["variant", "mode"], sort=False):
-        failed = group.loc[group["failed"] != "", "failed"]
+        lost = group["failed"] != ""
+        failed = group.loc[lost, "failed"]
         if len(failed):
             rows.append(
                 {
@@ -127,10 +130,11 @@ def failures(turns: pd.DataFrame) -> pd.DataFrame:
                     "mode": mode,
                     "failed_turns": len(failed),
                     "turns": len(group),
+                    "retries": int(group.loc[lost, "retries"].sum()),
                     "first_reason": str(failed.iloc[0]),
                 }
             )
-    return pd.DataFrame(rows, columns=["variant", "mode", "failed_turns", "turns", "first_reason"])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _share(mask: pd.Series, within: pd.Series) -> tuple[int, int]:

@@ -51,10 +51,11 @@ class EvaluationResults:
         """`failures()` in words, one line per variant and mode, for a page or a terminal."""
         lines = []
         for row in self.failures().to_dict("records"):
-            failed, turns = int(row["failed_turns"]), int(row["turns"])
+            failed, turns, retries = int(row["failed_turns"]), int(row["turns"]), int(row["retries"])
+            spent = f", after {retries} {'retry' if retries == 1 else 'retries'}," if retries else ""
             lines.append(
-                f"{row['variant']} ({row['mode']}): {failed} of {turns} turns failed and are not "
-                f"scored{' (so it has no scores)' if failed == turns else ''}; "
+                f"{row['variant']} ({row['mode']}): {failed} of {turns} turns failed{spent} and "
+                f"are not scored{' (so it has no scores)' if failed == turns else ''}; "
                 f"the first: {row['first_reason']}"
             )
         return lines
