@@ -346,3 +346,14 @@ class TestOddValues:
         shown = orjson.loads(capsys.readouterr().out)
         assert shown["skipped"] == {"data.usage.in": 1, "data.usage.out": 1}
         assert (shown["turns"][0]["tokens_in"], shown["turns"][0]["tokens_out"]) == (4, 2)
+
+
+def test_names_and_orphans_is_assign_turns_and_orphans_from_one_assembly(days: Path) -> None:
+    """read_day_turns needs both; one assembly gives what the two helpers give apart."""
+    from trackerkit.trace.turns import names_and_orphans
+
+    for folder in sorted(p for p in days.iterdir() if p.is_dir()):
+        events, _ = read_trace(folder)
+        names, lost = names_and_orphans(events)
+        pd.testing.assert_series_equal(names, assign_turns(events))
+        pd.testing.assert_frame_equal(lost, orphans(events))

@@ -20,7 +20,7 @@ import pandas as pd
 
 from trackerkit.errors import TraceLineError
 from trackerkit.trace.read import _as_day, day_of, read_trace
-from trackerkit.trace.turns import assemble_turns, assign_turns, orphans
+from trackerkit.trace.turns import assemble_turns, names_and_orphans
 
 __all__ = ["DayTurns", "read_day_turns"]
 
@@ -90,14 +90,13 @@ def read_day_turns(
     read, errors = read_trace(root, days=_around(root, chosen))
     picked = set(chosen)
     in_chosen = read["day"].isin(picked).to_numpy()
-    names = assign_turns(read)
+    names, lost = names_and_orphans(read)
     # A turn's day is the file of its first event (the turns frame's `day`); the events are in
     # `ts` order (ties in file and line order), so that is each name's first row.
     first_days = read["day"].astype(object).groupby(names.to_numpy(), sort=False).first()
     begun = set(first_days.index[first_days.isin(picked)])
     turned = names.isin(begun).to_numpy()
     mine = turned | (names.isna().to_numpy() & in_chosen)
-    lost = orphans(read)
     return DayTurns(
         events=_trimmed(read[in_chosen]),
         errors=[e for e in errors if _chosen(e.file, picked)],

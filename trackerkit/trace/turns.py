@@ -181,7 +181,7 @@ def assign_turns(events: pd.DataFrame) -> pd.Series:
     events = qualified(events)
     if events.empty:
         return pd.Series([], index=events.index, dtype=object, name="turn_name")
-    return pd.Series(_Plan(events).names, index=events.index, dtype=object, name="turn_name")
+    return _names(events, _Plan(events))
 
 
 def orphans(events: pd.DataFrame) -> pd.DataFrame:
@@ -190,7 +190,24 @@ def orphans(events: pd.DataFrame) -> pd.DataFrame:
     events = qualified(events)
     if events.empty:
         return pd.DataFrame(columns=ORPHAN_COLUMNS)
+    return _orphans(events, _Plan(events))
+
+
+def names_and_orphans(events: pd.DataFrame) -> tuple[pd.Series, pd.DataFrame]:
+    """`assign_turns(events)` and `orphans(events)` from one assembly (for a reader of both)."""
+    require_data(events, "assign_turns")
+    events = qualified(events)
+    if events.empty:
+        return assign_turns(events), orphans(events)
     plan = _Plan(events)
+    return _names(events, plan), _orphans(events, plan)
+
+
+def _names(events: pd.DataFrame, plan: _Plan) -> pd.Series:
+    return pd.Series(plan.names, index=events.index, dtype=object, name="turn_name")
+
+
+def _orphans(events: pd.DataFrame, plan: _Plan) -> pd.DataFrame:
     rows = sorted(plan.reasons)
     picked = events.iloc[rows]
     # A frame built by hand may lack `file` and `line`: those columns are empty then.
