@@ -97,6 +97,25 @@ def test_refusals_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "typical.json: has no scripted turns to evaluate" in capsys.readouterr().err
 
 
+def test_a_variant_without_its_trackers_is_refused_not_scored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An attack trial: a variant whose tracker folder did not exist scored 1 on everything
+    and exited 0. A missing folder, or a folder without a linked piece, is refused."""
+    variants = tmp_path / "v.json"
+    variants.write_text(json.dumps([{"name": "a", "trackers": str(tmp_path / "nowhere")}]))
+    assert main(["eval", FIGHT, "--variants", str(variants), "--no-trace"]) == 1
+    err = capsys.readouterr().err
+    assert f"the tracker folder {tmp_path / 'nowhere'} does not exist" in err
+    assert "Traceback" not in err
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "health.json").write_bytes((ROOT / "data" / "trackers" / "health.json").read_bytes())
+    variants.write_text(json.dumps([{"name": "a", "trackers": str(half)}]))
+    assert main(["eval", FIGHT, "--variants", str(variants), "--no-trace"]) == 1
+    assert f"scene fight links stamina, but {half} holds no stamina.json" in capsys.readouterr().err
+
+
 def test_the_text_protocol_shares_simulate_options(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,14 +15,15 @@ from typing import Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from trackerkit.errors import BadRequestError
+from trackerkit.errors import BadRequestError, NotFoundError, TrackerDecodeError
 from trackerkit.evaluation.client import EndpointModel
 from trackerkit.evaluation.tool_style import AnyOfTools
+from trackerkit.library import read_piece
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.steps import plain_problems, problem_sentence
-from trackerkit.tracker import Tracker, decode_tracker
+from trackerkit.tracker import Tracker
 
 __all__ = ["Variant", "load_design", "read_variants"]
 
@@ -139,14 +140,30 @@ def read_variants(path: str | Path) -> list[Variant]:
 
 
 def load_design(scene: Scene, folder: Path) -> list[Tracker]:
-    """The scene's linked trackers read from `folder` (a missing piece is left out, as a turn does).
+    """The scene's linked trackers read from `folder`, every one of them.
+
+    A scenario scores the whole expected state, so a design without one of its trackers would
+    be scored on what is left (an attack trial: a variant's mistyped folder scored 1 on
+    everything): a missing folder or piece is refused, not left out as a chat turn leaves it.
 
     Raises:
+        NotFoundError: `folder` is not a folder, or holds no piece for a linked tracker.
         TrackerDecodeError: a piece does not decode (the message names its file).
     """
+    if not folder.is_dir():
+        raise NotFoundError(
+            f"the tracker folder {folder} does not exist (scene {scene.id} links "
+            f"{', '.join(scene.trackers) or 'no tracker'})"
+        )
     pieces = []
     for tracker_id in scene.trackers:
         path = folder / f"{tracker_id}.json"
-        if path.is_file():
-            pieces.append(decode_tracker(json.loads(path.read_text("utf-8")), source=str(path)))
+        if not path.exists():
+            raise NotFoundError(
+                f"scene {scene.id} links {tracker_id}, but {folder} holds no {tracker_id}.json"
+            )
+        verdict = read_piece(path, within=folder)
+        if verdict.tracker is None:
+            raise TrackerDecodeError(list(verdict.problems), source=str(path))
+        pieces.append(verdict.tracker)
     return pieces
