@@ -69,3 +69,17 @@ def test_the_events_and_errors_are_the_chosen_files(every: pd.DataFrame) -> None
 def test_a_missing_day_is_refused() -> None:
     with pytest.raises(NotFoundError, match="2030-01-01"):
         read_day_turns(SAMPLE, "2030-01-01")
+
+
+@pytest.mark.parametrize("day", ["0001-01-01", "9999-12-31"])
+def test_the_calendars_first_and_last_days_read(tmp_path: Path, day: str) -> None:
+    """An attack trial: `trace turns 9999-12-31` raised OverflowError looking for the next file."""
+    from trackerkit.cli import main
+
+    (tmp_path / f"{day}.jsonl").write_bytes(
+        b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_0","session":"wrun_A","source":"http",'
+        b'"kind":"eve","name":"turn.started","data":{"sequence":0}}\n'
+    )
+    read = read_day_turns(tmp_path, day)
+    assert len(read.events) == 1
+    assert main(["trace", "turns", day, "--dir", str(tmp_path)]) == 0

@@ -57,7 +57,10 @@ def _around(folder: Path, chosen: list[str]) -> list[str]:
     days = set(chosen)
     for day in chosen:
         for step in (-1, 1):
-            other = (dt.date.fromisoformat(day) + dt.timedelta(days=step)).isoformat()
+            try:
+                other = (dt.date.fromisoformat(day) + dt.timedelta(days=step)).isoformat()
+            except OverflowError:  # 0001-01-01 has no day before, 9999-12-31 none after
+                continue
             if (folder / f"{other}.jsonl").is_file():
                 days.add(other)
     return sorted(days)
