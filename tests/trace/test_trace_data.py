@@ -238,6 +238,9 @@ class TestColumns:
         ("columns", "data", "words"),
         [
             pytest.param(["usage..in"], None, "names no field", id="empty-key"),
+            # An attack trial: 1,000 dotted levels raised RecursionError building the structs.
+            pytest.param([".".join(["a"] * 1000)], None, "1000 levels deep", id="deep"),
+            pytest.param(["x|" + ".".join(["a"] * 65)], None, "65 levels deep", id="deep-alt"),
             pytest.param(["a", "a"], None, "twice", id="twice"),
             pytest.param([ColumnSpec("ts", "x", "int")], None, "already", id="clash"),
             pytest.param(None, "text", "not a way to keep data", id="mode"),

@@ -48,6 +48,9 @@ __all__ = [
     "keeper",
 ]
 
+MAX_PATH_DEPTH = 64
+"""The most levels a `columns=` path may name (each level is a nested struct to decode)."""
+
 DataMode = Literal["dict", "raw", "lazy", "none"]
 DATA_MODES: tuple[str, ...] = ("dict", "raw", "lazy", "none")
 """What `read_trace(data=...)` accepts."""
@@ -249,6 +252,12 @@ def column_specs(columns: Sequence[str | ColumnSpec]) -> list[ColumnSpec]:
             raise BadRequestError(
                 f"column {spec.name!r} has the path {spec.path!r}, which names no field; "
                 "write paths into data with dots, like usage.in or usage.costUsd."
+            )
+        deepest = max(a.count(".") + 1 for a in alternatives)
+        if deepest > MAX_PATH_DEPTH:
+            raise BadRequestError(
+                f"column {spec.name!r} has a path {deepest} levels deep; at most "
+                f"{MAX_PATH_DEPTH} are read (the writer cuts data deeper than four levels, TC-7)."
             )
         specs.append((item, spec, "|".join(alternatives)))
     names = [s.name for _i, s, _p in specs]
