@@ -76,6 +76,29 @@ class TestParse:
         assert parsed.error.startswith("the update_trackers block is not valid JSON (")
         assert "line 1 column 14" in parsed.error
 
+    @pytest.mark.parametrize(
+        "body",
+        ["[" * 1000, "[" * 100_000 + "]" * 100_000, '{"updates": ' + "[" * 5000, '{"a":' * 3000],
+        ids=["open-1000", "closed-100000", "inside-updates", "objects"],
+    )
+    def test_nesting_too_deep_is_a_refused_block(self, body: str) -> None:
+        """A block nested past the decoder's depth is refused like any malformed block, never a RecursionError."""
+        parsed = parse_text_updates(f"Hit.\n```update_trackers\n{body}\n```")
+        assert parsed == TextUpdates(
+            "Hit.",
+            None,
+            "the update_trackers block nests too deep to read; an update call needs four levels",
+        )
+        assert parsed.body == body
+        answer = text_answer(parsed, None)
+        assert answer is not None
+        assert answer.startswith("[update_trackers] Nothing was written:")
+
+    def test_a_deep_json_block_is_prose(self) -> None:
+        """A last `json` block too deep to read is no update block: it stays in the reply."""
+        reply = 'Hit.\n```json\n{"updates": ' + "[" * 1000 + "\n```"
+        assert parse_text_updates(reply) == TextUpdates(reply)
+
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.data())
     def test_text_path_applies_like_the_tool_path(self, data: st.DataObject) -> None:

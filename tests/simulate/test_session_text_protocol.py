@@ -22,6 +22,7 @@ from trackerkit import BadRequestError, Scene, ScriptedModel, Session, TurnPlan
 from trackerkit.scene import Prompting
 from trackerkit.simulate.model import ModelReply, ModelRequest, text_block
 from trackerkit.steps import TurnPlan as StepsPlan
+from trackerkit.trace.write import TraceWriter
 
 SCENES = REPO / "data" / "scenes"
 BUNDLED = sorted(SCENES.glob("*.json"))
@@ -124,6 +125,7 @@ class TestSession:
         ("tail", "words"),
         [
             ('```update_trackers\n{"updates": [\n```', "not valid JSON"),
+            ("```update_trackers\n" + "[" * 1000 + "\n```", "nests too deep"),
             ('```update_trackers\n{"updates": []}', "not closed"),
             ("```update_trackers\n[1, 2]\n```", "must hold an object"),
             ('```update_trackers\n{"updates": []}\n```\nAnd more text.', "must end the reply"),
@@ -142,6 +144,24 @@ class TestSession:
         assert call.answer.startswith("[update_trackers] Nothing was written")
         session.turn("go on")
         assert words in _system(model.requests[1])
+
+    @pytest.mark.parametrize("depth", [900, 1000, 50_000])
+    def test_a_deep_block_is_an_outcome_and_traced_as_sent(self, tmp_path: Path, depth: int) -> None:
+        """A block nested deep (readable or past the decoder) ends the turn as a refusal, traced as sent."""
+        body = '{"updates": [{"tracker": "Health", "set": {"hp": ' + "[" * depth + "]" * depth + "}}]}"
+        model = _Recorder(f"Text.\n```update_trackers\n{body}\n```")
+        with TraceWriter(tmp_path, timezone="UTC", capture_content=True) as writer:
+            session = _session(model=model, trace=writer)
+            before = session.values()
+            report = session.turn("go")
+        assert report.ok
+        assert session.values() == before
+        [call] = report.calls
+        assert not call.ok
+        assert call.arguments == body
+        assert writer.failures == 0
+        [day] = (tmp_path / "trace").glob("*.jsonl")
+        assert "update_trackers" in day.read_text(encoding="utf-8")
 
     def test_a_reply_without_a_block_makes_no_call(self) -> None:
         session = _session(model=_Recorder("Quiet."))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trackerkit.tool import TOOL_NAME, tracker_line
@@ -50,11 +50,15 @@ class TextUpdates:
         arguments: the call's arguments when a block was sent and read as a JSON object; None
             when there was no block, or it could not be read.
         error: why the block could not be read (a sentence for the model); None otherwise.
+        body: the block's text as the model wrote it, stripped (None when there was no block); what a
+            trace records as the call's arguments, so a value nested too deep to write again
+            is recorded as sent.
     """
 
     visible: str
     arguments: dict[str, Any] | None = None
     error: str | None = None
+    body: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def sent(self) -> bool:
@@ -104,14 +108,23 @@ def _blocks(reply: str) -> list[_Block]:
     return found
 
 
+def _read(body: str) -> tuple[object, str | None]:
+    """The block's JSON, or `(None, reason)`; never raises, however deep the model nested it."""
+    try:
+        return json.loads(body), None
+    except ValueError as exc:  # JSONDecodeError, and an integer past the interpreter's digits
+        return None, f"the {BLOCK_LABEL} block is not valid JSON ({exc})"
+    except RecursionError:
+        return None, (
+            f"the {BLOCK_LABEL} block nests too deep to read; an update call needs four levels"
+        )
+
+
 def _is_updates_json(block: _Block) -> bool:
     if block.info.lower() != "json" or not block.closed:
         return False
-    try:
-        value = json.loads(block.body)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and "updates" in value
+    value, problem = _read(block.body)
+    return problem is None and isinstance(value, dict) and "updates" in value
 
 
 def _cut(reply: str, blocks: Sequence[_Block]) -> str:
@@ -139,28 +152,34 @@ def parse_text_updates(reply: str) -> TextUpdates:
         return TextUpdates(reply)
     visible = _cut(reply, ours)
     last = ours[-1]
+    body = last.body.strip()
     if len(ours) > 1:
         return TextUpdates(
             visible,
             error=f"send one {BLOCK_LABEL} block at the end of the reply; found {len(ours)}",
+            body=body,
         )
     if not last.closed:
-        return TextUpdates(visible, error=f"the {BLOCK_LABEL} block is not closed with ```")
+        return TextUpdates(
+            visible, error=f"the {BLOCK_LABEL} block is not closed with ```", body=body
+        )
     if reply[last.end :].strip():
         return TextUpdates(
-            visible, error=f"the {BLOCK_LABEL} block must end the reply; text came after it"
+            visible,
+            error=f"the {BLOCK_LABEL} block must end the reply; text came after it",
+            body=body,
         )
-    try:
-        value = json.loads(last.body)
-    except ValueError as exc:
-        return TextUpdates(visible, error=f"the {BLOCK_LABEL} block is not valid JSON ({exc})")
+    value, problem = _read(body)
+    if problem is not None:
+        return TextUpdates(visible, error=problem, body=body)
     if not isinstance(value, dict):
         kind = type(value).__name__ if value is not None else "null"
         return TextUpdates(
             visible,
             error=f'the {BLOCK_LABEL} block must hold an object {{"updates": [...]}}; found {kind}',
+            body=body,
         )
-    return TextUpdates(visible, value)
+    return TextUpdates(visible, value, body=body)
 
 
 def render_text_updates(arguments: Mapping[str, Any]) -> str:

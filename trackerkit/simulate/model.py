@@ -143,7 +143,7 @@ def text_block(calls: Sequence[Mapping[str, Any]]) -> str | None:
         if isinstance(arguments, str):
             try:
                 value = json.loads(arguments)
-            except ValueError:
+            except (ValueError, RecursionError):
                 value = None
         items = value.get("updates") if isinstance(value, dict) else None
         if not isinstance(items, list):

@@ -19,7 +19,6 @@ and writes the turn's events (`trackerkit.simulate.events`) when a trace sink is
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -353,11 +352,8 @@ class Session:
             for c in reply.tool_calls
         ]
         if parsed.sent:
-            arguments = (
-                json.dumps(parsed.arguments, ensure_ascii=False)
-                if parsed.arguments is not None
-                else ""
-            )
+            # The block as the model wrote it: a value nested too deep to write again is kept.
+            arguments = parsed.body or ""
             call = ToolCall(f"text_{run.report.index}", TOOL_NAME, arguments)
             run.trace.actions_requested(0, [call])
             if parsed.error is not None:
