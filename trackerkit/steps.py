@@ -347,12 +347,17 @@ def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Probl
     """
     kinds = {k.kind for k in _KINDS}
     problems: list[Problem] = []
-    for err in exc.errors(include_url=False):
-        loc: list[int | str] = []
-        for part in err["loc"]:
-            after_index = not loc or isinstance(loc[-1], int)
-            if not (after_index and part in kinds):  # the union's tag is no key of the file
-                loc.append(part)
+    errors = exc.errors(include_url=False)
+    # Past pydantic's depth the path runs through its validators' names (`dict[str,json-or-…]`)
+    # for hundreds of levels: it is cut where they begin, and the union's other branch at that
+    # place (`arguments.str: must be text`) is no reason of its own.
+    deep = [_file_loc(e["loc"], kinds) for e in errors if e["type"] == "recursion_depth_exceeded"]
+    for err in errors:
+        loc = _file_loc(err["loc"], kinds)
+        if err["type"] != "recursion_depth_exceeded" and any(
+            loc[: len(d)] == d for d in deep
+        ):
+            continue
         kind = err["type"]
         if kind == "step_kind":
             step = err.get("input")
@@ -367,6 +372,8 @@ def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Probl
                 problem = Problem((), f"must be an object; found {describe_value(step)}")
         elif kind == "value_error":
             problem = Problem((), str(err.get("ctx", {}).get("error", err["msg"])))
+        elif kind == "recursion_depth_exceeded":
+            problem = Problem((), "is nested too deep to read (past about 500 levels)")
         else:
             problem = Problem((), _plain(kind, err))
         at = (where,) if where else ()
@@ -409,6 +416,19 @@ def _plain(kind: str, err: Any) -> str:
         words, bound = _BOUNDS[kind]
         return f"must be {words} {err.get('ctx', {}).get(bound)}; found {found}"
     return f"{err['msg']}; found {found}"
+
+
+def _file_loc(raw: Sequence[int | str], kinds: set[str]) -> list[int | str]:
+    """Pydantic's location as the file's path: without the step union's tags, and cut where a
+    validator's own name begins (`dict[str,…]`: a part with brackets is no key of the file)."""
+    loc: list[int | str] = []
+    for part in raw:
+        if isinstance(part, str) and "[" in part and part.endswith("]"):
+            break
+        after_index = not loc or isinstance(loc[-1], int)
+        if not (after_index and part in kinds):  # the union's tag is no key of the file
+            loc.append(part)
+    return loc
 
 
 def _shown(loc: Sequence[int | str]) -> tuple[int | str, ...]:
