@@ -43,6 +43,31 @@ class PanelEntry:
     changed_by: str | None
 
 
+def _text(value: object, what: str) -> str:
+    """`value` when it is text; else a BadRequestError naming `what` and what was found."""
+    if not isinstance(value, str):
+        raise BadRequestError(f"{what} must be text; found {_kind(value)}")
+    return value
+
+
+def _count(value: object, what: str) -> int:
+    """`value` when it is an integer (a bool is none); else a BadRequestError."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequestError(f"{what} must be an integer; found {_kind(value)}")
+    return value
+
+
+def _kind(value: object) -> str:
+    """What a wrong argument was, for the error: `the boolean True`, `a float (1.5)`, `None`."""
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return f"the boolean {value}"
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"{type(value).__name__} {shown}"
+
+
 class Turn:
     """One reply being written: the state it sees, pending deltas, and the tool it may call."""
 
@@ -100,9 +125,15 @@ class Turn:
         return result
 
     def commit(self, text: str) -> Message:
-        """Stamp the pending deltas on the new reply version and close the turn."""
+        """Stamp the pending deltas on the new reply version and close the turn.
+
+        Raises:
+            TurnError: the turn is closed already.
+            BadRequestError: `text` is not text (the turn stays open).
+        """
         if not self.open:
             raise TurnError("this turn is closed already; begin a new turn")
+        _text(text, "the reply")
         take = self.take
         if self.kind == "reply":
             message = take.add("assistant", text, self.pending)
@@ -139,6 +170,8 @@ class Chat:
         scene: Scene,
         pieces: PieceSource | Mapping[str, object] | Sequence[Tracker] | str | Path,
     ) -> None:
+        if not isinstance(scene, Scene):
+            raise BadRequestError(f"a chat needs a Scene (see load_scene); found {_kind(scene)}")
         self.scene = scene
         self.source = source_for(pieces)
         self._take_ids = itertools.count(1)
@@ -164,10 +197,12 @@ class Chat:
         """A take by id (the current one when None).
 
         Raises:
+            BadRequestError: `take_id` is neither text nor None.
             NotFoundError: no take has that id.
         """
         if take_id is None:
             return self.take
+        _text(take_id, "a take id")
         take = self.takes.get(take_id)
         if take is None:
             raise NotFoundError(
@@ -189,13 +224,16 @@ class Chat:
         """A message id from a reference: an id, or a position in the current take (-1 is the last).
 
         Raises:
-            BadRequestError: a boolean, which is no reference.
+            BadRequestError: neither text nor an integer (a boolean is no position).
             NotFoundError: the take has no message at that position (an id is checked where used).
         """
         if isinstance(message, str):
             return message
-        if isinstance(message, bool):
-            raise BadRequestError(f"{message!r} is neither a message id nor a position")
+        if isinstance(message, bool) or not isinstance(message, int):
+            raise BadRequestError(
+                "a message must be an id (m12) or a position (-1 is the last); "
+                f"found {_kind(message)}"
+            )
         messages = self.take.messages
         if not -len(messages) <= message < len(messages):
             raise NotFoundError(
@@ -208,7 +246,14 @@ class Chat:
         return load_linked(self.scene, self.source)
 
     def values(self, message_id: str | None = None) -> dict[str, Any]:
-        """Each linked tracker's value at a message (the tip when None), by tracker name."""
+        """Each linked tracker's value at a message (the tip when None), by tracker name.
+
+        Raises:
+            BadRequestError: `message_id` is not of the shape of a message id.
+            NotFoundError: the take has no live message with that id.
+        """
+        if message_id is not None:
+            _text(message_id, "a message id")
         state = self.take.state_at(message_id)
         return tracker_values(self.linked().trackers, state)
 
@@ -235,8 +280,14 @@ class Chat:
             )
 
     def add_user(self, text: str) -> Message:
-        """Add a person's message at the end of the current take."""
+        """Add a person's message at the end of the current take.
+
+        Raises:
+            TurnError: a reply is being written.
+            BadRequestError: `text` is not text.
+        """
         self._guard("add a message")
+        _text(text, "the message")
         return self.take.add("user", text)
 
     def begin_turn(
@@ -252,9 +303,22 @@ class Chat:
         Raises:
             TurnError: a turn is open already, the kind is unknown, or there is no reply to swipe,
                 regenerate or continue.
+            BadRequestError: `tools_supported` is not a boolean, or `taken` is not a collection
+                of tool names (a single name is written `[name]`).
         """
         self._guard("begin a turn")
-        if kind not in _KINDS:
+        if not isinstance(tools_supported, bool):
+            raise BadRequestError(
+                f"tools_supported must be True or False; found {_kind(tools_supported)}"
+            )
+        if isinstance(taken, str | bytes) or not isinstance(taken, Collection):
+            raise BadRequestError(
+                "taken must be a list of tool names (one name is written [name]); "
+                f"found {_kind(taken)}"
+            )
+        for name in taken:
+            _text(name, "a taken tool name")
+        if not isinstance(kind, str) or kind not in _KINDS:
             raise TurnError(f"unknown turn kind {kind!r}; use one of {', '.join(_KINDS)}")
         take = self.take
         if kind != "reply" and (not take.messages or take.messages[-1].role != "assistant"):
@@ -285,8 +349,14 @@ class Chat:
         """Show another version of a reply (counted from 0); the trackers follow its writes (TR-23).
 
         `message` is an id or a position in the take (see `message_id`).
+
+        Raises:
+            TurnError: a reply is being written.
+            BadRequestError: `message` is no reference, or `index` is not an integer.
+            NotFoundError: no such message, or the message has no version `index`.
         """
         self._guard("show another version")
+        _count(index, "a version index")
         return self.take.show(self.message_id(message), index)
 
     def cut(self, message: str | int) -> list[Message]:
@@ -303,8 +373,15 @@ class Chat:
         return forked
 
     def use(self, take_id: str) -> Take:
-        """Show another take."""
+        """Show another take.
+
+        Raises:
+            TurnError: a reply is being written.
+            BadRequestError: `take_id` is not text.
+            NotFoundError: no take has that id.
+        """
         self._guard("switch takes")
+        _text(take_id, "a take id")
         take = self.get_take(take_id)
         self.current = take.id
         return take
@@ -328,7 +405,10 @@ class Chat:
                 moved past `base_version` or a `base_version` read on another take (versions are
                 unique across a chat's takes, so a version names its take), or an item the
                 update rules refuse.
+            BadRequestError: `base_version` is neither an integer nor None.
         """
+        if base_version is not None:
+            _count(base_version, "base_version")
         if self._turn is not None:
             raise EditRefusedError("a reply is being written in this scene; edit once it is done")
         take = self.take

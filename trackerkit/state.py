@@ -268,8 +268,13 @@ class Take:
         """Show another version of a message (counted from 0); its writes replace the old one's.
 
         Raises:
+            BadRequestError: `version` is not an integer (a boolean is none).
             NotFoundError: the message has no such version.
         """
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise BadRequestError(
+                f"a version index must be an integer; found {type(version).__name__} {version!r}"
+            )
         index = self.index_of(message_id)
         old = self.messages[index]
         if not 0 <= version < len(old.versions):
