@@ -10,6 +10,7 @@ is no change.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ __all__ = [
     "UpdateItem",
     "UpdateResult",
     "apply_tracker_updates",
+    "name_key",
     "read_updates",
     "slot_of",
     "tracker_value",
@@ -50,6 +52,20 @@ __all__ = [
 ]
 
 _ITEM_KEYS = frozenset({"tracker", "row", "remove", "set"})
+
+
+def name_key(name: str) -> str:
+    """What a row or tracker name is matched by (TR-20): its case folded, and its Unicode
+    normalization, so names that print the same are one name.
+
+    `"Café"` written precomposed and `"Cafe\u0301"` (an `e` and a combining accent) give one key,
+    as do `"ROPE"` and `"rope"`. It is Unicode's canonical caseless match (NFD, case fold, NFD);
+    compatibility forms stay apart (`"²"` is not `"2"`, `"Ａ"` is not `"A"`): they print
+    differently. The name itself is kept as first written; only the match folds.
+    """
+    if name.isascii():
+        return name.casefold()
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
 
 
 def tracker_value(
@@ -240,14 +256,14 @@ def apply_tracker_updates(
     if shape_errors:
         return _refused(shape_errors)
     by_name = {t.name: t for t in trackers}
-    folded = {t.name.casefold(): t for t in reversed(trackers)}
+    folded = {name_key(t.name): t for t in reversed(trackers)}
     work = copy_state(state)
     errors: list[ItemRefusal] = []
     # Keyed by identity: `Tracker.__eq__` compares whole encoded pieces, too slow per item.
     touched: dict[int, _Shape] = {}
     rows: dict[str, _RowIndex] = {}
     for index, item in enumerate(items):
-        tracker = by_name.get(item.tracker) or folded.get(item.tracker.casefold())
+        tracker = by_name.get(item.tracker) or folded.get(name_key(item.tracker))
         if tracker is None:
             known = ", ".join(t.name for t in trackers) or "none"
             errors.append(
@@ -297,25 +313,25 @@ class _Shape:
 
 
 class _RowIndex:
-    """A list slot's row keys by case-folded name, so a row is found without a scan (TR-20)."""
+    """A list slot's row keys by folded name (`name_key`), so a row is found without a scan (TR-20)."""
 
     def __init__(self, slot: Mapping[str, object]) -> None:
         self.keys: dict[str, list[str]] = {}
         for key in slot:
-            self.keys.setdefault(key.casefold(), []).append(key)
+            self.keys.setdefault(name_key(key), []).append(key)
 
     def find(self, slot: Mapping[str, object], name: str) -> str | None:
-        """The stored key of a row, found whatever the case; the first spelling is kept."""
+        """The stored key of a row, found whatever the case or normalization; the first spelling is kept."""
         if name in slot:
             return name
-        spellings = self.keys.get(name.casefold())
+        spellings = self.keys.get(name_key(name))
         return spellings[0] if spellings else None
 
     def add(self, key: str) -> None:
-        self.keys.setdefault(key.casefold(), []).append(key)
+        self.keys.setdefault(name_key(key), []).append(key)
 
     def drop(self, key: str) -> None:
-        spellings = self.keys.get(key.casefold(), [])
+        spellings = self.keys.get(name_key(key), [])
         if key in spellings:
             spellings.remove(key)
 

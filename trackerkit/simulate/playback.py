@@ -26,6 +26,7 @@ from trackerkit.fields import is_number
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
+from trackerkit.update import name_key
 from trackerkit.values import same_value
 
 __all__ = [
@@ -111,8 +112,9 @@ def clamps_of(asked: object, values: Mapping[str, Any]) -> tuple[Clamp, ...]:
     for (tracker, row, name), wanted in _asked_numbers(asked).items():
         value = values.get(tracker)
         if row is not None and isinstance(value, Mapping):
-            # Rows are matched as the update rules match them: by name, case folded.
-            value = next((v for k, v in value.items() if str(k).casefold() == row.casefold()), None)
+            # Rows are matched as the update rules match them (`name_key`).
+            key = name_key(row)
+            value = next((v for k, v in value.items() if name_key(str(k)) == key), None)
         if not isinstance(value, Mapping) or name not in value:
             continue
         written = value[name]
