@@ -10,8 +10,8 @@ import unicodedata
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
 from conftest import BAG as BAG_PIECE
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from trackerkit import apply_tracker_updates, decode_tracker
@@ -29,7 +29,8 @@ def _row(row: str, qty: int, tracker: str = "Café Bag") -> dict[str, Any]:
 
 
 def test_names_that_differ_only_in_normalization_are_one_row() -> None:
-    result = apply_tracker_updates([BAG], {}, {"updates": [_row(PRECOMPOSED, 1), _row(DECOMPOSED, 3)]})
+    batch = {"updates": [_row(PRECOMPOSED, 1), _row(DECOMPOSED, 3)]}
+    result = apply_tracker_updates([BAG], {}, batch)
     assert result.ok
     value = tracker_value(BAG, fold(result.deltas))
     assert value == {PRECOMPOSED: {"qty": 3, "equipped": False}}
@@ -40,7 +41,8 @@ def test_a_later_batch_finds_the_row_by_another_normalization_and_case() -> None
     state = fold(first.deltas)
     second = apply_tracker_updates([BAG], state, {"updates": [_row(PRECOMPOSED.upper(), 2)]})
     assert second.ok
-    assert tracker_value(BAG, fold(second.deltas, state)) == {DECOMPOSED: {"qty": 2, "equipped": False}}
+    value = tracker_value(BAG, fold(second.deltas, state))
+    assert value == {DECOMPOSED: {"qty": 2, "equipped": False}}
     removed = apply_tracker_updates(
         [BAG], state, {"updates": [{"tracker": "Café Bag", "row": "CAF\u00c9", "remove": True}]}
     )
