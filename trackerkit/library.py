@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from trackerkit._json import repeated_keys
 from trackerkit._pieces import (
     check_tracker_id,
     read_piece_file,
@@ -93,13 +94,19 @@ class Verdict:
 
 
 def _load_json(path: Path, within: Path | None = None) -> tuple[object, Problem | None]:
+    data, problem, _raw = _load_raw(path, within)
+    return data, problem
+
+
+def _load_raw(path: Path, within: Path | None) -> tuple[object, Problem | None, bytes]:
+    """The file's JSON, the problem that stops it being read, and its bytes."""
     raw, unread = read_piece_file(path, within)
     if raw is None:
-        return None, Problem((), unread or "is not there", "unreadable")
+        return None, Problem((), unread or "is not there", "unreadable"), b""
     try:
-        return orjson.loads(raw), None
+        return orjson.loads(raw), None, raw
     except orjson.JSONDecodeError as exc:
-        return None, Problem((), f"is not valid JSON: {exc}", "not_json")
+        return None, Problem((), f"is not valid JSON: {exc}", "not_json"), raw
 
 
 def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict:
@@ -111,10 +118,22 @@ def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict
     is refused unread.
     """
     path = Path(path)
-    data, unreadable = _load_json(path, None if within is None else Path(within))
+    data, unreadable, raw = _load_raw(path, None if within is None else Path(within))
     if unreadable is not None:
         return Verdict(str(path), path.stem, None, (unreadable,))
-    return piece_verdict(data, path)
+    verdict = piece_verdict(data, path)
+    # A key written twice in one object reads last-wins: the first value would vanish unsaid.
+    repeated = tuple(
+        Problem(
+            where,
+            f'gives the key "{key[:60]}" twice (a JSON reader keeps the last); give it once',
+            "key_repeated",
+        )
+        for where, key in repeated_keys(raw)
+    )
+    if repeated:
+        return Verdict(str(path), path.stem, None, (*repeated, *verdict.problems))
+    return verdict
 
 
 def piece_verdict(data: object, path: Path) -> Verdict:
