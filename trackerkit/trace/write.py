@@ -45,6 +45,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import stat
 import threading
 import time
 import zoneinfo
@@ -333,6 +334,24 @@ def capture_content_setting(data_dir: str | os.PathLike[str]) -> bool:
     return value if isinstance(value, bool) else True
 
 
+def _not_regular(path: Path, mode: int) -> str:
+    """Why a day file path cannot take events: what it is instead of a regular file."""
+    if stat.S_ISFIFO(mode):
+        kind = "a named pipe (FIFO)"
+    elif stat.S_ISDIR(mode):
+        kind = "a folder"
+    elif stat.S_ISSOCK(mode):
+        kind = "a socket"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "a device"
+    else:
+        kind = "not a regular file"
+    return (
+        f"the trace day file {path} is {kind}, not a regular file; nothing is written to it "
+        "(move it away and the next write makes the file)"
+    )
+
+
 class TraceWriter:
     """Appends trace events to `<data_dir>/trace/YYYY-MM-DD.jsonl`; never raises while writing.
 
@@ -420,9 +439,41 @@ class TraceWriter:
         self.close()
         self.directory.mkdir(parents=True, exist_ok=True)
         self._sweep(dt.date.fromisoformat(day))  # TC-3: first write and every change of day
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = self._open_regular(path)
         self._day = day
         return self._fd
+
+    @staticmethod
+    def _open_regular(path: Path) -> int:
+        """The day file opened for appending; a named pipe, folder, device or socket is refused.
+
+        Opened without blocking, then checked on the open descriptor (no race with a swap of the
+        path): a FIFO with no reader would otherwise block the write, and so the turn, forever.
+
+        Raises:
+            OSError: the path is not a regular file (the sentence names it and what it is), or
+                any error opening it.
+        """
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(path, flags, 0o644)
+        except OSError as exc:  # ENXIO (a FIFO with no reader, a socket), EISDIR, ...
+            try:
+                mode = os.stat(path).st_mode
+            except OSError:
+                raise exc from None
+            if stat.S_ISREG(mode):
+                raise
+            raise OSError(_not_regular(path, mode)) from exc
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise OSError(_not_regular(path, mode))
+            os.set_blocking(fd, True)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
 
     def _sweep(self, today: dt.date) -> None:
         """Delete day files older than the retention by the date in their name only (TC-3)."""
