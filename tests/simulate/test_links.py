@@ -81,6 +81,40 @@ class TestLinkTrackers:
             link_trackers(Workspace(data, "option"), "odd", ["health"])
 
 
+    def test_a_scene_nested_too_deep_is_refused(self, data: Path) -> None:
+        """A scene file nested past the decoder is a BadRequestError, never a RecursionError."""
+        path = data / "scenes" / "deep.json"
+        path.write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        before = path.read_bytes()
+        with pytest.raises(BadRequestError, match="nested too deep"):
+            link_trackers(Workspace(data, "option"), "deep", ["health"])
+        assert path.read_bytes() == before
+
+    @pytest.mark.parametrize(
+        ("checked", "found"),
+        [
+            ("health", r"checked must be a list of tracker ids.*found str 'health'"),
+            (b"health", "found bytes"),
+            (None, "found NoneType None"),
+            ({"health"}, "found set"),
+            (["health", 5], "found 5"),
+        ],
+        ids=["text", "bytes", "none", "set", "a-number"],
+    )
+    def test_checked_must_be_a_list_of_ids(self, data: Path, checked: object, found: str) -> None:
+        """`checked="health"` was saved as the links h, e, a, l, t; now it is refused."""
+        path = data / "scenes" / "fight.json"
+        before = path.read_bytes()
+        with pytest.raises(BadRequestError, match=found):
+            link_trackers(Workspace(data, "option"), "fight", checked)  # type: ignore[arg-type]
+        assert path.read_bytes() == before
+
+    @pytest.mark.parametrize("scene", ["", ".", "..", "../scenes/fight", "a/b", 5])
+    def test_the_scene_must_be_a_stem(self, data: Path, scene: object) -> None:
+        with pytest.raises(BadRequestError, match="file's stem"):
+            link_trackers(Workspace(data, "option"), scene, ["health"])  # type: ignore[arg-type]
+
+
 class TestLinkChoices:
     def test_a_check_per_library_tracker_marked_when_linked(self, data: Path) -> None:
         """Every library file is a choice, by id, labelled with its name; the scene's links are checked."""

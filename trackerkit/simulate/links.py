@@ -78,13 +78,28 @@ def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> Saved
         place: the workspace the app reads; the bundled data is copied to the per-user workspace
             first (`for_writing`), so the repository's files are never written.
         scene: the scene file's stem (`fight` for `scenes/fight.json`).
-        checked: the library ids to link.
+        checked: the library ids to link, a list (one id is written `["health"]`).
     Returns:
         Where it was written and the ids now linked.
     Raises:
-        BadRequestError: the workspace cannot be made, the scene file is not there or is not a
-            JSON object, or the new links would not make a valid scene.
+        BadRequestError: `scene` is not a file stem, `checked` is not a list of ids, the
+            workspace cannot be made, the scene file is not there, cannot be read (nested too
+            deep included) or is not a JSON object, or the new links would not make a valid
+            scene; nothing is written then.
     """
+    if not isinstance(scene, str) or scene in ("", ".", "..") or scene != Path(scene).name:
+        raise BadRequestError(
+            f"a scene is named by its file's stem, such as fight; found {scene!r}"
+        )
+    if isinstance(checked, str | bytes) or not isinstance(checked, Sequence):
+        shown = repr(checked) if len(repr(checked)) <= 40 else repr(checked)[:37] + "..."
+        raise BadRequestError(
+            'checked must be a list of tracker ids, such as ["health"]; '
+            f"found {type(checked).__name__} {shown}"
+        )
+    wrong = [i for i in checked if not isinstance(i, str)]
+    if wrong:
+        raise BadRequestError(f"checked holds tracker ids, which are text; found {wrong[0]!r}")
     target = place.for_writing()
     path = target.scenes / f"{scene}.json"
     try:
@@ -93,7 +108,9 @@ def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> Saved
         raise BadRequestError(
             f"{path}: there is no such scene file to link trackers into"
         ) from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise BadRequestError(f"{path}: cannot be read as a scene (nested too deep)") from None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise BadRequestError(f"{path}: cannot be read as a scene ({exc})") from None
     if not isinstance(raw, dict):
         raise BadRequestError(f"{path}: a scene file holds a JSON object")
@@ -106,7 +123,12 @@ def link_trackers(place: Workspace, scene: str, checked: Sequence[str]) -> Saved
     raw["prompting"] = {**prompting, "trackers": ids}
     try:
         Scene.model_validate(raw)
+        data = orjson.dumps(raw, option=orjson.OPT_INDENT_2)
+    except RecursionError:
+        raise BadRequestError(f"{path}: cannot be read as a scene (nested too deep)") from None
+    except orjson.JSONEncodeError as exc:  # nested past what the writer takes (255 levels)
+        raise BadRequestError(f"{path}: cannot be written again as a scene ({exc})") from None
     except ValueError as exc:
         raise BadRequestError(f"{path}: the links would not make a valid scene ({exc})") from None
-    write_atomically(path, orjson.dumps(raw, option=orjson.OPT_INDENT_2) + b"\n")
+    write_atomically(path, data + b"\n")
     return SavedLinks(target, path, tuple(ids))
