@@ -32,6 +32,8 @@ __all__ = [
 #: The largest piece file read: far past the decoder's ceilings (TR-11) for any real tracker.
 MAX_PIECE_BYTES = 16 * 1024 * 1024
 
+#: The UTF-8 byte order mark a piece or scene file may open with.
+_BOM = b"\xef\xbb\xbf"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 #: A save's temporary: this module's `.<id>.<8 of [a-z0-9_]>.tmp` (mkstemp's names match too).
 _TEMPORARY = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.[a-z0-9_]{8}\.tmp")
@@ -73,8 +75,9 @@ def read_piece_file(path: Path, within: Path | None = None) -> tuple[bytes | Non
         within: the folder the file (and, for a link, its target) must be in; None for a file
             named directly by a person.
     Returns:
-        `(bytes, None)`; `(None, reason)` when it was not read (the reason completes the
-        sentence "the file ..."); `(None, None)` when there is no such file.
+        `(bytes, None)`, without one leading UTF-8 byte order mark; `(None, reason)` when it
+        was not read (the reason completes the sentence "the file ..."); `(None, None)` when
+        there is no such file.
     """
     try:
         info = os.lstat(path)
@@ -107,7 +110,9 @@ def read_piece_file(path: Path, within: Path | None = None) -> tuple[bytes | Non
         data = handle.read(MAX_PIECE_BYTES + 1)
     if len(data) > MAX_PIECE_BYTES:
         return None, _too_large(len(data))
-    return data, None
+    # One leading UTF-8 byte order mark is skipped (RFC 8259 section 8.1 lets a reader ignore
+    # it; editors on Windows write it), as the trace reader and the importers skip it.
+    return data.removeprefix(_BOM), None
 
 
 def _kind(mode: int) -> str:

@@ -588,8 +588,7 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _import(args: argparse.Namespace) -> int:
     from trackerkit.errors import BadRequestError
     from trackerkit.formats.detect import FORMAT_NAMES
-    from trackerkit.formats.importers import import_file, save_imported, save_imported_scene
-    from trackerkit.library import Library
+    from trackerkit.formats.importers import import_file, write_import
     from trackerkit.workspace import workspace
 
     imported = import_file(args.file, args.format)
@@ -610,13 +609,14 @@ def _import(args: argparse.Namespace) -> int:
     root = chosen.copy_to if not chosen.writable and chosen.copy_to is not None else chosen.root
     if args.into is None:
         print(f"trackerkit: data folder {root} ({chosen.source})", file=sys.stderr)
-    saved = save_imported(imported, Library(chosen.trackers), dry_run=args.dry_run)
+    # Every file is chosen and checked before any is written: a refusal writes nothing, and a
+    # write failing partway names each file written (write_import).
+    saved, scene = write_import(imported, chosen.trackers, chosen.scenes, dry_run=args.dry_run)
     verb = "would write" if args.dry_run else "wrote"
     for tracker in saved.trackers:
         print(f"{verb} {root / 'trackers' / (tracker.id + '.json')} ({tracker.name})")
     if saved.scene_links:
         print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
-    scene = save_imported_scene(saved, chosen.scenes, dry_run=args.dry_run)
     if scene is not None:
         print(f"{verb} {root / 'scenes' / scene.path.name} (scene {scene.scene.title})")
     elif saved.scene_links:

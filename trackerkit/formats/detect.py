@@ -142,8 +142,8 @@ def parse_document(text: str, file: str) -> object:
     found: object = None
     try:
         found = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        found = _yaml_or_json5(text, file)
+    except orjson.JSONDecodeError as error:
+        found = _yaml_or_json5(text, file, _json_past_limits(error))
     if not isinstance(found, dict | list):
         raise ImportRefusedError(
             file, "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"
@@ -151,7 +151,26 @@ def parse_document(text: str, file: str) -> object:
     return _plain(found, file)
 
 
-def _yaml_or_json5(text: str, file: str) -> object:
+def _json_past_limits(error: orjson.JSONDecodeError) -> str | None:
+    """Why well-formed JSON could not be read, when it is past a limit rather than broken.
+
+    The JSON reader stops at 1024 levels and at numbers past a double's range; the text up to
+    there was JSON, so that, not a YAML reading of it, is what the person is told.
+    """
+    where = f"at line {error.lineno}, column {error.colno}"
+    if error.msg.startswith("depth limit"):
+        return (
+            f"is JSON nested more than 1,024 levels deep ({where}); trackerkit reads at most "
+            f"{_MAX_DEPTH} levels"
+        )
+    if error.msg.startswith("number is"):
+        return f"is JSON holding a number too large to read {where}"
+    return None
+
+
+def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> object:
+    """`text` as YAML, else JSON5; refused naming the YAML error, or `json_reason` when the
+    text is JSON the JSON reader stopped on (a depth or number limit)."""
     import json5
     import yaml
 
@@ -175,6 +194,8 @@ def _yaml_or_json5(text: str, file: str) -> object:
         pass
     if read_as_yaml:
         return scalar  # a YAML scalar (plain prose): refused as holding no object or list
+    if json_reason is not None:
+        raise ImportRefusedError(file, json_reason)
     why = f" (YAML: {reason})" if reason else ""
     raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
 

@@ -11,7 +11,12 @@ from pathlib import Path
 import orjson
 
 from trackerkit._pieces import write_atomically
-from trackerkit.errors import ImportRefusedError
+from trackerkit.errors import (
+    BadRequestError,
+    ImportRefusedError,
+    StaleRevisionError,
+    TrackerkitError,
+)
 from trackerkit.formats.card import card_from_data
 from trackerkit.formats.detect import FORMATS, detected, read_document
 from trackerkit.formats.imported import Imported
@@ -25,7 +30,16 @@ from trackerkit.library import Library
 from trackerkit.scene import Scene
 from trackerkit.tracker import Tracker
 
-__all__ = ["IMPORTERS", "SavedScene", "import_file", "save_imported", "save_imported_scene"]
+__all__ = [
+    "IMPORTERS",
+    "ImportWriteError",
+    "SavedScene",
+    "check_folder",
+    "import_file",
+    "save_imported",
+    "save_imported_scene",
+    "write_import",
+]
 
 #: Each format's importer of parsed data, `(data, file) -> Imported`.
 IMPORTERS: dict[str, Callable[[object, str], Imported]] = {
@@ -61,30 +75,173 @@ def import_file(
 def save_imported(imported: Imported, library: Library, *, dry_run: bool = False) -> Imported:
     """Write an import's trackers into `library` as new pieces; returns them as written.
 
-    A tracker whose id a piece of the library already has gets the next free id (`li-2`, ...);
-    the scene links follow. Each save is atomic and guarded by revision (TR-50): a piece that
-    appears under the same id meanwhile is never overwritten (`StaleRevisionError`).
+    A tracker whose id a piece of the library already has, or whose file name anything in the
+    folder holds (a folder, a link, a file that is no piece), gets the next free id (`li-2`,
+    ...); the scene links follow. Before any piece is written the folder is checked (it is a
+    folder, or can be made, and can be written in), so a refusal writes nothing. Each save is
+    atomic and guarded by revision (TR-50): a piece that appears under the same id meanwhile is
+    never overwritten.
 
     Args:
         imported: what an importer returned.
         library: the tracker folder to write into.
         dry_run: choose the ids but write nothing.
+    Raises:
+        BadRequestError: the folder cannot hold the pieces; nothing was written.
+        ImportWriteError: a save failed partway; the message names every file written and not.
     """
-    taken = set(library.ids())
+    folder = Path(library.path)
+    taken = set(library.ids()) if folder.is_dir() else set()
     renamed: dict[str, str] = {}
-    written: list[Tracker] = []
+    planned: list[Tracker] = []
     for tracker in imported.trackers:
         new_id = tracker.id
         n = 1
-        while new_id in taken:
+        while new_id in taken or os.path.lexists(folder / f"{new_id}.json"):
             n += 1
             new_id = f"{tracker.id}-{n}"
         taken.add(new_id)
         renamed[tracker.id] = new_id
-        piece = tracker if new_id == tracker.id else tracker.model_copy(update={"id": new_id})
-        written.append(piece if dry_run else library.save(piece, base_revision=-1))
+        planned.append(
+            tracker if new_id == tracker.id else tracker.model_copy(update={"id": new_id})
+        )
     links = tuple(renamed.get(i, i) for i in imported.scene_links)
-    return Imported(tuple(written), links, imported.report, imported.scene)
+    if not dry_run and planned:
+        check_folder(folder, "trackers")
+        planned = _save_all(planned, library)
+    return Imported(tuple(planned), links, imported.report, imported.scene)
+
+
+class ImportWriteError(TrackerkitError):
+    """An import's write that failed partway: what was written stays, and the message says it.
+
+    Attributes:
+        written: the files written before the failure (left in place, whole).
+        not_written: the files the import meant to write and did not.
+    """
+
+    def __init__(
+        self, reason: str, written: tuple[Path, ...], not_written: tuple[str, ...]
+    ) -> None:
+        self.written = written
+        self.not_written = not_written
+        done = ", ".join(str(p) for p in written) if written else "nothing"
+        super().__init__(
+            f"the import stopped partway: {reason}. Written (kept, whole): {done}; not "
+            f"written: {', '.join(not_written)}"
+        )
+
+
+def check_folder(folder: Path, what: str) -> None:
+    """Refuse before writing when `folder` cannot hold the import's files.
+
+    It must be a folder, or be makeable: its nearest existing ancestor a folder that can be
+    written in.
+
+    Raises:
+        BadRequestError: `folder` (or a folder on its way) is a file or other non-folder, or
+            cannot be written in; the message names it.
+    """
+    here = folder
+    while not here.is_dir():
+        if os.path.lexists(here):
+            kind = "a file" if here.is_file() else "not a folder"
+            place = f"{folder}" if here == folder else f"{here} (on the way to {folder})"
+            raise BadRequestError(
+                f"{place} is {kind}, so the imported {what} cannot be written there; move it "
+                "away or import into another folder (--into DIR); nothing was written"
+            )
+        if here.parent == here:
+            break
+        here = here.parent
+    if not os.access(here, os.W_OK | os.X_OK):
+        raise BadRequestError(
+            f"cannot write in {here} (permission denied), so the imported {what} cannot be "
+            "written there; nothing was written"
+        )
+
+
+def _save_all(
+    planned: list[Tracker], library: Library, after: tuple[str, ...] = ()
+) -> list[Tracker]:
+    """Save each new piece; on a failure, raise naming the files written and not written
+    (`after`: what the import would have written next)."""
+    folder = Path(library.path)
+    written: list[Tracker] = []
+    for piece in planned:
+        try:
+            written.append(library.save(piece, base_revision=-1))
+        except (TrackerkitError, OSError) as error:
+            rest = tuple(str(folder / f"{p.id}.json") for p in planned[len(written) :]) + after
+            raise ImportWriteError(
+                _write_failure(folder / f"{piece.id}.json", error),
+                tuple(folder / f"{p.id}.json" for p in written),
+                rest,
+            ) from error
+    return written
+
+
+def _write_failure(path: Path, error: BaseException) -> str:
+    """Why writing `path` failed, in a few words."""
+    if isinstance(error, StaleRevisionError):
+        return f"{path} appeared meanwhile (another program wrote it) and was left as it is"
+    if isinstance(error, OSError):
+        return f"cannot write {path}: {error.strerror or error}"
+    return f"cannot write {path}: {error}"
+
+
+def write_import(
+    imported: Imported,
+    trackers: str | os.PathLike[str],
+    scenes: str | os.PathLike[str],
+    *,
+    dry_run: bool = False,
+) -> tuple[Imported, SavedScene | None]:
+    """Write an import whole: its trackers into `trackers`, and its scene file into `scenes`.
+
+    Every target is chosen and checked before any file is written (the folders can hold the
+    files, no file name is taken), so a refusal writes nothing. Should a write still fail
+    partway (a full disk, a piece another program wrote meanwhile), the error names each file
+    written and each not.
+
+    Args:
+        imported: what an importer returned.
+        trackers: the tracker folder (`DIR/trackers`).
+        scenes: the scenes folder (`DIR/scenes`).
+        dry_run: choose the files but write nothing.
+    Returns:
+        The trackers as written (or to be written) and the scene file, if the source implies one.
+    Raises:
+        BadRequestError: a folder cannot hold the files; nothing was written.
+        ImportWriteError: a write failed partway; the message says what was written.
+    """
+    library = Library(Path(trackers))
+    planned = save_imported(imported, library, dry_run=True)
+    scene = save_imported_scene(planned, scenes, dry_run=True)
+    if dry_run:
+        return planned, scene
+    if planned.trackers:
+        check_folder(Path(trackers), "trackers")
+    if scene is not None:
+        check_folder(Path(scenes), "scene file")
+    then = (f"the scene file in {scenes}",) if scene is not None else ()
+    saved = Imported(
+        tuple(_save_all(list(planned.trackers), library, then)),
+        planned.scene_links,
+        planned.report,
+        planned.scene,
+    )
+    try:
+        scene = save_imported_scene(saved, scenes)
+    except (TrackerkitError, OSError) as error:
+        folder = Path(trackers)
+        raise ImportWriteError(
+            f"cannot write the scene file in {scenes}: "
+            + (error.strerror or str(error) if isinstance(error, OSError) else str(error)),
+            tuple(folder / f"{t.id}.json" for t in saved.trackers),
+            then,
+        ) from error
+    return saved, scene
 
 
 @dataclass(frozen=True, slots=True)

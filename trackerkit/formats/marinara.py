@@ -325,13 +325,16 @@ def _characters(builder: Builder, characters: object) -> None:
     custom: dict[str, None] = {}
     stats: dict[str, None] = {}
     ignored: dict[str, None] = {}
-    for character in characters:
+    for index, character in enumerate(characters):
         if not isinstance(character, dict):
             continue
         fields = character.get("customFields")
         if isinstance(fields, dict):
             custom.update(dict.fromkeys(fields))
-        for stat in character.get("stats") or []:
+        found = character.get("stats")
+        if found is not None and not isinstance(found, list):
+            builder.unmapped(f"{where}[{index}].stats", "stats that is not a list")
+        for stat in found if isinstance(found, list) else []:
             if (name := _name_of(stat)) is not None:
                 stats.setdefault(name, None)
         ignored.update(
