@@ -55,37 +55,24 @@ class TestAllOrNothing:
         assert 'scene links: ["li","shi-jian-2"]\n' in out
         assert _files(data / "trackers") == ["li.json", "shi-jian-2.json", "shi-jian.json"]
 
-    def test_scenes_a_file_writes_no_tracker(
-        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    @pytest.mark.parametrize(
+        ("blocked", "what"), [("scenes", "scene file"), ("trackers", "trackers")]
+    )
+    def test_a_file_for_a_folder_writes_nothing(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, blocked: str, what: str
     ) -> None:
-        """The scene's folder is checked before the first tracker is written."""
-        data = tmp_path / "d"
-        data.mkdir()
-        (data / "scenes").write_text("a file")
-        code, out, err = _run(capsys, "import", str(LOREBOOK), "--into", str(data))
-        assert code == 1
-        assert "wrote" not in out
-        assert err == (
-            f"trackerkit: {data / 'scenes'} is a file, so the imported scene file cannot be "
-            "written there; move it away or import into another folder (--into DIR); nothing "
-            "was written\n"
-        )
-        assert _files(data / "trackers") == []
-
-    def test_trackers_a_file_is_one_clear_sentence(
-        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
-    ) -> None:
-        """`--into X` where X/trackers is a file: no raw `[Errno 17] File exists`."""
-        (tmp_path / "trackers").write_text("a file")
+        """`--into X` where X/trackers or X/scenes is a file: one clear sentence (not a raw
+        `[Errno 17] File exists`), checked before the first tracker is written."""
+        (tmp_path / blocked).write_text("a file")
         code, out, err = _run(capsys, "import", str(LOREBOOK), "--into", str(tmp_path))
         assert code == 1
         assert "wrote" not in out
         assert err == (
-            f"trackerkit: {tmp_path / 'trackers'} is a file, so the imported trackers cannot be "
+            f"trackerkit: {tmp_path / blocked} is a file, so the imported {what} cannot be "
             "written there; move it away or import into another folder (--into DIR); nothing "
             "was written\n"
         )
-        assert _files(tmp_path) == ["trackers"]
+        assert _files(tmp_path) == [blocked]
 
     def test_a_failure_partway_names_what_was_written(
         self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
