@@ -12,7 +12,8 @@
     │   └── ToolsRefusedError   the model (or its server) does not take tools
     ├── MacroLookupError        a macro handler's refusal (reported by the engine, never raised out)
     ├── TraceLineError          a trace line that cannot be read (file and line number)
-    └── ImportRefusedError      a file an importer cannot read as a tracker format (names the file)
+    ├── ImportRefusedError      a file an importer cannot read as a tracker format (names the file)
+    └── ImportWriteError        an import's write that failed partway (names what was and was not written)
 
 Messages are whole sentences that say what is wrong, where, and what was found. Code that acts on
 a problem reads its fields (`Problem.where`, `Problem.code`, `MacroLookupError.code` and `.name`),
@@ -25,12 +26,14 @@ the verdicts carry.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TypeAlias
 
 __all__ = [
     "BadRequestError",
     "EditRefusedError",
     "ImportRefusedError",
+    "ImportWriteError",
     "Location",
     "MacroLookupError",
     "ModelError",
@@ -205,3 +208,23 @@ class ImportRefusedError(TrackerkitError):
         self.file = file
         self.reason = reason
         super().__init__(f"{file}: {reason}")
+
+
+class ImportWriteError(TrackerkitError):
+    """An import's write that failed partway: what was written stays, and the message says it.
+
+    Attributes:
+        written: the files written before the failure (left in place, whole).
+        not_written: the files the import meant to write and did not.
+    """
+
+    def __init__(
+        self, reason: str, written: tuple[Path, ...], not_written: tuple[str, ...]
+    ) -> None:
+        self.written = written
+        self.not_written = not_written
+        done = ", ".join(str(p) for p in written) if written else "nothing"
+        super().__init__(
+            f"the import stopped partway: {reason}. Written (kept, whole): {done}; not "
+            f"written: {', '.join(not_written)}"
+        )

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from trackerkit.cli import main
-from trackerkit.errors import TrackerkitError
+from trackerkit.errors import ImportWriteError, TrackerkitError
 from trackerkit.formats.card import export_card
-from trackerkit.formats.importers import IMPORTERS, ImportWriteError, import_file, write_import
+from trackerkit.formats.importers import IMPORTERS, import_file, write_import
 from trackerkit.library import Library
 
 FIXTURES = Path(__file__).parent / "fixtures"

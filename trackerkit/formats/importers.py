@@ -14,6 +14,7 @@ from trackerkit._pieces import write_atomically
 from trackerkit.errors import (
     BadRequestError,
     ImportRefusedError,
+    ImportWriteError,
     StaleRevisionError,
     TrackerkitError,
 )
@@ -110,26 +111,6 @@ def save_imported(imported: Imported, library: Library, *, dry_run: bool = False
         check_folder(folder, "trackers")
         planned = _save_all(planned, library)
     return Imported(tuple(planned), links, imported.report, imported.scene)
-
-
-class ImportWriteError(TrackerkitError):
-    """An import's write that failed partway: what was written stays, and the message says it.
-
-    Attributes:
-        written: the files written before the failure (left in place, whole).
-        not_written: the files the import meant to write and did not.
-    """
-
-    def __init__(
-        self, reason: str, written: tuple[Path, ...], not_written: tuple[str, ...]
-    ) -> None:
-        self.written = written
-        self.not_written = not_written
-        done = ", ".join(str(p) for p in written) if written else "nothing"
-        super().__init__(
-            f"the import stopped partway: {reason}. Written (kept, whole): {done}; not "
-            f"written: {', '.join(not_written)}"
-        )
 
 
 def check_folder(folder: Path, what: str) -> None:
