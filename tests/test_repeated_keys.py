@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -53,3 +54,23 @@ def test_json_written_once_per_key_has_none_and_a_doubled_key_is_found(tree: obj
         key = next(iter(tree))
         doubled = "{" + json.dumps(key) + ":0," + text[1:]
         assert ((), key) in repeated_keys(doubled)
+
+
+def test_a_scene_that_repeats_a_key_is_refused_at_its_path(tmp_path: Path) -> None:
+    """A call's `set` with hp twice played the second without a word."""
+    from trackerkit import TrackerkitError, load_scene
+
+    text = (HEALTH.parents[1] / "scenes" / "fight.json").read_text()
+    at = text.index('"hp": 30')
+    (tmp_path / "fight.json").write_text(text[:at] + '"hp": 31, ' + text[at:])
+    with pytest.raises(TrackerkitError) as caught:
+        load_scene(tmp_path / "fight.json")
+    assert str(caught.value).endswith(
+        'turns[0].calls[0].arguments.updates[0].set: gives the key "hp" twice (a JSON reader '
+        "keeps the last); give it once"
+    )
+
+
+def test_every_bundled_scene_gives_each_key_once() -> None:
+    for path in sorted((HEALTH.parents[1] / "scenes").glob("*.json")):
+        assert repeated_keys(path.read_bytes()) == [], path.name

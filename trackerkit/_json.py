@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["repeated_keys"]
+from trackerkit.errors import Problem
+
+__all__ = ["repeated_key_problems", "repeated_keys"]
 
 
 class _Pairs(list[tuple[str, Any]]):
@@ -45,3 +47,15 @@ def repeated_keys(raw: bytes | str) -> list[tuple[tuple[str | int, ...], str]]:
         elif isinstance(node, list):
             stack.extend(((*path, i), value) for i, value in reversed(list(enumerate(node))))
     return list(dict.fromkeys(found))
+
+
+def repeated_key_problems(raw: bytes | str) -> list[Problem]:
+    """`repeated_keys` as a file's problems (code `key_repeated`), each at its object's path."""
+    return [
+        Problem(
+            where,
+            f'gives the key "{key[:60]}" twice (a JSON reader keeps the last); give it once',
+            "key_repeated",
+        )
+        for where, key in repeated_keys(raw)
+    ]

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from trackerkit._json import repeated_keys
+from trackerkit._json import repeated_key_problems
 from trackerkit._pieces import (
     check_tracker_id,
     read_piece_file,
@@ -123,14 +123,7 @@ def read_piece(path: str | Path, *, within: str | Path | None = None) -> Verdict
         return Verdict(str(path), path.stem, None, (unreadable,))
     verdict = piece_verdict(data, path)
     # A key written twice in one object reads last-wins: the first value would vanish unsaid.
-    repeated = tuple(
-        Problem(
-            where,
-            f'gives the key "{key[:60]}" twice (a JSON reader keeps the last); give it once',
-            "key_repeated",
-        )
-        for where, key in repeated_keys(raw)
-    )
+    repeated = tuple(repeated_key_problems(raw))
     if repeated:
         return Verdict(str(path), path.stem, None, (*repeated, *verdict.problems))
     return verdict

@@ -17,6 +17,7 @@ import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from trackerkit._json import repeated_key_problems
 from trackerkit._pieces import check_tracker_id, read_piece_file
 from trackerkit.errors import (
     BadRequestError,
@@ -184,6 +185,9 @@ def read_scene(path: str | Path, *, within: Path | None = None) -> SceneFile:
     except pydantic.ValidationError as exc:
         scene = None
         problems = [*plain_problems(exc), *problems]
+    # A key written twice in one object reads last-wins: an expectation or a call's value would
+    # vanish without a word (the same rule as a tracker file's).
+    problems += repeated_key_problems(data)
     if scene is not None and not problems:
         scene = scene.model_copy(update={"turns": turns})
     return SceneFile(path, scene, tuple(problems))
