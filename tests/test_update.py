@@ -196,6 +196,30 @@ class TestNoChange:
         )
         assert result.answer == "Health: hp 0 -> 3\nHero: no change"
 
+    def test_a_batch_that_ends_where_it_began_is_no_change(self) -> None:
+        """hp_max 30 -> 40 -> 30 in one batch reads as before: "no change", never "hp_max 30 -> 30"."""
+        result = _apply(
+            {},
+            {"tracker": "Health", "set": {"hp_max": 40}},
+            {"tracker": "Health", "set": {"hp_max": 30}},
+        )
+        assert result.ok
+        assert result.answer == "Health: no change"
+        assert (result.changes, result.change_count) == ((), 0)
+        assert tracker_value(HEALTH_T, fold(result.deltas))["hp_max"] == 30
+
+    def test_a_row_set_back_as_it_was_is_no_change(self) -> None:
+        """A row changed and set back in one batch is left out of the answer."""
+        state = {BAGS: {"Rope": {"qty": 2, "equipped": False}}}
+        result = _apply(
+            state,
+            {"tracker": "Bag", "row": "Rope", "set": {"qty": 5}},
+            {"tracker": "Bag", "row": "Rope", "set": {"qty": 2}},
+            {"tracker": "Bag", "row": "Torch", "set": {"qty": 1}},
+        )
+        assert result.answer == 'Bag: added row "Torch" (qty=1, equipped=false)'
+        assert result.change_count == 1
+
     def test_rewriting_a_row_as_it_is_is_no_change(self) -> None:
         """A list row set to the values it holds writes no delta."""
         state = {BAGS: {"Rope": {"qty": 2, "equipped": False}}}
@@ -445,6 +469,7 @@ class TestShape:
             ({"updates": [{"tracker": "Health", "set": [1]}]}, "set must be an object"),
             ({"updates": [{"tracker": "Health", "fields": {}}]}, "has unknown keys fields"),
             (None, "updates must be a list of items; found null"),
+            ({}, 'updates is missing; it is required: send {"updates": [...]}'),
         ],
         ids=[
             "updates-not-list",
@@ -456,6 +481,7 @@ class TestShape:
             "set-not-object",
             "unknown-item-key",
             "no-arguments",
+            "empty-object",
         ],
     )
     def test_malformed_call(self, arguments: object, reason: str) -> None:
@@ -471,6 +497,11 @@ class TestShape:
         assert result.answer.splitlines()[1] == (
             '- the call: updates must be a list of items; found the text "hp 3"'
         )
+
+    def test_an_empty_object_never_says_null(self) -> None:
+        """`{}` names updates as missing; it held no null."""
+        result = apply_tracker_updates([HEALTH_T], {}, {})
+        assert "null" not in result.answer
 
     def test_empty_call_is_answered(self) -> None:
         """A call with no updates succeeds, writes nothing and still answers in words."""

@@ -148,8 +148,9 @@ class UpdateResult:
 
     @property
     def change_count(self) -> int:
-        """How many keys the batch changed (what the trace keeps instead of the answer, TR-39)."""
-        return len(self.deltas)
+        """How many keys the batch changed, as read (what the trace keeps instead of the answer,
+        TR-39): a key stored anew that reads as before is no change, as in the answer."""
+        return len(self.changes)
 
 
 def read_updates(
@@ -186,6 +187,10 @@ def _updates_list(arguments: object) -> list[object] | ItemRefusal:
     if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
         extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))
         return ItemRefusal(-1, None, f"the call takes only updates; found {extra}")
+    if isinstance(arguments, Mapping) and "updates" not in arguments:
+        return ItemRefusal(
+            -1, None, 'updates is missing; it is required: send {"updates": [...]}, a list of items'
+        )
     if not isinstance(updates, list):
         return ItemRefusal(-1, None, f"updates must be a list of items; found {_describe(updates)}")
     return updates
@@ -595,24 +600,26 @@ def _net(
         if not keys:
             continue
         deltas.extend(Delta(slot, k, new.get(k)) for k in keys)
+        # A key stored anew that reads as it did (a field's initial value written where none was
+        # stored, a row set back as it was) is no change: the answer leaves it out, as the
+        # changes read of the history does. Its delta stays, so a batch stores what its items
+        # one by one would (and a later top keeps the value shown).
         if tracker.layout == "record":
             read_before, read_after = tracker_value(tracker, before), tracker_value(tracker, after)
-            keys = [f.name for f in tracker.fields if f.name in keys]  # answer in field order
+            written = set(keys)
             changes.extend(
-                Change(tracker.name, k, read_before.get(k), read_after.get(k)) for k in keys
+                Change(tracker.name, f.name, read_before[f.name], read_after[f.name])
+                for f in tracker.fields  # answer in field order
+                if f.name in written and not same_value(read_before[f.name], read_after[f.name])
             )
         else:
             # Only the changed rows are read, so the cost follows the change, not the list.
             fields, order = tracker.fields, tracker.order
-            changes.extend(
-                Change(
-                    tracker.name,
-                    k,
-                    _read_row(fields, order, old.get(k)),
-                    _read_row(fields, order, new.get(k)),
-                )
-                for k in keys
-            )
+            for k in keys:
+                was = _read_row(fields, order, old.get(k))
+                now = _read_row(fields, order, new.get(k))
+                if was is None or now is None or not same_value(was, now):
+                    changes.append(Change(tracker.name, k, was, now))
     return deltas, changes
 
 
