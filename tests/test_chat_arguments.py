@@ -12,9 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import BAG, HEALTH
+from conftest import BAG, HEALTH, REPO
 
-from trackerkit import BadRequestError, Chat, NotFoundError, Scene
+from trackerkit import BadRequestError, Chat, NotFoundError, Scene, Session
 from trackerkit.scene import Prompting
 
 
@@ -108,3 +108,24 @@ def test_the_take_refuses_a_version_index_that_is_no_integer() -> None:
 def test_a_chat_needs_a_scene() -> None:
     with pytest.raises(BadRequestError, match="needs a Scene"):
         Chat("data/scenes/typical.json", {})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.turn(None),
+        lambda s: s.turn(5),
+        lambda s: s.turn("go", script=5),
+        lambda s: s.turn("go", script="reply"),
+        lambda s: s.swipe(script=["reply"]),
+    ],
+    ids=["text-none", "text-int", "script-int", "script-text", "swipe-script-list"],
+)
+def test_a_session_turn_refuses_wrong_arguments_before_adding_anything(
+    call: Callable[[Session], object],
+) -> None:
+    session = Session.from_scene(REPO / "data" / "scenes" / "typical.json")
+    with pytest.raises(BadRequestError, match="found"):
+        call(session)
+    assert session.chat.messages == []
+    assert not session.chat.turn_open

@@ -220,7 +220,12 @@ class Session:
     # --- turns --------------------------------------------------------------------------
 
     def turn(self, user_text: str, script: Script = None) -> TurnReport:
-        """Add the person's message and run one whole turn that writes a new reply."""
+        """Add the person's message and run one whole turn that writes a new reply.
+
+        Raises:
+            BadRequestError: `user_text` is not text, or `script` is no plan (nothing is added).
+        """
+        _check_script(script)
         self.chat.add_user(user_text)
         return self._run("reply", user_text, script)
 
@@ -243,6 +248,7 @@ class Session:
     # --- one turn ------------------------------------------------------------------------
 
     def _run(self, kind: TurnKind, user_text: str | None, script: Script) -> TurnReport:
+        _check_script(script)
         run = self._begin(kind, user_text)
         try:
             self._plan(script)
@@ -552,6 +558,15 @@ def _flatten(messages: Sequence[Mapping[str, Any]]) -> str:
         for call in message.get("tool_calls") or []:
             parts.append(call["function"]["name"] + call["function"]["arguments"])
     return "\n".join(parts)
+
+
+def _check_script(script: object) -> None:
+    """Refuse a script that is no plan: a `TurnPlan`, a scenario step (a mapping) or None."""
+    if script is not None and not isinstance(script, TurnPlan | Mapping):
+        raise BadRequestError(
+            "a script is a TurnPlan or a scenario step (an object with reply and calls); "
+            f"found {type(script).__name__}"
+        )
 
 
 def _scripted(model: object) -> ScriptedModel | None:
