@@ -17,24 +17,22 @@ from __future__ import annotations
 
 import copy
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from test_tool_fuzz import FIXED, _check_result, _pieces, _scene, argument_texts, scenes
+from test_tool_fuzz import (
+    FIXED,
+    FUZZ,
+    TURNS,
+    _check_result,
+    _pieces,
+    _scene,
+    argument_texts,
+    scenes,
+)
 
 from trackerkit import Session, Tracker, apply_tracker_updates
 from trackerkit.formats.text_protocol import BLOCK_LABEL, parse_text_updates, text_answer
 from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall, text_block
-
-FUZZ = settings(
-    max_examples=200,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-TURNS = settings(
-    max_examples=30,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
 
 prose = st.one_of(
     st.text(max_size=30),
