@@ -72,3 +72,19 @@ def test_every_normalization_and_case_gives_one_key(name: str) -> None:
     for form in ("NFC", "NFD"):
         assert name_key(unicodedata.normalize(form, name)) == key
     assert name_key(name.upper().lower()) == name_key(name.lower())
+
+
+def test_scoring_the_prompt_and_the_break_warning_match_names_alike() -> None:
+    """The helper's leftover: scoring, the card's row macros and the designer's warning matched
+    by case alone, so an expected "Café" found as "Cafe\\u0301" scored as missing."""
+    from trackerkit.design.breaks import _same
+    from trackerkit.evaluation.scoring import score_turn
+    from trackerkit.prompt import _find_row
+
+    plain = decode_tracker({**BAG_PIECE, "name": "Bag"})
+    scores = score_turn(
+        [plain], {"Bag": {}}, {"Bag": {PRECOMPOSED: {"qty": 1}}}, {"Bag": {DECOMPOSED: {"qty": 1}}}
+    )
+    assert [s.correct for s in scores] == [True, True]
+    assert _find_row({DECOMPOSED: {}}, PRECOMPOSED) == DECOMPOSED
+    assert _same(DECOMPOSED, PRECOMPOSED.upper())

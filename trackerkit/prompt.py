@@ -26,7 +26,7 @@ from trackerkit.macros import (
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, anyof_parameters, tracker_line, update_trackers_tool
 from trackerkit.tracker import Tracker
-from trackerkit.update import tracker_values
+from trackerkit.update import name_key, tracker_values
 
 __all__ = [
     "BLOCK_HEADING",
@@ -81,8 +81,8 @@ def default_text(tracker: Tracker, value: Mapping[str, Any]) -> str:
 def _find_row(rows: Mapping[str, Any], name: str) -> str | None:
     if name in rows:
         return name
-    folded = name.casefold()
-    return next((r for r in rows if r.casefold() == folded), None)
+    folded = name_key(name)
+    return next((r for r in rows if name_key(r) == folded), None)
 
 
 def _no_field(tracker: str, field_name: str) -> MacroLookupError:

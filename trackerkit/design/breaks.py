@@ -24,6 +24,7 @@ from trackerkit.errors import ModelError, TrackerkitError
 from trackerkit.scene import Scene
 from trackerkit.steps import TurnPlan
 from trackerkit.tracker import Tracker
+from trackerkit.update import name_key
 
 __all__ = ["scene_breaks"]
 
@@ -233,7 +234,7 @@ def _updates(turn: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
 
 def _same(a: object, b: str) -> bool:
     # The update tool finds a tracker by its name, case folded (trackerkit.update).
-    return isinstance(a, str) and a.casefold() == b.casefold()
+    return isinstance(a, str) and name_key(a) == name_key(b)
 
 
 def _name_uses(scene: object, name: str) -> tuple[int, int]:

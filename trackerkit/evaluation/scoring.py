@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from trackerkit.tracker import Tracker
+from trackerkit.update import name_key
 from trackerkit.values import same_value
 
 __all__ = ["FieldScore", "score_turn"]
@@ -45,7 +46,7 @@ class FieldScore:
 
 
 def _folded(rows: Mapping[str, Any]) -> dict[str, Any]:
-    return {str(k).casefold(): v for k, v in rows.items()}
+    return {name_key(str(k)): v for k, v in rows.items()}
 
 
 def _text(value: object) -> str:
@@ -104,7 +105,7 @@ def score_turn(
         keys = dict.fromkeys([*want, *have])
         seen: set[str] = set()
         for row in keys:
-            key = str(row).casefold()
+            key = name_key(str(row))
             if key in seen:
                 continue
             seen.add(key)
