@@ -536,6 +536,7 @@ def _(
     save_as_button,
     save_button,
     scenes,
+    verdict,
 ):
     _outcome = get_outcome()
     _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
@@ -548,8 +549,14 @@ def _(
         _parts.append(
             mo.callout(
                 mo.md(
-                    "**Saving breaks linked scenes** (their scripted calls and expectations; it still "
-                    "saves):\n\n" + "\n".join(f"- {line}" for line in _breaks)
+                    "**Saving breaks linked scenes** (their scripted calls and expectations; "
+                    + (
+                        "a warning: it still saves"
+                        if verdict is not None and verdict.ok
+                        else "the draft is held back for the reasons above; this is what saving it would break"
+                    )
+                    + "):\n\n"
+                    + "\n".join(f"- {line}" for line in _breaks)
                 ),
                 kind="warn",
             )

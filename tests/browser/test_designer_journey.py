@@ -451,6 +451,39 @@ def test_a_type_change_is_played_on_the_linked_scenes_before_saving(
     field_box(page, "Type").select_option("number")
     expect(_breaks(page)).not_to_contain_text("must be text")
 
+    # A new-user trial: a refused draft's warning said "it still saves", and a refused save's
+    # message beside Save broke its label into "Sa / ve".
+    pick_field(page, "2. hp_max (number)")
+    _type_into(page, "Name", "hp")
+    pick_field(page, "3. mood (choice)")
+    _type_into(page, "Name", "hp")  # a long refusal beside Save: two repeated names
+    expect(_verdict(page)).not_to_contain_text("The draft decodes and may be saved.")
+    expect(_breaks(page)).to_contain_text("the draft is held back for the reasons above")
+    expect(_breaks(page)).not_to_contain_text("it still saves")
+    save = page.get_by_role("button", name="Save", exact=True)
+    save.click()
+    expect(_outcome(page)).to_contain_text("Not saved")
+    # The label's lines: one box per line its text is laid out on.
+    tops = save.evaluate(
+        "b => { const r = document.createRange(); r.selectNodeContents(b);"
+        " return new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size; }"
+    )
+    assert tops == 1, f"the Save label runs over {tops} lines"
+    _type_into(page, "Name", "mood")
+    pick_field(page, "2. hp (number)")
+    _type_into(page, "Name", "hp_max")
+
+    # A new-user trial: Health renamed "Stamina" saved with no word that fight also links Stamina.
+    name = page.get_by_label("Name", exact=True).first
+    name.fill("Stamina")
+    name.press("Enter")
+    expect(_breaks(page)).to_contain_text(
+        'Renaming Health to "Stamina" clashes with the tracker Stamina (stamina), which 3 linked '
+        "scenes also link: eval-long, eval-numbers, fight"
+    )
+    _breaks(page).scroll_into_view_if_needed()
+    screenshot(page, "designer-name-clash")
+
 
 def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     serve: Callable[..., str],

@@ -126,4 +126,5 @@ def test_pick_run_and_read_the_evaluation(
     _text(page, "endpoint: base URL (OpenAI-compatible, ending in /v1)", "127.0.0.1:9/v1")
     page.get_by_role("button", name="Run the evaluation").click()
     page.get_by_text("'127.0.0.1:9/v1' is not an http(s) address", exact=False).first.wait_for()
+    expect(page.get_by_text("validation error", exact=False)).to_have_count(0)
     expect(page.get_by_text("104 turns", exact=False)).to_have_count(0)

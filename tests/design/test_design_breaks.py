@@ -141,3 +141,20 @@ def test_scenes_named_by_a_rename_are_not_played_again_and_a_broken_draft_is_not
     broken = draft.set_type(draft.key("mood"), "choice").set_field(draft.key("mood"), choices=[])
     assert not broken.verdict().ok
     assert _played(broken) == scene_breaks(broken, load_scenes(DATA / "scenes"))
+
+
+def test_a_name_another_tracker_has_is_said_with_the_scenes_that_link_both() -> None:
+    """A new-user trial: Health renamed "Stamina" saved with no word of the clash, and fight then
+    left the real Stamina out of every turn."""
+    draft = _health()
+    lines = _played(draft.rename_tracker("stamina"))
+    assert lines[0] == (
+        'Renaming Health to "stamina" clashes with the tracker Stamina (stamina), which 3 linked '
+        "scenes also link: eval-long, eval-numbers, fight; a turn leaves one of two trackers of "
+        "one name out."
+    )
+    assert _played(draft.rename_tracker("Weather"))[0] == (
+        'Another tracker of the library is named "Weather" (weather); a scene that links both '
+        "leaves one of them out."
+    )
+    assert not any("clashes" in line for line in _played(draft.rename_tracker("HEALTH")))

@@ -319,3 +319,18 @@ def test_trouble_html_titles_the_failure_and_escapes_the_error() -> None:
     assert html.startswith("<p><strong>Could not &lt;load&gt;</strong></p>")
     assert "ValueError: bad &lt;b&gt;path&lt;/b&gt; /x" in html
     assert "overflow-wrap: anywhere" in html
+
+
+def test_trouble_html_says_a_validation_error_in_words() -> None:
+    """A new-user trial: a URL without a scheme on the evaluate page showed pydantic's dump
+    (`1 validation error for Variant … input_value={…} … errors.pydantic.dev`)."""
+    from pydantic import ValidationError
+
+    from trackerkit.evaluation.variants import Variant
+
+    with pytest.raises(ValidationError) as caught:
+        Variant(name="e", model="openai", base_url="127.0.0.1:9/v1")
+    html = trouble_html("The evaluation could not run", caught.value)
+    assert "is not an http(s) address" in html
+    assert "pydantic" not in html
+    assert "input_value" not in html

@@ -48,9 +48,36 @@ def scene_breaks(
     linked = [s for s in scenes if _links(s, draft.id)]
     lines = _name_breaks(draft, linked)
     if trackers is not None:
+        library = list(trackers)
         named = {sid for line in lines for sid in _named_scenes(line, linked)}
         others = [s for s in linked if isinstance(s, Scene) and s.id not in named]
-        lines += _played_breaks(draft, others, list(trackers))
+        lines = _name_clashes(draft, linked, library) + lines
+        lines += _played_breaks(draft, others, library)
+    return lines
+
+
+def _name_clashes(draft: Draft, linked: list[object], trackers: list[Tracker]) -> list[str]:
+    """A new name another tracker of the library already has: a scene linking both leaves one
+    out of every turn (two linked trackers of one name cannot both be called by it)."""
+    if name_key(draft.name) == name_key(draft.base.name):
+        return []
+    lines = []
+    for other in trackers:
+        if other.id == draft.id or name_key(other.name) != name_key(draft.name):
+            continue
+        both = [_scene_id(s) for s in linked if _links(s, other.id)]
+        if both:
+            lines.append(
+                f'Renaming {draft.base.name} to "{draft.name}" clashes with the tracker '
+                f"{other.name} ({other.id}), which {_scenes(len(both))} also "
+                f"{_verb(len(both), 'link')}: {', '.join(both)}; a turn leaves one of two "
+                "trackers of one name out."
+            )
+        else:
+            lines.append(
+                f'Another tracker of the library is named "{other.name}" ({other.id}); a scene '
+                "that links both leaves one of them out."
+            )
     return lines
 
 

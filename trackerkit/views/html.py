@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
+import pydantic
+
 from trackerkit.changes import (
     Bar,
     Change,
@@ -22,6 +24,7 @@ from trackerkit.changes import (
 from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError
 from trackerkit.line import fields_line, line_of
+from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import CHANGES_STYLES, Tracker
 
 __all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html", "trouble_html"]
@@ -306,5 +309,8 @@ def trouble_html(title: str, error: BaseException) -> str:
     The title in bold, then the error's class and message, escaped, wrapping anywhere so a long
     path never runs off the page. A notebook puts it in a `mo.callout(..., kind="danger")`.
     """
-    words = escape(f"{type(error).__name__}: {error}")
+    if isinstance(error, pydantic.ValidationError):  # settings typed on the page: in words
+        words = escape(problem_sentence(plain_problems(error)))
+    else:
+        words = escape(f"{type(error).__name__}: {error}")
     return f'<p><strong>{escape(title)}</strong></p><p style="overflow-wrap: anywhere">{words}</p>'
