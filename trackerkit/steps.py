@@ -351,12 +351,10 @@ def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Probl
     # Past pydantic's depth the path runs through its validators' names (`dict[str,json-or-…]`)
     # for hundreds of levels: it is cut where they begin, and the union's other branch at that
     # place (`arguments.str: must be text`) is no reason of its own.
-    deep = [_file_loc(e["loc"], kinds) for e in errors if e["type"] == "recursion_depth_exceeded"]
+    deep = [_file_loc(e["loc"], kinds) for e in errors if e["type"] in _TOO_DEEP]
     for err in errors:
         loc = _file_loc(err["loc"], kinds)
-        if err["type"] != "recursion_depth_exceeded" and any(
-            loc[: len(d)] == d for d in deep
-        ):
+        if err["type"] not in _TOO_DEEP and any(loc[: len(d)] == d for d in deep):
             continue
         kind = err["type"]
         if kind == "step_kind":
@@ -372,7 +370,7 @@ def plain_problems(exc: pydantic.ValidationError, where: str = "") -> list[Probl
                 problem = Problem((), f"must be an object; found {describe_value(step)}")
         elif kind == "value_error":
             problem = Problem((), str(err.get("ctx", {}).get("error", err["msg"])))
-        elif kind == "recursion_depth_exceeded":
+        elif kind in _TOO_DEEP:
             problem = Problem((), "is nested too deep to read (past about 500 levels)")
         else:
             problem = Problem((), _plain(kind, err))
@@ -392,6 +390,10 @@ _MESSAGES = {
     "model_attributes_type": "must be an object",
 }
 
+
+_TOO_DEEP = frozenset({"recursion_depth_exceeded", "recursion_loop"})
+"""Pydantic's error past its validation depth: `recursion_loop` before 2.9 ("cyclic reference
+detected"), `recursion_depth_exceeded` since."""
 
 _BOUNDS = {
     "greater_than": ("greater than", "gt"),

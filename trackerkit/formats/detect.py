@@ -158,7 +158,9 @@ def _json_past_limits(error: orjson.JSONDecodeError) -> str | None:
     there was JSON, so that, not a YAML reading of it, is what the person is told.
     """
     where = f"at line {error.lineno}, column {error.colno}"
-    if error.msg.startswith("depth limit"):
+    # orjson's words: "depth limit exceeded" (3.13), "array and object recursion depth
+    # exceeded" (3.11): the limit is the same 1024 levels.
+    if "depth" in error.msg:
         return (
             f"is JSON nested more than 1,024 levels deep ({where}); trackerkit reads at most "
             f"{_MAX_DEPTH} levels"
