@@ -249,7 +249,8 @@ def test_the_rail_prices_each_export_and_names_the_provider_that_would_refuse(
     screenshot: Callable[[Any, str], Path],
     data_copy: Path,
 ) -> None:
-    """Each export's tokens in both encodings; 1,001 choices make OpenAI strict refuse, the others not."""
+    """Each export's tokens in both encodings; 1,001 choices make OpenAI strict refuse (too many enum
+    values, and a description over 1,024 characters), the others not."""
     page = _open(serve, open_page, data_copy)
     page.get_by_text("Exports of the update tool").wait_for()
     rows = page.locator("table.export-costs tbody tr")
@@ -274,8 +275,10 @@ def test_the_rail_prices_each_export_and_names_the_provider_that_would_refuse(
     choices.fill(", ".join(f"c{i}" for i in range(1001)))
     choices.press("Enter")
     openai = page.locator('tr[data-export="openai"]')
-    expect(openai).to_contain_text("OpenAI (strict) would refuse it (1 problem)")
+    # Two rules: the enum values, and the description that lists them (over 1,024 characters).
+    expect(openai).to_contain_text("OpenAI (strict) would refuse it (2 problems)")
     expect(openai).to_contain_text("has 1,003 enum values; strict mode allows 1,000")
+    expect(openai).to_contain_text("OpenAI takes at most 1,024")
     expect(page.locator('tr[data-export="anthropic"]')).to_contain_text("Anthropic takes it")
     expect(page.locator("table.export-costs tr.refused")).to_have_count(1)
     after = int(openai.locator("td.tokens").nth(1).inner_text().replace(",", ""))
