@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import doctest
+import html
 from pathlib import Path
 
+import marimo as mo
 import orjson
 import pandas as pd
 import pytest
@@ -136,10 +138,38 @@ class TestFailureReason:
         turn = turns[turns["status"] == "failed"].iloc[-1]
         failures = turn_failures(events, turn["name"], names)
         text = failure_reason(failures, turn["status"], int(turn["failures"]))
-        assert f"**`{turn['error_class']}`**: {turn['error']}" in text
+        assert f"**<code>{turn['error_class']}</code>**: {html.escape(turn['error'])}" in text
         assert "status **failed**" in text
         reason = failures[failures["is_reason"].astype(bool)].iloc[0]
-        assert f"`{Path(reason['file']).name}:{reason['line']}`" in text
+        assert f"<code>{Path(reason['file']).name}:{reason['line']}</code>" in text
+
+    def test_html_in_the_trace_is_escaped(self) -> None:
+        """A model server writes the message: its HTML reads as text, never as live elements."""
+        payload = '<h1>INJ</h1><img src=x onerror=window.__pwned=1><iframe srcdoc="<script>">'
+        failures = pd.DataFrame(
+            [
+                {
+                    "ts": pd.Timestamp("2026-01-01T00:00:00Z"),
+                    "event": "eve.step.failed",
+                    "step": 0,
+                    "error_class": "E_<b>MODEL</b>",
+                    "error": f"400 {payload}",
+                    "is_reason": True,
+                    "file": "/t/2026-01-01<i>.jsonl",
+                    "line": 3,
+                    "data": {},
+                }
+            ]
+        )
+        text = failure_reason(failures, "<s>failed</s>", 0)
+        assert "<" not in text.replace("<code>", "").replace("</code>", "")
+        assert html.escape(payload) in text
+        assert "**<code>E_&lt;b&gt;MODEL&lt;/b&gt;</code>**" in text
+        assert "<code>2026-01-01&lt;i&gt;.jsonl:3</code>" in text
+        rendered = mo.md(text).text
+        for tag in ("<img", "<iframe", "<h1"):
+            assert tag not in rendered
+        assert html.escape(payload) in rendered
 
     def test_a_missing_message_is_said(
         self, events: pd.DataFrame, names: pd.Series, turns: pd.DataFrame

@@ -9,6 +9,7 @@ frame takes its `error_class` and `error` from, with that event's `data` for a c
 from __future__ import annotations
 
 from collections.abc import Mapping
+from html import escape
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -155,6 +156,10 @@ def error_cells(frame: pd.DataFrame) -> pd.DataFrame:
 def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> str:
     """One turn's reason in markdown: the class and message, its status, and where it was written.
 
+    The message, class, event and file come from the trace (a model server writes the message),
+    so each is HTML-escaped here: the markdown is safe to give `mo.md` as it is, and a message
+    such as `<img src=x>` reads as written instead of rendering.
+
     Args:
         failures: the turn's `turn_failures`.
         status: the turn's `status`.
@@ -164,16 +169,16 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     No failure in this turn: status **completed**, failures 0.
     """
     if failures.empty:
-        return f"No failure in this turn: status **{status}**, failures {failed_calls}."
+        return f"No failure in this turn: status **{escape(status)}**, failures {failed_calls}."
     reason = failures[failures["is_reason"].astype(bool)].iloc[0]
     message = reason["error"] if isinstance(reason["error"], str) else _NO_MESSAGE
     where = (
-        f"`{PurePath(reason['file']).name}:{reason['line']}`"
+        f"<code>{escape(PurePath(reason['file']).name)}:{reason['line']}</code>"
         if isinstance(reason["file"], str)
         else "events not read from a file"
     )
     return (
-        f"**`{reason['error_class']}`**: {message}\n\n"
-        f"status **{status}**, failures {failed_calls} (failed tool calls); the reason is "
-        f"`{reason['event']}` at {reason['ts']} in {where}."
+        f"**<code>{escape(str(reason['error_class']))}</code>**: {escape(message)}\n\n"
+        f"status **{escape(status)}**, failures {failed_calls} (failed tool calls); the reason is "
+        f"<code>{escape(str(reason['event']))}</code> at {escape(str(reason['ts']))} in {where}."
     )
