@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -724,6 +724,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Handler = args.func
+    out, err = sys.stdout, sys.stderr
+    # Text from files, models and servers reaches the terminal shown, never obeyed: an escape
+    # sequence in a row name or an error body would colour or move the user's terminal.
+    sys.stdout, sys.stderr = _Shown(out, "\t\n"), _Shown(err, "\t\n\r")
+    try:
+        return _run(handler, args)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+_UNSHOWN = [*range(0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
+"""C0 and C1 controls (ESC among them) and the bidi embeddings, overrides and isolates."""
+
+
+class _Shown:
+    """A text stream that writes control characters as escapes (`\\x1b`), bidi overrides as
+    `\\u202e`, and keeps only the layout characters `keep` (JSON output holds none raw)."""
+
+    def __init__(self, stream: Any, keep: str) -> None:
+        self._stream = stream
+        self._table = {
+            cp: f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+            for cp in _UNSHOWN
+            if chr(cp) not in keep
+        }
+
+    def write(self, text: str) -> int:
+        self._stream.write(text.translate(self._table))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, ...
+        return getattr(self._stream, name)
+
+
+def _run(handler: Handler, args: argparse.Namespace) -> int:
     try:
         code = handler(args)
         sys.stdout.flush()  # a reader gone (`| head`) shows here, not at the interpreter's exit
