@@ -16,6 +16,8 @@ with app.setup:
         workspace,
     )
     from trackerkit.views import trouble_html
+    from trackerkit.views.markdown import safe_md
+    from trackerkit.views.text import md_text
 
 
 @app.function
@@ -43,7 +45,7 @@ def _():
         place = workspace(mo.cli_args())
     except Exception as _error:
         mo.stop(True, trouble("Could not choose the data folder", _error))
-    mo.md(place.describe())
+    mo.md(safe_md(place.describe()))
     return (place,)
 
 
@@ -80,7 +82,7 @@ def _(place, scenes, verdicts):
     mo.vstack(
         [
             mo.md(
-                f"**{len(verdicts)} trackers** in `{place.trackers}`: "
+                f"**{len(verdicts)} trackers** in <code>{md_text(place.trackers)}</code>: "
                 + (f"{len(refused)} refused" if refused else "all decode")
             ),
             verdict_table,
@@ -92,7 +94,7 @@ def _(place, scenes, verdicts):
 @app.cell
 def _(refused):
     mo.md(
-        "\n".join(f"- `{v.file}`: {p}" for v in refused for p in v.problems)
+        "\n".join(f"- <code>{md_text(v.file)}</code>: {md_text(p)}" for v in refused for p in v.problems)
         if refused
         else "No file was refused."
     )
@@ -131,10 +133,11 @@ def _(decoded, picked):
     mo.vstack(
         [
             mo.md(
-                f"### {tracker.name}\n\n{tracker.description}\n\n"
-                f"Laid out as a *{tracker.layout}*; changes shown as *{tracker.style}*.\n\n"
-                f"**Note for the model:** {tracker.body.note}"
-                + (f"\n\nTemplate: `{tracker.body.template}`" if tracker.body.template else "")
+                # Every text here is the tracker file's: escaped, so it shows as written.
+                f"### {md_text(tracker.name)}\n\n{md_text(tracker.description)}\n\n"
+                f"Laid out as a *{md_text(tracker.layout)}*; changes shown as *{md_text(tracker.style)}*.\n\n"
+                f"**Note for the model:** {md_text(tracker.body.note)}"
+                + (f"\n\nTemplate: <code>{md_text(tracker.body.template)}</code>" if tracker.body.template else "")
             ),
             field_table,
         ]

@@ -4,6 +4,7 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · session simulator")
 
 with app.setup:
+    import re
     from html import escape
 
     import marimo as mo
@@ -22,9 +23,18 @@ with app.setup:
         reply_notes_html,
     )
     from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
+    from trackerkit.views.markdown import safe_md
+    from trackerkit.views.text import md_text
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
+
+
+@app.function
+def fenced_md(text):
+    """`text` as a fenced code block whose fence is longer than any run of backticks in it, so it cannot end early."""
+    fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+    return f"{fence}\n{text}\n{fence}"
 
 
 @app.cell(hide_code=True)
@@ -81,7 +91,7 @@ def _(get_place, get_scene, place_problem, set_scene):
         on_change=set_scene,
     )
     mo.vstack(
-        [scene_picker, mo.md(place.describe()) if place is not None else mo.Html(place_problem or "")]
+        [scene_picker, mo.md(safe_md(place.describe())) if place is not None else mo.Html(place_problem or "")]
     )
     return place, scene_picker
 
@@ -146,9 +156,9 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
         _status = mo.Html(scene_problem or "")
     else:
         _status = mo.md(
-            f"**{session.scene.title}** · {played.value} of {scene_steps} scripted steps · "
+            f"**{md_text(session.scene.title)}** · {played.value} of {scene_steps} scripted steps · "
             f"protocol {session.protocol} · "
-            f"{len(session.chat.messages)} live messages · take `{session.chat.current}` · "
+            f"{len(session.chat.messages)} live messages · take <code>{md_text(session.chat.current)}</code> · "
             + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
         )
     # A scripted step the chat refuses (a cut of a message that is gone) is said here.
@@ -189,7 +199,7 @@ def _(playback, session):
                 _entry = _by_message.get(_m.id)
                 _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
                 _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
-                _parts = [mo.md(f"{_number} · **{_m.role}**{_versions}: {_m.text}")]
+                _parts = [mo.md(f"{_number} · **{md_text(_m.role)}**{_versions}: {md_text(_m.text)}")]
                 _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
                 _items.append(mo.vstack(_parts, gap=0.25))
             _chat_view = mo.hstack(
@@ -212,7 +222,7 @@ def _(get_place, get_saved, place, scene_file, scene_picker, set_link_note, set_
         links_problem = ""
     except Exception as _exc:
         _choices, links_problem = [], failure_html("The links", _exc)
-    link_checks = mo.ui.array([mo.ui.checkbox(value=c.linked, label=c.label) for c in _choices])
+    link_checks = mo.ui.array([mo.ui.checkbox(value=c.linked, label=md_text(c.label)) for c in _choices])
 
     def _save(_):
         # The checks are read when the button is pressed.
@@ -452,11 +462,22 @@ def _(playback):
                 {"round": c.round + 1, "tool": c.name, "arguments": c.arguments, "ok": c.ok, "answer": c.answer}
                 for c in last.calls
             ]
+            # Numbered as the steps are (`playback.last_turn_heading`), with the ids and the
+            # failure (a model's or server's words) escaped.
+            _step = playback.last_turn_step()
+            _report = _step.report if _step is not None else None
+            _heading = (
+                f"Step {_step.number} ({md_text(_step.kind)})"
+                + (f" · wrote <code>{md_text(_report.message_id)}</code>" if _report.message_id else "")
+                + (f" · **failed**: {md_text(_report.failed)}" if _report.failed else "")
+                if _step is not None and _report is not None
+                else ""
+            )
             _tool = ""
             if last.tool_description:
                 _tool = (
-                    f"**Tool** `{last.tool_name}` · {_parts.get('tool', 0)} tokens (cl100k_base)\n\n"
-                    f"```\n{last.tool_description}\n```"
+                    f"**Tool** <code>{md_text(last.tool_name)}</code> · {_parts.get('tool', 0)} tokens (cl100k_base)\n\n"
+                    + fenced_md(last.tool_description)
                 )
             elif last.protocol == "text":
                 _tool = (
@@ -466,9 +487,9 @@ def _(playback):
             _view = mo.vstack(
                 [
                     # Numbered as the steps are, so it matches the step's own outcome line.
-                    mo.md(playback.last_turn_heading()),
+                    mo.md(_heading),
                     mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
-                    mo.md(f"```\n{last.block or '(no ### Trackers block)'}\n```"),
+                    mo.md(fenced_md(last.block or "(no ### Trackers block)")),
                     mo.md(_tool),
                     mo.ui.table(
                         _calls,
@@ -552,7 +573,7 @@ def _(get_saved, get_steps, place, played, scene_file):
                 [
                     mo.md(
                         f'<p class="tk-protocols-differ">{len(_comparison.rows())} values differ: '
-                        + escape(_comparison.mismatches()[0])
+                        + md_text(_comparison.mismatches()[0])
                         + (" …" if len(_comparison.rows()) > 1 else "")
                         + "</p>"
                     ),
