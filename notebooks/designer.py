@@ -9,6 +9,12 @@ with app.setup:
 
     from trackerkit import Draft, Library, design, load_scenes, rail, workspace
 
+    # Names, descriptions, messages and file text are escaped before mo.md or a label (mo.md
+    # would render the HTML in them): a value by md_text, a message the package builds by
+    # safe_md (its markdown kept), a code block by safe_fence.
+    from trackerkit.views.markdown import safe_fence, safe_md
+    from trackerkit.views.text import md_text
+
 
 @app.cell
 def _():
@@ -44,7 +50,7 @@ def _():
 def _(get_place):
     library = Library(get_place().trackers)
     data_dir = get_place().root
-    mo.md(get_place().describe())
+    mo.md(safe_md(get_place().describe()))
     return data_dir, library
 
 
@@ -167,7 +173,7 @@ def _(get_draft, get_id_text, get_new, picker, unlisted):
     # Its own cell: the picker's cell does not rerun when its own choice sets the draft.
     _d = get_draft()
     _unsaved = bool(_d.patch()) or (get_new() and bool(get_id_text()))
-    _name = _d.name if len(_d.name) <= 40 else _d.name[:39] + "…"
+    _name = md_text(_d.name if len(_d.name) <= 40 else _d.name[:39] + "…")
     _what = f'the new tracker "{_name}" is' if get_new() else f"unsaved edits to {_name} are"
     _open_row = mo.hstack(
         [picker, mo.md(f"⚠ {_what} dropped when you open another tracker" if _unsaved else "")],
@@ -226,7 +232,7 @@ def _(edit_draft, get_draft):
 def _(edit_draft, get_draft):
     macro_buttons = mo.hstack(
         [
-            mo.ui.button(label=m, on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m)))
+            mo.ui.button(label=safe_md(m), on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m)))
             for m in design.macro_suggestions(get_draft())
         ]
         + [mo.ui.button(label="Clear prompt line", on_click=lambda _: edit_draft(lambda d: d.set(template=None)))],
@@ -255,12 +261,12 @@ def _(get_draft, get_id_text, get_new, id_box, library):
         new_id = get_id_text() or design.suggest_id(get_draft().name, library.ids())
         _problem = design.id_problem(new_id, library.ids())
         id_view = mo.hstack(
-            [id_box, mo.md(f"⚠ {_problem}" if _problem else f"saved as `{new_id}.json`")],
+            [id_box, mo.md(safe_md(f"⚠ {_problem}" if _problem else f"saved as `{new_id}.json`"))],
             justify="start",
         )
     else:
         new_id = None
-        id_view = mo.md(f"Id `{get_draft().id}` · revision {get_draft().revision}")
+        id_view = mo.md(safe_md(f"Id `{get_draft().id}` · revision {get_draft().revision}"))
     return id_view, new_id
 
 
@@ -268,7 +274,7 @@ def _(get_draft, get_id_text, get_new, id_box, library):
 def _(get_problem, id_view, identity, macro_buttons, template_box):
     mo.vstack(
         [id_view, identity, template_box, macro_buttons]
-        + ([mo.callout(mo.md(get_problem()), kind="danger")] if get_problem() else [])
+        + ([mo.callout(mo.md(safe_md(get_problem())), kind="danger")] if get_problem() else [])
     )
     return
 
@@ -368,9 +374,9 @@ def _(edit_field, get_draft, get_key, say, set_draft):
 def _(field_controls, field_page, field_pick, get_draft, get_key, get_note, type_box, verdict):
     # What the verdict says about the field on show, beside it (TR-49), then the last edit's note.
     _said = verdict.by_field.get(design.selected_key(get_draft(), get_key()), ()) if verdict else ()
-    _beside = [mo.callout(mo.md("**This field:** " + "; ".join(_said)), kind="danger")] if _said else []
+    _beside = [mo.callout(mo.md("**This field:** " + safe_md("; ".join(_said))), kind="danger")] if _said else []
     if get_note():
-        _beside.append(mo.callout(mo.md(get_note()), kind="warn"))
+        _beside.append(mo.callout(mo.md(safe_md(get_note())), kind="warn"))
     mo.hstack(
         [
             mo.vstack([field_pick, field_controls]),
@@ -400,8 +406,8 @@ def _(data_dir, get_draft, library):
         _where = f"{links}" + (": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes) if len(links) else "")
         _view = mo.callout(
             mo.md(
-                f"**{draft.name}** · revision {draft.revision} · {_where}\n\n"
-                + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {line}" for line in verdict.lines()))
+                f"**{md_text(draft.name)}** · revision {draft.revision} · {safe_md(_where)}\n\n"
+                + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {safe_md(line)}" for line in verdict.lines()))
             ),
             kind="success" if verdict.ok else "danger",
         )
@@ -427,11 +433,11 @@ def _(verdict):
             _view = mo.vstack(
                 [
                     mo.md(f"**Prompt** · {the_rail.tokens} tokens per reply ({the_rail.encoding})"),
-                    mo.md(f"```\n{the_rail.block}\n```"),
+                    mo.md(safe_fence(the_rail.block)),
                     mo.md(f"**The plain line it falls back to** · {the_rail.plain_tokens} tokens"),
-                    mo.md(f"```\n{the_rail.plain}\n```"),
+                    mo.md(safe_fence(the_rail.plain)),
                     mo.md("**Update tool**"),
-                    mo.md(f"```\n{the_rail.tool_line}\n```"),
+                    mo.md(safe_fence(the_rail.tool_line)),
                 ]
             )
     _view
@@ -540,7 +546,7 @@ def _(
 ):
     _outcome = get_outcome()
     _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
-    _said = mo.md("") if _outcome is None else mo.callout(mo.md(_outcome.message), kind=_kind)
+    _said = mo.md("") if _outcome is None else mo.callout(mo.md(safe_md(_outcome.message)), kind=_kind)
     _parts = [mo.hstack([save_button, _said], justify="start", align="center")]
     # What Save would break in the linked scenes: said before saving, never a refusal.
     # Renames and deletes are found by name; any other change by playing the scenes' scripts.
@@ -556,7 +562,7 @@ def _(
                         else "the draft is held back for the reasons above; this is what saving it would break"
                     )
                     + "):\n\n"
-                    + "\n".join(f"- {line}" for line in _breaks)
+                    + "\n".join(f"- {safe_md(line)}" for line in _breaks)
                 ),
                 kind="warn",
             )
@@ -565,7 +571,7 @@ def _(
     _stale = get_stale()
     if _stale is not None:
         _newer = _stale[0]
-        _holds = "\n".join(f"- {line}" for line in design.holds(_newer)) if _newer is not None else "- (the newer revision cannot be read)"
+        _holds = "\n".join(f"- {safe_md(line)}" for line in design.holds(_newer)) if _newer is not None else "- (the newer revision cannot be read)"
         _parts.append(
             mo.vstack(
                 [
@@ -575,7 +581,7 @@ def _(
             )
         )
     _patch = get_draft().patch()
-    _parts.append(mo.md(f"Patch on the revision opened: `{_patch or 'nothing edited'}`"))
+    _parts.append(mo.md(safe_md(f"Patch on the revision opened: `{_patch or 'nothing edited'}`")))
     mo.vstack(_parts)
     return
 
@@ -692,14 +698,14 @@ def _(get_import_note, import_choice, import_view, open_button, take_button):
     if import_view is None:
         _view = mo.md("_Upload a file or type its path (then Enter) to see what it holds._")
     else:
-        _parts = [mo.md(import_view.summary())]
+        _parts = [mo.md(safe_md(import_view.summary()))]
         if import_view.problem:
-            _parts.append(mo.callout(mo.md(import_view.problem), kind="danger"))
+            _parts.append(mo.callout(mo.md(safe_md(import_view.problem)), kind="danger"))
         if take_button is not None:
             _parts.append(mo.hstack([import_choice, take_button, open_button], justify="start", align="end"))
         if get_import_note() is not None:
             _kind, _said = get_import_note()
-            _parts.append(mo.callout(mo.md(_said), kind=_kind))
+            _parts.append(mo.callout(mo.md(safe_md(_said)), kind=_kind))
         if import_view.imported is not None:
             _parts.append(mo.Html(design.report_html(import_view.imported.report)))
         _view = mo.vstack(_parts)
@@ -730,7 +736,7 @@ def _(get_refresh, library):
         _view = mo.md("Every file in the library decodes.")
     else:
         _view = mo.vstack(
-            [mo.md("\n".join(f"- `{v.id}.json`: " + "; ".join(str(p) for p in v.problems) for v in refused)), raw_pick]
+            [mo.md("\n".join("- " + safe_md(f"`{v.id}.json`: " + "; ".join(str(p) for p in v.problems)) for v in refused)), raw_pick]
         )
     _view
     return (raw_pick,)
@@ -760,7 +766,7 @@ def _(library, raw_pick, set_refresh):
 
     raw_box = mo.ui.text_area(
         value=_text,
-        label=f"{raw_pick.value}.json",
+        label=safe_md(f"{raw_pick.value}.json"),
         rows=16,
         full_width=True,
         on_change=lambda v: design.attempt(lambda: check_fixed(raw_pick.value, v), set_raw_note, "check the text"),
@@ -776,7 +782,7 @@ def _(library, raw_pick, set_refresh):
 def _(get_raw_note, raw_box, raw_pick, raw_save):
     if raw_pick.value:
         _note = get_raw_note()
-        _view = mo.vstack([raw_box, raw_save] + ([mo.callout(mo.md(_note), kind="info")] if _note else []))
+        _view = mo.vstack([raw_box, raw_save] + ([mo.callout(mo.md(safe_md(_note)), kind="info")] if _note else []))
     else:
         _view = mo.md("")
     _view

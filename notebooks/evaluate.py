@@ -4,7 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · evaluate")
 
 with app.setup:
-    from html import escape
 
     import marimo as mo
 
@@ -19,6 +18,10 @@ with app.setup:
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
     from trackerkit.views import trouble_html
+
+    # Paths, scene names and failure messages (a model server writes them) go through safe_md
+    # before mo.md: mo.md would render the HTML in them.
+    from trackerkit.views.markdown import safe_md
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
@@ -68,8 +71,8 @@ def _():
                 scenes[_scene.id] = _path
     except Exception as _error:
         mo.stop(True, trouble("Could not read the scenarios", _error))
-    mo.stop(not scenes, mo.md(f"No scene in `{place.scenes}` has scripted turns."))
-    mo.md(f"{place.describe()} {place.describe_trace()} **{len(scenes)} scenarios** with scripted turns.")
+    mo.stop(not scenes, mo.md(safe_md(f"No scene in `{place.scenes}` has scripted turns.")))
+    mo.md(f"{safe_md(place.describe())} {safe_md(place.describe_trace())} **{len(scenes)} scenarios** with scripted turns.")
     return place, scenes
 
 
@@ -203,14 +206,14 @@ def _(
         [
             mo.md(
                 f"**{len(results.turns) - _failed} turns** scored; every run's turns went to the "
-                f"trace in `{_trace_dir / 'trace'}`."
+                f"trace in {safe_md('`' + str(_trace_dir / 'trace') + '`')}."
             ),
             *(
                 [
                     mo.callout(
                         mo.md(
                             "**Failed turns are not scored** (they are not the model's answers):\n\n"
-                            + "\n".join(f"- {escape(_line)}" for _line in results.failure_lines())
+                            + "\n".join(f"- {safe_md(_line)}" for _line in results.failure_lines())
                         ),
                         kind="warn",
                     )

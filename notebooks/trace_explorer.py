@@ -37,6 +37,12 @@ with app.setup:
     )
     from trackerkit.views import trouble_html
 
+    # Text from the trace (names, messages, reasons) is escaped before mo.md, which would render
+    # the HTML in it: a value by md_text (or html.escape in <code>), a message the package builds
+    # by safe_md (its markdown kept). failure_reason escapes its own markdown.
+    from trackerkit.views.markdown import safe_md
+    from trackerkit.views.text import md_text
+
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
 
 
@@ -200,7 +206,7 @@ def _(errors, events):
     mo.md(
         f"**{len(events):,} events** loaded; "
         + (
-            f"{len(errors)} broken lines: " + "; ".join(f"`{e.file.split('/')[-1]}:{e.line}` {e.reason}" for e in errors[:8])
+            f"{len(errors)} broken lines: " + "; ".join(safe_md(f"`{e.file.split('/')[-1]}:{e.line}` {e.reason}") for e in errors[:8])
             if errors
             else "no broken line"
         )
@@ -324,7 +330,7 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
             kind="danger" if _status == "failed" else "warn",
         )
     turn_table = mo.ui.table(_rows, selection=None, page_size=12, label="Its events in ts order")
-    mo.vstack([mo.md(f"### `{picked_turn}`"), error_pane, _timeline, turn_table])
+    mo.vstack([mo.md(f"### <code>{md_text(picked_turn)}</code>"), error_pane, _timeline, turn_table])
     return (picked_turn,)
 
 
@@ -365,7 +371,7 @@ def _(day_pick, names, turn_rows, turns):
                 f"{len(call_table)} tool calls, {int(call_table['failure'].notna().sum())} failed"
             ),
             mo.callout(
-                mo.md(f"**Cost:** {cost_summary(turns)}"),
+                mo.md(f"**Cost:** {safe_md(cost_summary(turns))}"),
                 kind="warn" if int(turns["steps_without_cost"].sum()) else "info",
             ),
             day_costs_table,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import html
+import re
 from pathlib import Path
 
 import marimo as mo
@@ -25,6 +26,7 @@ from trackerkit.trace import (
     reasons,
     turn_failures,
 )
+from trackerkit.views.text import md_text
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
 
@@ -138,10 +140,10 @@ class TestFailureReason:
         turn = turns[turns["status"] == "failed"].iloc[-1]
         failures = turn_failures(events, turn["name"], names)
         text = failure_reason(failures, turn["status"], int(turn["failures"]))
-        assert f"**<code>{turn['error_class']}</code>**: {html.escape(turn['error'])}" in text
+        assert f"**<code>{md_text(turn['error_class'])}</code>**: {md_text(turn['error'])}" in text
         assert "status **failed**" in text
         reason = failures[failures["is_reason"].astype(bool)].iloc[0]
-        assert f"<code>{Path(reason['file']).name}:{reason['line']}</code>" in text
+        assert f"<code>{md_text(Path(reason['file']).name)}:{reason['line']}</code>" in text
 
     def test_html_in_the_trace_is_escaped(self) -> None:
         """A model server writes the message: its HTML reads as text, never as live elements."""
@@ -163,20 +165,23 @@ class TestFailureReason:
         )
         text = failure_reason(failures, "<s>failed</s>", 0)
         assert "<" not in text.replace("<code>", "").replace("</code>", "")
-        assert html.escape(payload) in text
-        assert "**<code>E_&lt;b&gt;MODEL&lt;/b&gt;</code>**" in text
-        assert "<code>2026-01-01&lt;i&gt;.jsonl:3</code>" in text
+        assert f"400 {md_text(payload)}" in text
+        assert f"**<code>{md_text('E_<b>MODEL</b>')}</code>**" in text
+        assert f"<code>{md_text('2026-01-01<i>.jsonl')}:3</code>" in text
         rendered = mo.md(text).text
-        for tag in ("<img", "<iframe", "<h1"):
+        for tag in ("<img", "<iframe", "<h1", "<b>", "<s>", "<script"):
             assert tag not in rendered
-        assert html.escape(payload) in rendered
+        # What the page shows, its tags dropped: the message as written.
+        shown = html.unescape(re.sub(r"<[^>]*>", "", rendered))
+        assert f"400 {payload}" in shown
+        assert "E_<b>MODEL</b>" in shown
 
     def test_a_missing_message_is_said(
         self, events: pd.DataFrame, names: pd.Series, turns: pd.DataFrame
     ) -> None:
         turn = turns[turns["error_class"].notna() & turns["error"].isna()].iloc[0]
         text = failure_reason(turn_failures(events, turn["name"], names), turn["status"], 1)
-        assert "(no message)" in text
+        assert md_text("(no message)") in text
 
     def test_status_and_failures_are_explained(self) -> None:
         """The explanation covers both disagreements the issue found."""

@@ -9,7 +9,6 @@ frame takes its `error_class` and `error` from, with that event's `data` for a c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html import escape
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -20,6 +19,7 @@ from trackerkit.trace._columns import ColumnSpec, empty_frame
 from trackerkit.trace.event_data import plain_data, readable
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.turns import turn_events
+from trackerkit.views.text import md_text
 
 __all__ = [
     "FAILURE_COLUMNS",
@@ -157,8 +157,8 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     """One turn's reason in markdown: the class and message, its status, and where it was written.
 
     The message, class, event and file come from the trace (a model server writes the message),
-    so each is HTML-escaped here: the markdown is safe to give `mo.md` as it is, and a message
-    such as `<img src=x>` reads as written instead of rendering.
+    so each is escaped here by `md_text` (HTML and markdown's marks): the markdown is safe to
+    give `mo.md` as it is, and a message such as `<img src=x>` reads as written, not rendered.
 
     Args:
         failures: the turn's `turn_failures`.
@@ -169,16 +169,16 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     No failure in this turn: status **completed**, failures 0.
     """
     if failures.empty:
-        return f"No failure in this turn: status **{escape(status)}**, failures {failed_calls}."
+        return f"No failure in this turn: status **{md_text(status)}**, failures {failed_calls}."
     reason = failures[failures["is_reason"].astype(bool)].iloc[0]
     message = reason["error"] if isinstance(reason["error"], str) else _NO_MESSAGE
     where = (
-        f"<code>{escape(PurePath(reason['file']).name)}:{reason['line']}</code>"
+        f"<code>{md_text(PurePath(reason['file']).name)}:{reason['line']}</code>"
         if isinstance(reason["file"], str)
         else "events not read from a file"
     )
     return (
-        f"**<code>{escape(str(reason['error_class']))}</code>**: {escape(message)}\n\n"
-        f"status **{escape(status)}**, failures {failed_calls} (failed tool calls); the reason is "
-        f"<code>{escape(str(reason['event']))}</code> at {escape(str(reason['ts']))} in {where}."
+        f"**<code>{md_text(reason['error_class'])}</code>**: {md_text(message)}\n\n"
+        f"status **{md_text(status)}**, failures {failed_calls} (failed tool calls); the reason is "
+        f"<code>{md_text(reason['event'])}</code> at {md_text(reason['ts'])} in {where}."
     )

@@ -2,7 +2,8 @@
 
 `mo.md` passes HTML through, so a tracker named `<img src=x onerror=...>` or a model server's
 error message would render as live elements. The apps escape at the page: every value and
-every message the package builds from such text goes through `safe_md` before `mo.md`.
+every message the package builds from such text goes through `safe_md` before `mo.md` (a
+plain value may go through `trackerkit.views.text.md_text` instead, which escapes markdown too).
 `safe_md` keeps markdown's own marks (`**bold**`, `- lists`, `` `code` ``) working, so normal
 text looks as before; only `<`, `>`, `&` and quotes become entities. Its output holds no tag
 but the `<code>` it writes itself.
@@ -13,7 +14,16 @@ from __future__ import annotations
 import re
 from html import escape
 
-__all__ = ["safe_md"]
+from trackerkit.views.text import md_text
+
+__all__ = ["safe_fence", "safe_md"]
+
+# Brackets as character references: no name in a message can make a link or an image
+# (`[x](javascript:...)`); a bracket reads the same.
+_NO_LINKS = str.maketrans({"[": "&#91;", "]": "&#93;"})
+
+# A run of backticks, to fence a block with a longer one.
+_TICKS = re.compile(r"`+")
 
 # A code span as Python-Markdown reads one: a run of backticks not after a backslash, then the
 # text up to the same run again.
@@ -23,11 +33,14 @@ _CODE_SPAN = re.compile(r"(?<!\\)(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 def safe_md(text: object) -> str:
     """`text` (a value, or a markdown message built from names) with its HTML escaped.
 
-    A code span becomes `<code>` around its escaped text, so it reads as written (markdown
-    would show an entity inside backticks as typed); everything else is escaped as is.
+    A code span becomes `<code>` around its text escaped by `md_text`, so it reads as written
+    (markdown would show an entity inside backticks as typed); everything else is
+    `html.escape`d, its markdown marks kept but for brackets (no link or image can form).
 
     >>> safe_md("**`<b>`**: <img src=x> & more")
     '**<code>&lt;b&gt;</code>**: &lt;img src=x&gt; &amp; more'
+    >>> safe_md("[x](javascript:y)")
+    '&#91;x&#93;(javascript:y)'
     >>> safe_md("rename `hp` to `health`")
     'rename <code>hp</code> to <code>health</code>'
     """
@@ -36,7 +49,22 @@ def safe_md(text: object) -> str:
     end = 0
     for span in _CODE_SPAN.finditer(source):
         parts.append(escape(source[end : span.start()]))
-        parts.append(f"<code>{escape(span.group(2).strip())}</code>")
+        parts.append(f"<code>{md_text(span.group(2).strip())}</code>")
         end = span.end()
     parts.append(escape(source[end:]))
-    return "".join(parts)
+    return "".join(parts).translate(_NO_LINKS)
+
+
+def safe_fence(text: object) -> str:
+    """`text` as a fenced code block for `mo.md`, shown exactly as written.
+
+    Markdown escapes a code block's text itself; the fence is longer than any run of backticks
+    in `text`, so no line of it can close the block early and leave the rest as HTML.
+
+    >>> safe_fence("a ``` <b>")
+    '````\\na ``` <b>\\n````'
+    """
+    source = str(text)
+    longest = max((len(run) for run in _TICKS.findall(source)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{source}\n{fence}"
