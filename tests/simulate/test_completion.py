@@ -237,6 +237,18 @@ MALFORMED: list[tuple[str, bytes, str]] = [
         ),
         "its body is not JSON (recursion limit exceeded",
     ),
+    # An attack trial: 10 MB of arguments took minutes and gigabytes in token counting.
+    (
+        "arguments-past-a-mebi-character",
+        _reply_with(_set(f"{SECOND}.function.arguments", "x" * (1 << 20) + "x")),
+        "choices[0].message.tool_calls[1].function.arguments holds 1,048,577 characters; "
+        "trackerkit reads at most 1,048,576",
+    ),
+    (
+        "content-past-a-mebi-character",
+        _reply_with(_set(f"{MESSAGE}.content", "y" * (1 << 20) + "y")),
+        "choices[0].message.content holds 1,048,577 characters; trackerkit reads at most 1,048,576",
+    ),
     (
         "arguments-nested-100000-deep",
         _reply_with(_set(f"{SECOND}.function.arguments", 0)).replace(

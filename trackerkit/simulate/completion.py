@@ -38,6 +38,11 @@ PROTOCOLS: tuple[UpdateProtocol, ...] = ("tools", "text")
 MAX_TOKENS = 2**63 - 1
 """The largest token count a reply's `usage` may report (the trace keeps counts as 64-bit integers)."""
 
+MAX_REPLY_TEXT = 1 << 20
+"""The most characters a reply's content, or one call's arguments, may hold (a mebi-character:
+a quarter of a million tokens). More is a server gone wrong: counting its tokens round after
+round took minutes and gigabytes (an attack trial: 10 MB of arguments), so the turn fails."""
+
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
@@ -131,7 +136,7 @@ def _reply(data: object) -> ModelReply:
     choice = _object(choices[0], "choices[0]")
     message = _object(choice.get("message"), "choices[0].message", "message" in choice)
     at = "choices[0].message"
-    content = _text(message.get("content"), f"{at}.content", "")
+    content = _bounded(_text(message.get("content"), f"{at}.content", ""), f"{at}.content")
     calls = _calls(message.get("tool_calls"), f"{at}.tool_calls")
     finish = _text(
         choice.get("finish_reason"),
@@ -161,10 +166,22 @@ def _calls(value: object, at: str) -> tuple[ToolCall, ...]:
             ToolCall(
                 _text(call.get("id"), f"{at}[{i}].id", "") or f"call_{i}",
                 name,
-                _arguments(function.get("arguments"), f"{at}[{i}].function.arguments"),
+                _bounded(
+                    _arguments(function.get("arguments"), f"{at}[{i}].function.arguments"),
+                    f"{at}[{i}].function.arguments",
+                ),
             )
         )
     return tuple(calls)
+
+
+def _bounded(text: str, at: str) -> str:
+    if len(text) > MAX_REPLY_TEXT:
+        raise _MalformedError(
+            f"{at} holds {len(text):,} characters; trackerkit reads at most {MAX_REPLY_TEXT:,} "
+            "(a tracker update is far smaller)"
+        )
+    return text
 
 
 def _arguments(value: object, at: str) -> str:
