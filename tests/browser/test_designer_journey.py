@@ -595,12 +595,66 @@ def test_a_data_folder_that_is_not_one_is_a_message(
     expect(page.get_by_role("button", name="Save", exact=True)).to_have_count(0)
 
 
+#: Markup an attacker puts in a tracker's name and a field's description: each would render as a
+#: live element (and two would run a script) if the page put it into markdown as it is.
+NAME_PAYLOAD = "<h1>INJ</h1><img src=x onerror=window.__pwned=1><marquee>m</marquee>"
+FIELD_PAYLOAD = '<iframe srcdoc="<script>top.__pwned=2</script>"></iframe> [go](javascript:top.__pwned=3)'
+
+
+def _no_injection(page: Any) -> None:
+    """No payload ran a script or made an element: the page holds none of their tags."""
+    assert page.evaluate("() => window.__pwned === undefined")
+    for selector in ("marquee", "h1:has-text('INJ')", "img[src='x']", "iframe[srcdoc]", "a[href^='javascript']"):
+        expect(page.locator(selector)).to_have_count(0)
+
+
+def test_markup_in_a_name_or_a_description_shows_as_text(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """A tracker file named with HTML (it passes `trackerkit check`), and HTML typed into a name or
+    a field's description, read as the characters written: no element is made, no script runs."""
+    path = data_copy / "trackers" / "health.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored["name"] = NAME_PAYLOAD
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    page = _open(serve, open_page, data_copy)
+    expect(page.get_by_label("Name", exact=True).first).to_have_value(NAME_PAYLOAD)
+    # The verdict heads with the name as written, and the macro buttons carry it as text.
+    expect(_verdict(page)).to_contain_text(f"{NAME_PAYLOAD} · revision 0")
+    expect(page.get_by_role("button").filter(has_text=f"{{{{tracker::{NAME_PAYLOAD}::hp}}}}")).to_have_count(1)
+    _no_injection(page)
+
+    # An edit says the unsaved edits to the name (cut at 40 characters) are dropped on opening another.
+    description = page.get_by_label("What it tracks", exact=True)
+    description.fill("Edited.")
+    description.press("Enter")
+    page.get_by_text(f"⚠ unsaved edits to {NAME_PAYLOAD[:39]}… are dropped", exact=False).wait_for()
+    _no_injection(page)
+
+    # Typed into the Name box: the same, with a name that breaks a linked scene's lines too.
+    name = page.get_by_label("Name", exact=True).first
+    name.fill(f"Vera {NAME_PAYLOAD}")
+    name.press("Enter")
+    expect(_verdict(page)).to_contain_text(f"Vera {NAME_PAYLOAD} · revision 0")
+    _no_injection(page)
+
+    # A field's description holds an iframe whose page would run a script, and a javascript link.
+    pick_field(page, "1. hp (number)")
+    _type_into(page, "What it means", FIELD_PAYLOAD)
+    page.get_by_text(FIELD_PAYLOAD, exact=False).first.wait_for()
+    _no_injection(page)
+    screenshot(page, "designer-markup-as-text")
+
+
 #: Controls known by kind (their label is computed, or their options are what is clicked), and
 #: what a step above uses for one of them.
 DYNAMIC = {
     "radio:Fields": "3. mood (choice)",
-    "button:m": "{{tracker::Health::hp}}",
-    "text_area:f'{raw_pick.value}.json'": "broken.json",
+    "button:safe_md(m)": "{{tracker::Health::hp}}",
+    "text_area:safe_md(f'{raw_pick.value}.json')": "broken.json",
 }
 
 
