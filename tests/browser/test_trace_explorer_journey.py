@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from playwright.sync_api import expect
 
@@ -368,3 +369,56 @@ def test_the_data_option_names_the_trace_listed(
     page.get_by_text(f"{len(events):,} events").first.wait_for()
     page.get_by_text("2027-01-05").first.wait_for()
     assert not (tmp_path / "xdg" / "trackerkit").exists(), "nothing went to the per-user folder"
+
+
+#: A model server's error, recorded into the trace as a failed step's message: markup that would
+#: make elements and run scripts if the page put it into markdown as it is.
+FAILURE_PAYLOAD = (
+    '400 {"error":{"message":"<h1>INJ</h1><img src=x onerror=window.__pwned=1>'
+    '<iframe srcdoc=\\"<script>top.__pwned=2</script>\\"></iframe><marquee>m</marquee>"}}'
+)
+
+
+def _day_line(ts: str, name: str, data: dict[str, Any]) -> str:
+    line = {"ts": ts, "turn": "turn_<b>1</b>", "session": "wrun_INJ", "source": "eval", "kind": "eve"}
+    return orjson.dumps(line | {"name": name, "data": data}).decode()
+
+
+def test_markup_in_a_failure_message_shows_as_text(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[..., Path],
+    tmp_path: Path,
+) -> None:
+    """A failed step whose message a model server wrote with HTML: "Why this turn failed", the
+    failures table and the heading show it as written; no element is made, no script runs."""
+    data = tmp_path / "data"
+    (data / "trace").mkdir(parents=True)
+    (data / "trace" / "2027-01-05.jsonl").write_text(
+        "\n".join(
+            [
+                _day_line("2027-01-05T12:00:00.000Z", "turn.started", {"sequence": 0}),
+                _day_line("2027-01-05T12:00:00.100Z", "step.started", {"sequence": 1, "stepIndex": 0}),
+                _day_line(
+                    "2027-01-05T12:00:01.000Z",
+                    "step.failed",
+                    {"sequence": 2, "stepIndex": 0, "code": "E_MODEL", "message": FAILURE_PAYLOAD},
+                ),
+                _day_line("2027-01-05T12:00:01.100Z", "turn.failed", {"sequence": 3}),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    url = serve("trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    page = open_page(url, "Trace explorer")
+    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({data / 'trace'})")
+    page.get_by_text("4 events", exact=False).first.wait_for()
+    page.get_by_text("Why this turn failed", exact=True).wait_for()
+    expect(page.locator(".paragraph", has_text=f"E_MODEL: {FAILURE_PAYLOAD}")).to_have_count(1)
+    expect(page.get_by_role("heading", name="wrun_INJ/turn_<b>1</b>")).to_have_count(1)
+    assert page.evaluate("() => window.__pwned === undefined")
+    for selector in ("marquee", "h1:has-text('INJ')", "img[src='x']", "iframe[srcdoc]", "b:text-is('1')"):
+        expect(page.locator(selector)).to_have_count(0)
+    page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_markup_as_text")
