@@ -130,3 +130,46 @@ def test_the_library_reads_the_bundled_data_then_the_workspace(
     page.get_by_text("Your workspace").first.wait_for()
     page.get_by_text(f"{bundled - 1} trackers").first.wait_for()
     expect(page.get_by_text(str(home / "trackerkit" / "workspace" / "trackers"), exact=True)).to_have_count(1)
+
+
+#: What a hostile tracker file holds where the page shows text: each must read as written.
+HOSTILE_NAME = '<h1>INJ</h1><img src=x onerror="top.__pwned=2"><marquee>m</marquee>'
+HOSTILE_NOTE = 'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+HOSTILE_DESCRIPTION = "<style>body{display:none}</style>Drawn from a file."
+HOSTILE_FILE = "<img src=x onerror=top.__pwned=3>"
+
+
+def test_html_in_tracker_files_is_shown_as_text(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], data_copy: Path
+) -> None:
+    """Found when attacked: a tracker's name, description and note (and a refused file's name) rendered as HTML.
+
+    A name holding `<h1>`, `<img onerror>` and `<marquee>`, a description holding `<style>`, a
+    note holding an `<iframe srcdoc>` script and a file named like an `<img onerror>` are shown
+    literally: no script runs and no element of theirs is in the page.
+    """
+    tracker = json.loads((data_copy / "trackers" / "stamina.json").read_text())
+    tracker["id"] = "hostile"
+    tracker["name"] = HOSTILE_NAME
+    tracker["description"] = HOSTILE_DESCRIPTION
+    tracker["body"]["note"] = HOSTILE_NOTE
+    tracker["body"]["template"] = "`<b>bold</b>` {{char}}"
+    (data_copy / "trackers" / "hostile.json").write_text(json.dumps(tracker))
+    (data_copy / "trackers" / f"{HOSTILE_FILE}.json").write_text(json.dumps({"kind": "tracker", "id": "x"}))
+
+    page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
+    # The hostile tracker sorts first ('<' before letters), so it is the one open.
+    page.get_by_role("heading", name=HOSTILE_NAME).wait_for()
+    note = page.locator(".paragraph").filter(has_text="Note for the model:").first
+    expect(note).to_have_text(f"Note for the model: {HOSTILE_NOTE}")
+    page.get_by_text(HOSTILE_DESCRIPTION, exact=True).first.wait_for()
+    page.get_by_text("`<b>bold</b>` {{char}}", exact=False).first.wait_for()
+    page.locator("li").filter(has_text=f"{HOSTILE_FILE}.json").first.wait_for()
+    _table(page, "Decoder verdicts").get_by_text(HOSTILE_NAME, exact=True).first.wait_for()
+
+    assert page.evaluate("() => window.__pwned") is None, "a script from the tracker file ran"
+    for injected in ("marquee", "iframe[srcdoc]", "img[src='x']", "b:text('bold')"):
+        expect(page.locator(injected)).to_have_count(0)
+    expect(page.locator("h1", has_text="INJ")).to_have_count(0)
+    expect(page.locator("style", has_text="display:none")).to_have_count(0)
+    expect(page.locator("body")).to_be_visible()
