@@ -545,3 +545,59 @@ def test_simulator_plays_the_text_protocol_and_compares_it(
     ).first.wait_for()
     page.get_by_role("radio", name="tools (update_trackers)").check()
     _status(page, "protocol tools")
+
+
+#: Text a scene file, a tracker file or a person holds where the page shows it: each must read as written.
+HOSTILE_REPLY = 'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+HOSTILE_NAME = '<h1>INJ</h1><img src=x onerror="top.__pwned=2"><marquee>m</marquee>'
+HOSTILE_USER = '<style>body{display:none}</style><img src=x onerror="top.__pwned=3">I wade in.'
+HOSTILE_FENCE = '```\n<img src=x onerror="top.__pwned=5"><marquee>fence</marquee>'
+
+
+def test_html_in_scenes_trackers_and_typed_text_is_shown_as_text(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    data_copy: Path,
+) -> None:
+    """Found when attacked: a scene's reply with an `<iframe srcdoc>` script ran on opening, and the same typed and sent.
+
+    A scripted reply and the scene's title, a library tracker's name (a link check's label), a
+    linked tracker's note that closes the tool description's code block, a user message and reply
+    typed on the page, and a tool call naming that tracker (its refusal and the calls table): all
+    are shown literally, no script runs and no element of theirs is
+    in the page.
+    """
+    scene_file = data_copy / "scenes" / "fight.json"
+    scene = json.loads(scene_file.read_text())
+    scene["turns"][0]["reply"] = HOSTILE_REPLY
+    scene["title"] = "Ambush <marquee>title</marquee>"
+    scene_file.write_text(json.dumps(scene))
+    stamina_file = data_copy / "trackers" / "stamina.json"
+    stamina = json.loads(stamina_file.read_text())
+    stamina["body"]["note"] += "\n" + HOSTILE_FENCE
+    stamina_file.write_text(json.dumps(stamina))
+    hostile = dict(stamina, id="hostile", name=HOSTILE_NAME)
+    (data_copy / "trackers" / "hostile.json").write_text(json.dumps(hostile))
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    page.get_by_text(f"2 · assistant: {HOSTILE_REPLY}", exact=True).first.wait_for()
+    _status(page, "Ambush <marquee>title</marquee>")
+    page.get_by_role("checkbox", name=f"{HOSTILE_NAME} (hostile)").wait_for()
+    page.locator("pre, code").filter(has_text='<img src=x onerror="top.__pwned=5">').first.wait_for()
+
+    _settled(page, 6)
+    # The model's call names a tracker by the hostile name: its refusal quotes it back.
+    calls = json.dumps([{"name": "update_trackers", "arguments": {"updates": [{"tracker": HOSTILE_NAME}]}}])
+    _send(page, HOSTILE_USER, calls, HOSTILE_REPLY)
+    page.get_by_text(f"13 · user: {HOSTILE_USER}", exact=True).first.wait_for()
+    page.get_by_text(f"14 · assistant: {HOSTILE_REPLY}", exact=True).first.wait_for()
+    page.locator(".tk-refused").filter(has_text=HOSTILE_NAME).first.wait_for()
+    page.locator("table").get_by_text(HOSTILE_NAME, exact=False).first.wait_for()
+
+    assert page.evaluate("() => window.__pwned") is None, "a script from a file or a text box ran"
+    for injected in ("marquee", "iframe[srcdoc]", "img[src='x']"):
+        expect(page.locator(injected)).to_have_count(0)
+    expect(page.locator("h1", has_text="INJ")).to_have_count(0)
+    expect(page.locator("style", has_text="display:none")).to_have_count(0)
+    expect(page.locator("body")).to_be_visible()
