@@ -34,6 +34,9 @@ def scene_breaks(
 ) -> list[str]:
     """Sentences naming what saving `draft` over the revision it opened breaks in linked scenes.
 
+    The sentences hold names as written (markdown, not escaped): the page escapes each one
+    (`trackerkit.views.markdown.safe_md`) before `mo.md`.
+
     Args:
         draft: the draft on the page; compared with the revision it was opened on.
         scenes: scenes as `load_scenes` reads them (objects with `id`, `trackers`, `turns` and

@@ -91,7 +91,10 @@ class ImportView:
         return self.imported.trackers if self.imported is not None else ()
 
     def summary(self) -> str:
-        """One line (markdown) for the page: the file, how it was read, what came of it."""
+        """One line (markdown) for the page: the file, how it was read, what came of it.
+
+        The file name is as given, not escaped: the page escapes the line (`safe_md`).
+        """
         head = f"**{self.file}**"
         if self.format is None:
             return f"{head} · not imported"
@@ -259,7 +262,7 @@ class Taken:
         return bool(self.saved) and not self.refused
 
     def message(self) -> str:
-        """What happened, in markdown for the page."""
+        """What happened, in markdown for the page (names as written; the page escapes it, `safe_md`)."""
         lines = []
         for tracker in self.saved:
             lines.append(f'- saved "{tracker.name}" as `{tracker.id}.json`')

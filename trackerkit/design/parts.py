@@ -231,7 +231,7 @@ class DraftVerdict:
         return not self.problems
 
     def lines(self) -> list[str]:
-        """One plain sentence per problem."""
+        """One plain sentence per problem (names as written; the page escapes them, `safe_md`)."""
         return [str(p) for p in self.problems]
 
 

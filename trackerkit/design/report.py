@@ -21,7 +21,8 @@ def readable(error: BaseException, doing: str = "") -> str:
     """`error` in words for the page, saying what was being done.
 
     A trackerkit error is its own message; anything else is named by its type, as a fault of
-    the app rather than of what the person typed.
+    the app rather than of what the person typed. Plain text, not escaped: the page shows it
+    in a callout as text, or escapes it (`safe_md`) before `mo.md`.
     """
     head = f"Could not {doing}: " if doing else ""
     if isinstance(error, TrackerkitError):

@@ -78,7 +78,10 @@ def id_problem(text: str, taken: Collection[str] = ()) -> str | None:
 
 
 def holds(tracker: Tracker) -> list[str]:
-    """What a revision of a piece holds, as lines for the page: name, revision, each field."""
+    """What a revision of a piece holds, as lines for the page: name, revision, each field.
+
+    Markdown with names as written, not escaped: the page escapes each line (`safe_md`).
+    """
     lines = [f"{tracker.name} at revision {tracker.revision}: {tracker.description}".rstrip(": ")]
     lines += [f"{f.name} ({f.type}): {f.description}".rstrip(": ") for f in tracker.fields]
     if tracker.body.template is not None:
