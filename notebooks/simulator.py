@@ -4,7 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · session simulator")
 
 with app.setup:
-    import re
     from html import escape
 
     import marimo as mo
@@ -23,18 +22,11 @@ with app.setup:
         reply_notes_html,
     )
     from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
-    from trackerkit.views.markdown import safe_md
+    from trackerkit.views.markdown import safe_fence, safe_md
     from trackerkit.views.text import md_text
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
-
-
-@app.function
-def fenced_md(text):
-    """`text` as a fenced code block whose fence is longer than any run of backticks in it, so it cannot end early."""
-    fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
-    return f"{fence}\n{text}\n{fence}"
 
 
 @app.cell(hide_code=True)
@@ -477,7 +469,7 @@ def _(playback):
             if last.tool_description:
                 _tool = (
                     f"**Tool** <code>{md_text(last.tool_name)}</code> · {_parts.get('tool', 0)} tokens (cl100k_base)\n\n"
-                    + fenced_md(last.tool_description)
+                    + safe_fence(last.tool_description)
                 )
             elif last.protocol == "text":
                 _tool = (
@@ -489,7 +481,7 @@ def _(playback):
                     # Numbered as the steps are, so it matches the step's own outcome line.
                     mo.md(_heading),
                     mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
-                    mo.md(fenced_md(last.block or "(no ### Trackers block)")),
+                    mo.md(safe_fence(last.block or "(no ### Trackers block)")),
                     mo.md(_tool),
                     mo.ui.table(
                         _calls,
