@@ -12,8 +12,7 @@ with app.setup:
     # Names, descriptions, messages and file text are escaped before mo.md or a label (mo.md
     # would render the HTML in them): a value by md_text, a message the package builds by
     # safe_md (its markdown kept), a code block by safe_fence.
-    from trackerkit.views.markdown import safe_fence, safe_md
-    from trackerkit.views.text import md_text
+    from trackerkit.views import md_text, safe_fence, safe_md
 
 
 @app.cell

@@ -17,11 +17,10 @@ with app.setup:
     )
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
-    from trackerkit.views import trouble_html
+    from trackerkit.views import safe_md, trouble_html
 
     # Paths, scene names and failure messages (a model server writes them) go through safe_md
     # before mo.md: mo.md would render the HTML in them.
-    from trackerkit.views.markdown import safe_md
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"

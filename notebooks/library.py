@@ -15,9 +15,7 @@ with app.setup:
         load_scenes,
         workspace,
     )
-    from trackerkit.views import trouble_html
-    from trackerkit.views.markdown import safe_md
-    from trackerkit.views.text import md_text
+    from trackerkit.views import md_text, safe_md, trouble_html
 
 
 @app.function

@@ -21,9 +21,15 @@ with app.setup:
         played_marker,
         reply_notes_html,
     )
-    from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html
-    from trackerkit.views.markdown import safe_fence, safe_md
-    from trackerkit.views.text import md_text
+    from trackerkit.views import (
+        bars_over_history,
+        changes_html,
+        history_frame,
+        md_text,
+        panel_html,
+        safe_fence,
+        safe_md,
+    )
 
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")

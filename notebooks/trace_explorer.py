@@ -35,13 +35,11 @@ with app.setup:
         turn_failures,
         turn_timeline,
     )
-    from trackerkit.views import trouble_html
+    from trackerkit.views import md_text, safe_md, trouble_html
 
     # Text from the trace (names, messages, reasons) is escaped before mo.md, which would render
     # the HTML in it: a value by md_text (or html.escape in <code>), a message the package builds
     # by safe_md (its markdown kept). failure_reason escapes its own markdown.
-    from trackerkit.views.markdown import safe_md
-    from trackerkit.views.text import md_text
 
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
 

@@ -3,6 +3,14 @@
 This is the one display rule: the prompt block, the update tool's answer, the command line's
 tables, the trace summary and the HTML views all show a value through `line_of`, a row of values
 through `fields_line`, and a text the reader must tell from a number through `quoted_line`.
+
+`md_text` is the same rule for a page: text from a file, a person or a model made safe to put
+inside marimo markdown (`mo.md`), which passes HTML through as it is. HTML is escaped as
+`html.escape` does, and the few characters that start markdown or one of marimo's extensions
+(links, emphasis, code, math, emoji, icons, tables, strike-through, keys) become numeric character
+references, which the browser shows as the characters themselves. The result is for markdown
+text, not for a code span or a fenced block (there a reference shows as typed): to show a value
+as code, wrap `md_text(value)` in `<code>...</code>`.
 """
 
 from __future__ import annotations
@@ -11,10 +19,11 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
+from html import escape
 
 import orjson
 
-__all__ = ["fields_line", "line_of", "quoted_line"]
+__all__ = ["fields_line", "line_of", "md_text", "quoted_line"]
 
 # Every character Python's str.splitlines() breaks on, plus the two-character \r\n as one break.
 _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -65,3 +74,22 @@ def quoted_line(value: object) -> str:
 def fields_line(values: Mapping[str, object], show: Callable[[object], str] = line_of) -> str:
     """A record's or row's values on one line, `qty=2, equipped=false`, each value shown by `show`."""
     return ", ".join(f"{line_of(name)}={show(value)}" for name, value in values.items())
+
+
+#: Characters that begin markdown syntax in marimo's renderer; each is written as `&#N;`.
+_MARKDOWN_ACTIVE = "\\`*_[]{}()#+!|~^$:="
+#: One pass: `html.escape`'s five characters as it writes them, then the markdown ones (a second
+#: pass would break the `#` in `&#x27;`).
+_TABLE = str.maketrans(
+    {char: escape(char) for char in "&<>\"'"}
+    | {char: f"&#{ord(char)};" for char in _MARKDOWN_ACTIVE}
+)
+
+
+def md_text(value: object) -> str:
+    """`value` (as `str(value)`) escaped to show literally inside `mo.md(...)`.
+
+    >>> md_text("<b>hp</b> & *mp*")
+    '&lt;b&gt;hp&lt;/b&gt; &amp; &#42;mp&#42;'
+    """
+    return str(value).translate(_TABLE)

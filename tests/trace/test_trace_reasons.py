@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from trackerkit.errors import BadRequestError
+from trackerkit.line import md_text
 from trackerkit.trace import (
     FAILURE_COLUMNS,
     STATUS_AND_FAILURES,
@@ -26,7 +27,6 @@ from trackerkit.trace import (
     reasons,
     turn_failures,
 )
-from trackerkit.views.text import md_text
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
 

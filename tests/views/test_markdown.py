@@ -9,8 +9,7 @@ import re
 import marimo as mo
 import pytest
 
-from trackerkit.views import markdown
-from trackerkit.views.markdown import safe_fence, safe_md
+from trackerkit.views import markdown, safe_fence, safe_md
 
 PAYLOADS = [
     "<h1>INJ</h1><img src=x onerror=window.__pwned=1><marquee>m</marquee>",

@@ -7,7 +7,7 @@ from html import unescape
 import marimo as mo
 import pytest
 
-from trackerkit.views.text import md_text
+from trackerkit.line import md_text
 
 PAYLOADS = [
     'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>',

@@ -15,11 +15,11 @@ from typing import Any, Literal
 import pandas as pd
 
 from trackerkit.errors import BadRequestError
+from trackerkit.line import md_text
 from trackerkit.trace._columns import ColumnSpec, empty_frame
 from trackerkit.trace.event_data import plain_data, readable
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.turns import turn_events
-from trackerkit.views.text import md_text
 
 __all__ = [
     "FAILURE_COLUMNS",

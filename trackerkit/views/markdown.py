@@ -3,7 +3,7 @@
 `mo.md` passes HTML through, so a tracker named `<img src=x onerror=...>` or a model server's
 error message would render as live elements. The apps escape at the page: every value and
 every message the package builds from such text goes through `safe_md` before `mo.md` (a
-plain value may go through `trackerkit.views.text.md_text` instead, which escapes markdown too).
+plain value may go through `md_text` (`trackerkit.line`) instead, which escapes markdown too).
 `safe_md` keeps markdown's own marks (`**bold**`, `- lists`, `` `code` ``) working, so normal
 text looks as before; only `<`, `>`, `&` and quotes become entities. Its output holds no tag
 but the `<code>` it writes itself.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from html import escape
 
-from trackerkit.views.text import md_text
+from trackerkit.line import md_text
 
 __all__ = ["safe_fence", "safe_md"]
 
