@@ -49,10 +49,9 @@ def scene_breaks(
         nothing in a linked scene refers to what changed.
     """
     linked = [s for s in scenes if _links(s, draft.id)]
-    lines = _name_breaks(draft, linked)
+    lines, named = _name_breaks(draft, linked)
     if trackers is not None:
         library = list(trackers)
-        named = {sid for line in lines for sid in _named_scenes(line, linked)}
         others = [s for s in linked if isinstance(s, Scene) and s.id not in named]
         lines = _name_clashes(draft, linked, library) + lines
         lines += _played_breaks(draft, others, library)
@@ -84,13 +83,16 @@ def _name_clashes(draft: Draft, linked: list[object], trackers: list[Tracker]) -
     return lines
 
 
-def _name_breaks(draft: Draft, linked: list[object]) -> list[str]:
-    """The renamed tracker's and renamed or deleted fields' sentences."""
+def _name_breaks(draft: Draft, linked: list[object]) -> tuple[list[str], set[str]]:
+    """The renamed tracker's and renamed or deleted fields' sentences, and the ids of the scenes
+    they name."""
     base = draft.base
     lines: list[str] = []
+    named: set[str] = set()
     if draft.name != base.name:
         counts = [(_scene_id(s), *_name_uses(s, base.name)) for s in linked]
         hit = [(sid, calls, expects) for sid, calls, expects in counts if calls or expects]
+        named.update(sid for sid, _calls, _expects in hit)
         if hit:
             lines.append(
                 f'Renaming {base.name} to "{draft.name}" breaks {_scenes(len(hit))} that '
@@ -107,29 +109,25 @@ def _name_breaks(draft: Draft, linked: list[object]) -> list[str]:
         hit = [(sid, sets, expects) for sid, sets, expects in counts if sets or expects]
         if not hit:
             continue
+        named.update(sid for sid, _sets, _expects in hit)
         doing = f"Deleting {field.name}" if new_name is None else f'Renaming {field.name} to "{new_name}"'
         lines.append(
             f"{doing} breaks {_scenes(len(hit))} that {_verb(len(hit), 'set')} or {_verb(len(hit), 'expect')} it: "
             f"{_list(hit, 'set', 'expectation')}."
         )
-    return lines
+    return lines, named
 
 
-def _named_scenes(line: str, linked: list[object]) -> Iterator[str]:
-    """The ids of the scenes a sentence lists (each as `id (counts)`)."""
-    return (sid for sid in map(_scene_id, linked) if f"{sid} (" in line)
-
-
-_played: dict[tuple[str, str], tuple[set[tuple[int, int]], set[str], dict[tuple[int, int], str]]] = {}
+_played: dict[tuple[str, str], tuple[dict[tuple[int, int], str], set[str]]] = {}
 """Plays of a scene on trackers (by their JSON), kept: the opened revision's play is asked for on
 every change of a draft."""
 
 
-def _play(scene: Scene, trackers: Sequence[Tracker]) -> tuple[
-    set[tuple[int, int]], set[str], dict[tuple[int, int], str]
-]:
-    """The scene's scripted turns played on `trackers`: refused calls (turn, call), the
-    expectations missed, and each refused call's answer."""
+def _play(
+    scene: Scene, trackers: Sequence[Tracker]
+) -> tuple[dict[tuple[int, int], str], set[str]]:
+    """The scene's scripted turns played on `trackers`: each refused call's answer by (turn,
+    call), and the expectations missed."""
     from trackerkit.simulate.session import Session  # the simulator imports the designer's kin
 
     key = (scene.model_dump_json(), "\n".join(t.model_dump_json() for t in trackers))
@@ -142,7 +140,7 @@ def _play(scene: Scene, trackers: Sequence[Tracker]) -> tuple[
                     refused[(report.index, number)] = call.answer
         if len(_played) > 64:
             _played.clear()
-        _played[key] = (set(refused), set(session.mismatches), refused)
+        _played[key] = (refused, set(session.mismatches))
     return _played[key]
 
 
@@ -165,13 +163,13 @@ def _played_breaks(draft: Draft, scenes: list[Scene], trackers: list[Tracker]) -
         except TrackerkitError as stop:  # a scripted edit refused, say
             lines.append(f"The change stops the play of {scene.id} at a scripted step: {_short(str(stop))}.")
             continue
-        refused = sorted(after[0] - before[0])
+        refused = sorted(after[0].keys() - before[0].keys())
         missed = [m for m in _play_order(after[1]) if m not in before[1]]
         said = []
         if refused:
             said.append(
                 f"{len(refused)} call{'' if len(refused) == 1 else 's'} now refused "
-                f"(the first: {_short(_why(after[2][refused[0]]))})"
+                f"(the first: {_short(_why(after[0][refused[0]]))})"
             )
         if missed:
             said.append(
