@@ -460,17 +460,9 @@ def _(playback):
                 {"round": c.round + 1, "tool": c.name, "arguments": c.arguments, "ok": c.ok, "answer": c.answer}
                 for c in last.calls
             ]
-            # Numbered as the steps are (`playback.last_turn_heading`), with the ids and the
-            # failure (a model's or server's words) escaped.
-            _step = playback.last_turn_step()
-            _report = _step.report if _step is not None else None
-            _heading = (
-                f"Step {_step.number} ({md_text(_step.kind)})"
-                + (f" · wrote <code>{md_text(_report.message_id)}</code>" if _report.message_id else "")
-                + (f" · **failed**: {md_text(_report.failed)}" if _report.failed else "")
-                if _step is not None and _report is not None
-                else ""
-            )
+            # Numbered as the steps are, with the ids and the failure (a model's or server's
+            # words) escaped.
+            _heading = playback.last_turn_heading()
             _tool = ""
             if last.tool_description:
                 _tool = (

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from trackerkit.line import md_text
 from trackerkit.simulate.playback import Clamp, clamps_of, compare_protocols, play_page, read_json
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -350,9 +351,21 @@ class TestLastTurnHeading:
         playback = play_page(FIGHT, steps)
         last = playback.page_outcomes[-1]
         assert last.sentence == "Step 9 (continue) done."
-        assert playback.last_turn_heading() == "Step 9 (continue) · wrote `m14`"
+        assert playback.last_turn_heading() == "Step 9 (continue) · wrote <code>m14</code>"
         assert playback.last_turn() is last.report
         assert playback.session.chat.take.messages[-1].text == "You bind the cut. You pull the knot tight."
+
+    def test_a_failure_is_shown_not_run(self) -> None:
+        """A server's words in the heading are escaped: no tag, no emphasis (the page's markdown)."""
+        playback = play_page(FIGHT, [{"user": "Hello.", "refusesTools": True}])
+        report = playback.page_outcomes[0].report
+        assert report is not None
+        report.failed = "<img src=x onerror=alert(1)> *loud*"
+        heading = playback.last_turn_heading()
+        assert "<img" not in heading
+        assert "*loud*" not in heading
+        assert heading.endswith(md_text("<img src=x onerror=alert(1)> *loud*"))
+        assert "&lt;img" in heading
 
     def test_empty_when_the_take_shows_no_turn(self) -> None:
         assert play_page(FIGHT, [], scripted=0).last_turn_heading() == ""

@@ -23,6 +23,7 @@ from typing import Any
 from trackerkit._arguments import read_arguments
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
+from trackerkit.line import md_text
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
@@ -223,18 +224,21 @@ class Playback:
         return None
 
     def last_turn_heading(self) -> str:
-        """The last turn's heading, numbered as the steps are: `Step 14 (continue) · wrote m28`.
+        """The last turn's heading as markdown, numbered as the steps are:
+        `Step 14 (continue) · wrote <code>m28</code>`.
 
         The same number and kind as that step's outcome line (`Step 14 (continue) done.`), so the
-        two can never be read as two different counters. Empty when the take shows no turn.
+        two can never be read as two different counters. The id and the failure (a model's or a
+        server's words) are escaped (`line.md_text`): the heading shows them, never runs them.
+        Empty when the take shows no turn.
         """
         outcome = self.last_turn_step()
         if outcome is None or outcome.report is None:
             return ""
         report = outcome.report
-        where = f" · wrote `{report.message_id}`" if report.message_id else ""
-        failed = f" · **failed**: {report.failed}" if report.failed else ""
-        return f"Step {outcome.number} ({outcome.kind}){where}{failed}"
+        where = f" · wrote <code>{md_text(report.message_id)}</code>" if report.message_id else ""
+        failed = f" · **failed**: {md_text(report.failed)}" if report.failed else ""
+        return f"Step {outcome.number} ({md_text(outcome.kind)}){where}{failed}"
 
     def take_labels(self) -> dict[str, str]:
         """Each take's label for a switcher, by id: `t2 · forked from t1 at message 6 · 7 messages`."""
