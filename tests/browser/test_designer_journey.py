@@ -554,6 +554,7 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     new_id.fill("health-mine")
     save_as.click()
     expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-mine" at revision 0.')
+    expect(_outcome(page)).to_contain_text('already holds a tracker of this name: "Здоровье 😀" (health).')
     expect(new_id).to_have_count(0)
     assert not (trackers.parent / "evil.json").exists()
 

@@ -60,6 +60,17 @@ class TestSave:
         assert outcome.draft.id == "mana-pool"
         assert outcome.draft.patch() == {}
 
+    def test_a_copy_under_a_new_id_names_its_namesake(self, library: Library) -> None:
+        """Saving an opened tracker as new keeps its name: the outcome says which tracker shares it
+        (a scene linking both would leave one out), matched as the tool matches names."""
+        outcome = save(Draft.open(library.get("health")), library, "health-mine")
+        assert outcome.kind == "saved"
+        assert outcome.message.startswith('Saved as a new tracker "health-mine" at revision 0. ')
+        assert 'already holds a tracker of this name: "Health" (health).' in outcome.message
+        renamed = Draft.open(library.get("health")).rename_tracker("HEALTH")
+        assert '"Health" (health), "Health" (health-mine).' in save(renamed, library, "health-3").message
+        assert "of this name" not in save(Draft.blank("tracker", "Mana"), library, "mana").message
+
     def test_a_new_tracker_never_overwrites(self, library: Library) -> None:
         """An id the library holds is refused and the file is untouched (TR-50)."""
         before = (library.path / "health.json").read_bytes()

@@ -23,6 +23,7 @@ from trackerkit.errors import (
 )
 from trackerkit.library import Library
 from trackerkit.tracker import Tracker
+from trackerkit.update import name_key
 
 __all__ = ["SaveOutcome", "holds", "id_problem", "save", "suggest_id"]
 
@@ -134,8 +135,24 @@ def _create(draft: Draft, library: Library, new_id: str) -> SaveOutcome:
         )
     except TrackerkitError as error:
         return SaveOutcome("refused", f"Not saved: {error}", draft)
-    return SaveOutcome(
-        "saved", f'Saved as a new tracker "{stored.id}" at revision {stored.revision}.', fresh.rebased(stored)
+    message = f'Saved as a new tracker "{stored.id}" at revision {stored.revision}.'
+    return SaveOutcome("saved", message + _namesakes(stored, library), fresh.rebased(stored))
+
+
+def _namesakes(stored: Tracker, library: Library) -> str:
+    """A sentence naming the library's other trackers of the new one's name (as the tool calls
+    trackers: `update.name_key`), since a scene linking two of them leaves one out; else ''."""
+    try:
+        others = [t for t in library.trackers() if t.id != stored.id]
+    except TrackerkitError:
+        return ""
+    same = sorted((t for t in others if name_key(t.name) == name_key(stored.name)), key=lambda t: t.id)
+    if not same:
+        return ""
+    which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
+    return (
+        f" The library already holds a tracker of this name: {which}. A scene that links two "
+        "trackers of one name leaves one of them out of every turn: rename one before linking both."
     )
 
 
