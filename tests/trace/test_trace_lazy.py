@@ -129,12 +129,27 @@ class TestReader:
         assert data == VALUE
         assert data.decoded
 
+    @pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+    def test_a_lone_surrogate_escape_is_read_as_a_replacement_character(
+        self, tmp_path: Path, mode: str
+    ) -> None:
+        """A writer cutting text at 4,096 UTF-16 units (TC-6) may split an emoji's pair: the half
+        reads as U+FFFD, and the event (here a turn's failure) is kept, not a broken line."""
+        cut = b'{"code":"E_MODEL","message":"x\\ud83d\\u2026[truncated]","\\udc00":"\\ud83d\\ude00"}'
+        (tmp_path / "2026-03-01.jsonl").write_bytes(_line(cut, "turn_1") + b"\n")
+        events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
+        assert errors == []
+        data = events["data"].iat[0]
+        value = json.loads(data) if mode == "raw" else dict(data)
+        assert value == {"code": "E_MODEL", "message": "x\ufffd\u2026[truncated]", "\ufffd": "\U0001f600"}
+        picked, _ = read_trace(tmp_path, columns=["message"])
+        assert picked["message"].iat[0] == "x\ufffd\u2026[truncated]"
+
     @pytest.mark.parametrize(
         ("data", "reason"),
         [
             pytest.param(b'{"a":[1,}', "not valid JSON", id="bad-json-inside-data"),
             pytest.param(b'{"a":"\xff"}', "invalid UTF-8", id="bad-utf8-inside-data"),
-            pytest.param(b'{"a":"\\ud800"}', "not valid JSON", id="lone-surrogate"),
             pytest.param(b"[1, 2]", "field data is a list", id="data-a-list"),
             pytest.param(b'"text"', "field data is a str", id="data-a-string"),
             pytest.param(b"null", "field data is a NoneType", id="data-null"),

@@ -45,8 +45,12 @@ def loads(raw: Any) -> Any:
 
     Values are what Python's `json` module gives: integers exact at any size, duplicate keys
     last-wins. msgspec reads almost everything; what it refuses that is still JSON (a number
-    past the double range, an integer of more digits than Python converts) is read by the
-    standard library, as ±inf. `NaN`, `Infinity` and lone surrogates are not JSON.
+    past the double range, an integer of more digits than Python converts, a lone surrogate
+    escape) is read by the standard library: numbers as ±inf, and each lone surrogate as
+    U+FFFD, the replacement character (as JavaScript's `toWellFormed` reads it). A writer that
+    cuts text at 4,096 UTF-16 units (TC-6) can split an emoji's pair and write `"…\\ud83d…"`;
+    UTF-8, Arrow and Parquet cannot hold the half, and the event is kept. `NaN` and `Infinity`
+    are not JSON.
 
     Raises:
         ValueError: not valid JSON (UnicodeError included).
@@ -57,8 +61,21 @@ def loads(raw: Any) -> Any:
     except msgspec.DecodeError:
         pass
     value = json.loads(bytes(raw).decode("utf-8"), parse_int=_number, parse_constant=_no_constant)
-    # What msgspec refused for a lone surrogate the standard library reads; UTF-8 cannot hold it.
-    json.dumps(value, ensure_ascii=False).encode("utf-8")
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate escape, read as U+FFFD
+        return _well_formed(value)
+    return value
+
+
+def _well_formed(value: Any) -> Any:
+    """`value` with each lone surrogate of its strings and keys replaced by U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    if isinstance(value, dict):
+        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_well_formed(v) for v in value]
     return value
 
 

@@ -41,7 +41,7 @@ def plain_data(value: Any) -> Any:
     if isinstance(value, str | bytes):
         try:
             return loads(value.encode("utf-8") if isinstance(value, str) else value)
-        except (ValueError, RecursionError):  # UnicodeError (a lone surrogate) included
+        except (ValueError, RecursionError):  # UnicodeError (bytes that are not UTF-8) included
             return value
     if isinstance(value, Mapping):
         return {str(k): plain_data(v) if isinstance(v, Mapping) else v for k, v in value.items()}
