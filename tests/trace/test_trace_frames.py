@@ -13,6 +13,8 @@ from trackerkit.trace import (
     MARKER_COLUMNS,
     STEP_COLUMNS,
     TOOL_CALL_COLUMNS,
+    ColumnSpec,
+    assemble_turns,
     assign_turns,
     deliveries,
     failure_class,
@@ -121,6 +123,35 @@ class TestSteps:
             "data.usage.in": 2,
             "data.usage.out": 2,
         }
+
+
+    def test_a_whole_number_written_as_a_float_is_that_integer(self, tmp_path: Path) -> None:
+        """JSON has one number type: `1200.0` (another writer's way) is the integer 1200 in
+        `steps`, in the turns' sums and in an int column of `columns=`, one rule everywhere."""
+        head = '{"ts":"2026-03-01T10:00:0%d.000Z","turn":"turn_0","session":"s","source":"cron",'
+        datas = [
+            '{"sequence":0}',
+            '{"sequence":1.0,"stepIndex":0,"usage":{"in":1200.0,"out":7,"costUsd":2.0}}',
+            '{"sequence":2,"stepIndex":1.0,"usage":{"in":300,"out":2.5}}',
+        ]
+        names = ["turn.started", "step.completed", "step.completed"]
+        lines = [
+            head % i + f'"kind":"eve","name":"{name}","data":{data}}}\n'
+            for i, (name, data) in enumerate(zip(names, datas, strict=True))
+        ]
+        (tmp_path / "2026-03-01.jsonl").write_text("".join(lines))
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        table = steps(events)
+        assert table["usage_in"].tolist() == [1200, 300]
+        assert table["usage_out"].tolist() == [7, pd.NA]
+        assert table.attrs["skipped"] == {"data.usage.out": 1}
+        turns = assemble_turns(events)
+        assert turns["tokens_in"].tolist() == [int(table["usage_in"].sum())]
+        picked, _ = read_trace(tmp_path, columns=[ColumnSpec("n", "usage.in", "int"), "usage.costUsd"])
+        assert picked["n"].tolist() == [pd.NA, 1200, 300]
+        assert str(picked["n"].dtype) == "Int64"
+        assert picked["usage.costUsd"].dtype.kind == "f"  # 2.0 written as a float stays one
 
 
 class TestToolCalls:

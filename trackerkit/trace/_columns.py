@@ -40,6 +40,7 @@ SKIPPED = "skipped"
 counted by path."""
 
 _INT64 = range(-(1 << 63), 1 << 63)
+_FLOAT_INT64 = (-float(1 << 63), float(1 << 63))
 
 ColumnType = Literal["datetime", "timedelta", "category", "str", "int", "float", "bool", "object"]
 
@@ -105,6 +106,8 @@ def fits(value: Any, kind: ColumnType, *, finite: bool = False) -> bool:
     if kind == "timedelta":
         return isinstance(value, dt.timedelta)
     if kind == "int":
+        if type(value) is float:  # JSON has one number type: 1200.0 is the integer 1200
+            return value.is_integer() and _FLOAT_INT64[0] <= value < _FLOAT_INT64[1]
         return isinstance(value, int) and not isinstance(value, bool) and value in _INT64
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -140,7 +143,12 @@ def categorical(values: Sequence[Any] | np.ndarray[Any, Any]) -> pd.Categorical:
 
 def column(values: list[Any], spec: ColumnSpec) -> Any:
     """`values` cast to the spec's dtype; values of the wrong kind become the spec's default."""
-    return _column([v if fits(v, spec.type) else spec.default for v in values], spec)
+    return _column([_fitted(v, spec) if fits(v, spec.type) else spec.default for v in values], spec)
+
+
+def _fitted(value: Any, spec: ColumnSpec) -> Any:
+    """A value that fits the spec, as its column holds it (a whole float in an int column: int)."""
+    return int(value) if type(value) is float and spec.type == "int" else value
 
 
 def column_of(values: list[Any], spec: ColumnSpec, *, finite: bool = False) -> tuple[Any, int]:
@@ -154,11 +162,11 @@ def column_of(values: list[Any], spec: ColumnSpec, *, finite: bool = False) -> t
     fast = _plain(values, spec, finite)
     if fast is not None:
         return fast, 0
-    if not all(fits(v, spec.type, finite=finite) for v in values):
+    if spec.type == "int" or not all(fits(v, spec.type, finite=finite) for v in values):
         cleaned = []
         for value in values:
             if fits(value, spec.type, finite=finite):
-                cleaned.append(value)
+                cleaned.append(_fitted(value, spec))
             else:
                 odd += not _absent(value)
                 cleaned.append(spec.default)

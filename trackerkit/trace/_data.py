@@ -435,6 +435,8 @@ def _inferred(values: list[Any]) -> ColumnType:
             return "int"
     kinds_in_order: tuple[ColumnType, ...] = ("bool", "int", "float", "str")
     for kind in kinds_in_order:
+        if kind == "int" and float in kinds:
+            continue  # a float written (2.0) makes a float column; an int spec takes it whole
         if all(fits(v, kind) for v in values):
             return kind
     return "object"
