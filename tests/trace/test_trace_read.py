@@ -230,6 +230,17 @@ class TestBrokenLines:
         assert (errors[0].file, errors[0].line) == (str(path), 2)
         assert reason in errors[0].reason
 
+    def test_a_crlf_file_words_a_broken_line_as_an_lf_file(self, tmp_path: Path, line: Line) -> None:
+        """The line ending is no part of the reason: an unterminated string in a CRLF file is
+        unterminated, not an invalid control character (the `\\r`)."""
+        broken = b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_1'
+        (tmp_path / "2026-03-01.jsonl").write_bytes(line() + b"\r\n" + broken + b"\r\n")
+        (tmp_path / "2026-03-02.jsonl").write_bytes(line() + b"\n" + broken + b"\n")
+        _, errors = read_trace(tmp_path)
+        assert [e.line for e in errors] == [2, 2]
+        assert errors[0].reason == errors[1].reason
+        assert "control character" not in errors[0].reason
+
     @pytest.mark.parametrize(("broken", "reason"), BROKEN)
     def test_strict_raises_on_the_first(
         self, tmp_path: Path, line: Line, broken: bytes, reason: str

@@ -196,6 +196,11 @@ def reason(raw: bytes, exc: Exception) -> str:
         raw.decode("utf-8")
     except UnicodeDecodeError as bad:
         return f"invalid UTF-8 at byte {bad.start}"
+    if raw.endswith(b"\r"):  # a CRLF file: worded as the line without its line ending
+        try:
+            loads(raw[:-1])
+        except (ValueError, RecursionError) as bare:
+            exc = bare
     return f"not valid JSON ({exc})"
 
 
