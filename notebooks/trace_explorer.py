@@ -8,23 +8,21 @@ with app.setup:
     from pathlib import Path
 
     import marimo as mo
-    import orjson
 
     from trackerkit import NotFoundError, workspace
     from trackerkit.trace import (
         STATUS_AND_FAILURES,
         TURN_FILTERS,
-        assemble_turns,
         cost_summary,
         costs_by_day,
         daily_costs,
         daily_usage,
+        data_text,
         error_cells,
         failure_reason,
         failures_by_class,
         filter_turns,
         folder_days,
-        plain_data,
         read_day_turns,
         steps,
         tokens_over_day,
@@ -79,15 +77,15 @@ def _():
     # The data folder's trace, by the rule every app and command follows (trackerkit.workspace):
     # --data DIR, else TRACKERKIT_DATA, else ASSISTANT_DATA_DIR, else your workspace.
     try:
-        simulated_dir = workspace(mo.cli_args()).trace
+        _chosen = workspace(mo.cli_args())
     except Exception as _error:
         mo.stop(True, trouble("Could not find your data folder's trace", _error))
+    simulated_dir = _chosen.trace
+    _yours = f"Your data folder's trace ({simulated_dir})"
     place = mo.ui.dropdown(
-        options={
-            "Bundled sample days": str(default_dir),
-            f"Your data folder's trace ({simulated_dir})": str(simulated_dir),
-        },
-        value="Bundled sample days",
+        options={"Bundled sample days": str(default_dir), _yours: str(simulated_dir)},
+        # A folder named (--data, or the environment) is the one to open; else the samples.
+        value=_yours if _chosen.origin in ("option", "environment") else "Bundled sample days",
         label="Trace days",
     )
     place
@@ -180,7 +178,8 @@ def _(folder, place):
     )
     _count = f"{len(days_table)} day {'file' if len(days_table) == 1 else 'files'}"
     reading = mo.Html(
-        f'<div class="tk-reading">Reading {_count} from <code>{escape(folder.value)}</code>{_which}.</div>'
+        f'<div class="tk-reading">Found {_count} in <code>{escape(folder.value)}</code>{_which}; '
+        "Days picks the ones read.</div>"
     )
     mo.vstack([reading, day_pick, mo.accordion({"Day files": day_table}), skipped_note])
     return (day_pick,)
@@ -196,7 +195,8 @@ def _(day_pick, folder):
     except Exception as _error:
         mo.stop(True, trouble("Could not read the picked days", _error))
     events, errors, turn_rows, names = _read.events, _read.errors, _read.turn_events, _read.names
-    return errors, events, names, turn_rows
+    day_turns = _read.turns
+    return day_turns, errors, events, names, turn_rows
 
 
 @app.cell
@@ -248,11 +248,8 @@ def _():
 
 
 @app.cell
-def _(names, turn_rows):
-    try:
-        turns = assemble_turns(turn_rows, names)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not put the turns together", _error))
+def _(day_turns):
+    turns = day_turns
     turn_show = mo.ui.radio(options=list(TURN_FILTERS), value="every turn", inline=True, label="Show")
     turn_show
     return turn_show, turns
@@ -275,7 +272,9 @@ def _(turn_show, turns):
         if turn_show.value == "every turn"
         else f"{len(shown_turns)} {turn_show.value} (of {len(turns)})"
     )
-    turns_view = mo.ui.table(_rows, selection="single", page_size=8, label=_label)
+    turns_view = mo.ui.table(
+        _rows, selection="single", page_size=8, label=_label, format_mapping={"cost_usd": "{:.6g}"}
+    )
     turns_view
     return shown_turns, turns_view
 
@@ -294,7 +293,7 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
         _timeline = turn_timeline(turn_rows, picked_turn, names)
         _failures = turn_failures(turn_rows, picked_turn, names)
         _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str})
-        _rows["data"] = [orjson.dumps(plain_data(d), default=str).decode() for d in _events["data"]]
+        _rows["data"] = [data_text(d) for d in _events["data"]]
     except Exception as _error:
         mo.stop(True, trouble(f"Could not open the turn {picked_turn}", _error))
     _turn = shown_turns[shown_turns["name"] == picked_turn]
@@ -320,7 +319,7 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
                 [
                     _heading,
                     _why,
-                    mo.tree(_data, label="The failing event's data"),
+                    mo.json(data_text(_data), label="The failing event's data"),
                     failure_table,
                     _explained,
                 ]
@@ -355,8 +354,13 @@ def _(day_pick, names, turn_rows, turns):
         ]
     except Exception as _error:
         mo.stop(True, trouble("Could not sum up the days", _error))
+    # Each turn counts on the day file of its first event (where it began), events after
+    # midnight included: the per-day figures are turns' figures, not the files' lines.
     day_costs_table = mo.ui.table(
-        per_day.round({"cost_usd": 4, "unknown_share": 3}), selection=None, label="Cost and usage per day file"
+        per_day,
+        selection=None,
+        label="Cost and usage per day, each turn on the day it began",
+        format_mapping={"cost_usd": "{:.6g}", "unknown_share": "{:.1%}"},
     )
     mo.vstack(
         [

@@ -10,6 +10,7 @@ log or marimo error on the page.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,7 @@ def test_every_control_of_the_trace_explorer(
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     days = sorted(p.stem for p in BUNDLED.glob("*.jsonl"))
     expect(page.locator(".tk-reading")).to_have_text(
-        f"Reading {len(days)} day files from {BUNDLED} (Bundled sample days)."
+        f"Found {len(days)} day files in {BUNDLED} (Bundled sample days); Days picks the ones read."
     )
     # The cumulative chart starts again each day, and is titled by the days it covers.
     span = f"Tokens and cost, cumulative within each day, over {len(days)} days ({days[0]} to {days[-1]})"
@@ -101,10 +102,10 @@ def test_every_control_of_the_trace_explorer(
     # tail of a turn begun before midnight in the first day's file, as a turn of its own).
     second = read_day_turns(BUNDLED, days[1])
     alone = assemble_turns(read_trace(BUNDLED, days=[days[1]])[0])
-    assert len(second.turns()) == len(alone) - 1
+    assert len(second.turns) == len(alone) - 1
     toggle(page, "Days", days[1])
     page.get_by_text(f"{len(second.events):,} events").first.wait_for()
-    page.get_by_text(f"{len(second.turns())} turns", exact=True).wait_for()
+    page.get_by_text(f"{len(second.turns)} turns", exact=True).wait_for()
     toggle(page, "Days", days[0], *days[2:])
     page.get_by_text(f"{len(events):,} events").first.wait_for()
 
@@ -217,7 +218,8 @@ def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[A
     page.get_by_text(f"{len(events):,} events").first.wait_for()
     # The page says which folder it reads: the typed one, not the Trace days choice still shown.
     expect(page.locator(".tk-reading")).to_have_text(
-        f"Reading 1 day file from {mixed} (typed in Trace folder, not one of the Trace days choices)."
+        f"Found 1 day file in {mixed} (typed in Trace folder, not one of the Trace days choices); "
+        "Days picks the ones read."
     )
     page.get_by_text("Skipped 2 entries").first.wait_for()
     expect(page.get_by_text("2026-02-30 is not a real date")).to_have_count(1)
@@ -248,7 +250,7 @@ def test_why_a_turn_failed_and_the_days(
         f"{len(outcomes)} steps ({completed} completed, {failed_steps} failed)", exact=False
     ).first.wait_for()
     per_day = costs_by_day(turns)
-    day_costs = element(page, "Cost and usage per day file")
+    day_costs = element(page, "Cost and usage per day, each turn on the day it began")
     for day in per_day["day"]:
         expect(day_costs.get_by_text(day, exact=True)).to_have_count(1)
     expect(page.get_by_text("steps carry no cost and are not in these totals")).not_to_have_count(0)
@@ -362,12 +364,13 @@ def test_the_data_option_names_the_trace_listed(
 
     url = serve("trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
     page = open_page(url, "Trace explorer")
-    page.get_by_text(f"{len(bundled):,} events").first.wait_for()
-    choices = page.get_by_role("combobox").first.locator("option").all_inner_texts()
-    assert choices == ["Bundled sample days", f"Your data folder's trace ({data / 'trace'})"]
-    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({data / 'trace'})")
+    # The folder named by --data is the one opened (found when tried: it opened on the samples).
     page.get_by_text(f"{len(events):,} events").first.wait_for()
     page.get_by_text("2027-01-05").first.wait_for()
+    choices = page.get_by_role("combobox").first.locator("option").all_inner_texts()
+    assert choices == ["Bundled sample days", f"Your data folder's trace ({data / 'trace'})"]
+    page.get_by_role("combobox").first.select_option(label="Bundled sample days")
+    page.get_by_text(f"{len(bundled):,} events").first.wait_for()
     assert not (tmp_path / "xdg" / "trackerkit").exists(), "nothing went to the per-user folder"
 
 
@@ -402,7 +405,7 @@ def test_markup_in_a_failure_message_shows_as_text(
                 _day_line(
                     "2027-01-05T12:00:01.000Z",
                     "step.failed",
-                    {"sequence": 2, "stepIndex": 0, "code": "E_MODEL", "message": FAILURE_PAYLOAD},
+                    {"sequence": 2, "stepIndex": 0, "code": "E_MODEL", "message": FAILURE_PAYLOAD, "retryable": False},
                 ),
                 _day_line("2027-01-05T12:00:01.100Z", "turn.failed", {"sequence": 3}),
             ]
@@ -418,6 +421,11 @@ def test_markup_in_a_failure_message_shows_as_text(
     expect(page.locator(".paragraph", has_text=f"E_MODEL: {FAILURE_PAYLOAD}")).to_have_count(1)
     expect(page.get_by_role("heading", name="wrun_INJ/turn_<b>1</b>")).to_have_count(1)
     assert page.evaluate("() => window.__pwned === undefined")
+    # The failing event's data is shown as JSON (found when tried: a false read False).
+    page.get_by_text("The failing event's data", exact=True).wait_for()
+    pane = page.locator("marimo-json-output")
+    expect(pane.get_by_text(re.compile(r"\bFalse\b"))).to_have_count(0)
+    expect(pane.get_by_text(re.compile(r"\bfalse\b")).first).to_be_visible()
     for selector in ("marquee", "h1:has-text('INJ')", "img[src='x']", "iframe[srcdoc]", "b:text-is('1')"):
         expect(page.locator(selector)).to_have_count(0)
     page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()

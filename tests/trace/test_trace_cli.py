@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import orjson
@@ -53,11 +54,36 @@ class TestTurns:
             "status", "error_class", "orphans",
         ]  # fmt: skip
         assert lines[1].split() == [
-            "wrun_C/turn_2", "chat", "telegram", "2026-03-01T12:00:00.000Z", "2.2", "5", "0", "0", "0", "0.0",
+            "wrun_C/turn_2", "chat", "telegram", "2026-03-01T12:00:00.000Z", "2.2", "5", "0", "0", "0", "0",
             "0", "0", "0", "0", "0", "cancelled", "3",
         ]  # fmt: skip
         assert lines[-2] == "cost: $0.0000 over 0 of 0 steps; every step carries its cost."
-        assert lines[-1] == "1 turns, 5 orphan rows, 0 broken lines on 2026-03-01."
+        assert lines[-1] == "1 turn, 5 orphan rows, 0 broken lines on 2026-03-01."
+
+    def test_small_costs_are_not_printed_as_zero(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Each turn's cost in six significant digits: $0.0000001 is not 0.0 beside $0.015."""
+        lines = []
+        for turn, cost in (("turn_0", 1e-07), ("turn_1", 0.005 + 0.01)):
+            for second, (name, data) in enumerate(
+                [
+                    ("turn.started", {"sequence": 0}),
+                    ("step.completed", {"sequence": 1, "stepIndex": 0, "usage": {"costUsd": cost}}),
+                    ("turn.completed", {"sequence": 2}),
+                ]
+            ):
+                event = {
+                    "ts": f"2026-03-01T{10 + int(turn[-1])}:00:0{second}.000Z", "turn": turn,
+                    "session": "wrun_S", "source": "telegram", "kind": "eve", "name": name, "data": data,
+                }  # fmt: skip
+                lines.append(json.dumps(event))
+        (tmp_path / "2026-03-01.jsonl").write_text("\n".join(lines) + "\n")
+        code, out, _ = _run(capsys, "trace", "turns", "2026-03-01", "--dir", str(tmp_path))
+        assert code == 0
+        costs = [line.split()[9] for line in out.splitlines()[1:3]]
+        assert costs == ["1e-07", "0.015"]
+        assert out.splitlines()[-1] == "2 turns, 0 orphan rows, 0 broken lines on 2026-03-01."
 
     def test_sample_day_json(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`trace turns DAY --json` carries turns, orphans and broken lines of the bundled day."""
@@ -302,4 +328,4 @@ class TestWhichFolder:
         assert [d["day"] for d in orjson.loads(out)] == ["2026-03-01"]
         code, out, err = _run(capsys, "trace", "turns", "2026-03-01")
         assert (code, err) == (0, "")
-        assert out.splitlines()[-1] == "1 turns, 0 orphan rows, 0 broken lines on 2026-03-01."
+        assert out.splitlines()[-1] == "1 turn, 0 orphan rows, 0 broken lines on 2026-03-01."

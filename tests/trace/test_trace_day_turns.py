@@ -33,7 +33,7 @@ def every() -> pd.DataFrame:
 def test_the_days_turns_add_up_to_the_folders(every: pd.DataFrame) -> None:
     """Each turn is listed on exactly one day, the day of its first event, with every column as
     the whole folder gives it."""
-    by_day = [read_day_turns(SAMPLE, day).turns() for day in DAYS]
+    by_day = [read_day_turns(SAMPLE, day).turns for day in DAYS]
     listed = pd.concat(by_day).sort_values("name").reset_index(drop=True)
     expected = every.sort_values("name").reset_index(drop=True)
     pd.testing.assert_frame_equal(_plain(listed), _plain(expected))
@@ -42,7 +42,7 @@ def test_the_days_turns_add_up_to_the_folders(every: pd.DataFrame) -> None:
 def test_a_turn_past_midnight_is_whole_on_its_first_day(every: pd.DataFrame) -> None:
     """The crossing turn: on 2026-11-26 with the next file's events, said to run on; not on 27."""
     first = read_day_turns(SAMPLE, "2026-11-26")
-    turn = first.turns().set_index("name").loc[CROSSING]
+    turn = first.turns.set_index("name").loc[CROSSING]
     whole = every.set_index("name").loc[CROSSING]
     assert (turn["status"], turn["steps"], turn["events"]) == (
         whole["status"],
@@ -52,7 +52,7 @@ def test_a_turn_past_midnight_is_whole_on_its_first_day(every: pd.DataFrame) -> 
     assert turn["status"] != "open"
     assert first.running_on == [CROSSING]
     assert set(first.turn_events["day"]) == {"2026-11-26", "2026-11-27"}
-    assert CROSSING not in set(read_day_turns(SAMPLE, "2026-11-27").turns()["name"])
+    assert CROSSING not in set(read_day_turns(SAMPLE, "2026-11-27").turns["name"])
     assert len(steps(first.turn_events, first.names)) > 0
 
 
@@ -63,7 +63,7 @@ def test_the_events_and_errors_are_the_chosen_files(every: pd.DataFrame) -> None
     pd.testing.assert_frame_equal(read.events, events)
     assert read.errors == errors
     assert set(read.orphans["file"].map(lambda f: Path(f).stem)) <= {"2026-11-27", "2026-11-28"}
-    assert set(read.turns()["day"]) == {"2026-11-27", "2026-11-28"}
+    assert set(read.turns["day"]) == {"2026-11-27", "2026-11-28"}
 
 
 def test_a_missing_day_is_refused() -> None:

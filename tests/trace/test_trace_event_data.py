@@ -18,6 +18,7 @@ from trackerkit.errors import BadRequestError
 from trackerkit.trace import (
     assemble_turns,
     assign_turns,
+    data_text,
     deliveries,
     failures_by_class,
     gates,
@@ -121,3 +122,19 @@ def test_plain_data_reads_numbers_as_the_reader_does(tmp_path: Path) -> None:
     (tmp_path / "2026-03-01.jsonl").write_text(line)
     text = read_trace(tmp_path, data="raw")[0]["data"].iloc[0]
     assert plain_data(text) == read_trace(tmp_path)[0]["data"].iloc[0] == {"n": 2**70}
+
+
+@pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+def test_data_text_is_json_in_every_mode(tmp_path: Path, mode: str) -> None:
+    """What a page shows of an event's data is JSON (false, null), not Python's repr, and
+    reads back as the data (an integer past 64 bits exact)."""
+    line = (
+        '{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_0","session":"s","source":"web",'
+        '"kind":"eve","name":"step.failed","data":{"isError":false,"n":null,"big":1180591620717411303424,'
+        '"text":"\\u0445од"}}\n'
+    )
+    (tmp_path / "2026-03-01.jsonl").write_text(line)
+    data = read_trace(tmp_path, data=mode)[0]["data"].iloc[0]  # type: ignore[call-overload]
+    text = data_text(data)
+    assert text == '{"isError":false,"n":null,"big":1180591620717411303424,"text":"ход"}'
+    assert plain_data(text) == plain_data(data)

@@ -68,7 +68,7 @@ def test_a_day_given_as_a_moment_names_its_date(day: object) -> None:
     """`read_trace(days=...)` and `read_day_turns` take a Timestamp or datetime as its date."""
     events, _ = read_trace(SAMPLE, days=[day])  # type: ignore[list-item]
     assert set(events["day"]) == {"2026-11-29"}
-    turns = read_day_turns(SAMPLE, day).turns()  # type: ignore[arg-type]
-    assert turns["name"].tolist() == read_day_turns(SAMPLE, "2026-11-29").turns()["name"].tolist()
+    turns = read_day_turns(SAMPLE, day).turns  # type: ignore[arg-type]
+    assert turns["name"].tolist() == read_day_turns(SAMPLE, "2026-11-29").turns["name"].tolist()
     span = read_day_turns(SAMPLE, pd.date_range("2026-11-28", periods=2))  # type: ignore[arg-type]
     assert set(span.events["day"]) == {"2026-11-28", "2026-11-29"}

@@ -80,9 +80,11 @@ def test_failures_by_class(events: pd.DataFrame) -> None:
 
 
 def test_turn_durations(events: pd.DataFrame) -> None:
-    """The histogram has one series per kind of turn."""
+    """The histogram has one series per kind of turn, stacked: a bin of three turns of two
+    kinds is three tall, not drawn over itself as one."""
     figure = turn_durations(assemble_turns(events))
     assert {t.name for t in figure.data} == {"chat", "night", "live"}
+    assert figure.layout.barmode == "stack"
 
 
 class TestFailuresInTheTimeline:

@@ -21,7 +21,7 @@ from trackerkit.trace._columns import ColumnSpec
 from trackerkit.trace._lazy import LazyData
 from trackerkit.trace.costs import COST_COLUMNS, cost_summary, costs_by_day
 from trackerkit.trace.days import DayTurns, read_day_turns
-from trackerkit.trace.event_data import plain_data
+from trackerkit.trace.event_data import data_text, plain_data
 from trackerkit.trace.export import EXPORT_FIELDS, events_to_arrow, export_parquet
 from trackerkit.trace.failure import FAILURE_CLASSES, error_of, failure_class, failure_of
 from trackerkit.trace.folder import SkippedFile, folder_days
@@ -102,6 +102,7 @@ __all__ = [
     "costs_by_day",
     "daily_costs",
     "daily_usage",
+    "data_text",
     "day_files",
     "day_of",
     "deliveries",

@@ -145,6 +145,11 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): v for k, v in r.items()} for r in records]
 
 
+def _count(number: int, noun: str) -> str:
+    """`1 turn`, `2 turns`, `0 turns`."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
 def _table(frame: pd.DataFrame) -> str:
     if frame.empty:
         return "(none)"
@@ -193,7 +198,7 @@ def _days(args: argparse.Namespace) -> int:
 def _turns(args: argparse.Namespace) -> int:
     # The turns begun in the day's file, whole: a turn past midnight goes on in the next file.
     read = read_day_turns(trace_folder(args.dir), args.day)
-    turns, lost, errors, running_on = read.turns(), read.orphans, read.errors, read.running_on
+    turns, lost, errors, running_on = read.turns, read.orphans, read.errors, read.running_on
     if args.json:
         _json(
             {
@@ -231,9 +236,14 @@ def _turns(args: argparse.Namespace) -> int:
     # UTC, with its date: a turn begun before UTC midnight may belong to the next day's file.
     shown["start"] = shown["start"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d}T{_time(t)}Z")
     shown["duration"] = shown["duration"].dt.total_seconds().round(3)
+    # Six significant digits each: a $0.0000001 turn is not printed 0.0 beside a $0.5 one.
+    shown["cost_usd"] = shown["cost_usd"].map(lambda cost: f"{cost:.6g}")
     print(_table(shown))
     print(f"\ncost: {cost_summary(turns)}")
-    print(f"{len(turns)} turns, {len(lost)} orphan rows, {len(errors)} broken lines on {args.day}.")
+    print(
+        f"{_count(len(turns), 'turn')}, {_count(len(lost), 'orphan row')}, "
+        f"{_count(len(errors), 'broken line')} on {args.day}."
+    )
     if running_on:
         print(
             f"{len(running_on)} of these turns run on into the next day's file; their figures "

@@ -38,6 +38,8 @@ class DayTurns:
         names: each row of `turn_events`' turn name (None for an orphan row).
         orphans: the chosen files' rows no turn takes, with the reason (TC-14).
         running_on: the turns begun in a chosen file that go on in a file not chosen.
+        turns: the turns begun in the chosen files, whole (`assemble_turns` of `turn_events`
+            with `names`): one row a turn, `day` the file it began in.
     """
 
     events: pd.DataFrame
@@ -46,10 +48,7 @@ class DayTurns:
     names: pd.Series
     orphans: pd.DataFrame
     running_on: list[str]
-
-    def turns(self) -> pd.DataFrame:
-        """The turns begun in the chosen files (`assemble_turns` of `turn_events`)."""
-        return assemble_turns(self.turn_events, self.names)
+    turns: pd.DataFrame
 
 
 def _around(folder: Path, chosen: list[str]) -> list[str]:
@@ -100,11 +99,14 @@ def read_day_turns(
     begun = set(first_days.index[first_days.isin(picked)])
     turned = names.isin(begun).to_numpy()
     mine = turned | (names.isna().to_numpy() & in_chosen)
+    turn_events = _trimmed(read[mine])
+    turn_names = names[mine].reset_index(drop=True)
     return DayTurns(
         events=_trimmed(read[in_chosen]),
         errors=[e for e in errors if _chosen(e.file, picked)],
-        turn_events=_trimmed(read[mine]),
-        names=names[mine].reset_index(drop=True),
+        turn_events=turn_events,
+        names=turn_names,
         orphans=lost[[_chosen(f, picked) for f in lost["file"]]].reset_index(drop=True),
         running_on=sorted(set(names[turned & ~in_chosen])),
+        turns=assemble_turns(turn_events, turn_names),
     )

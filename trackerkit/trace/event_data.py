@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 
 from trackerkit.errors import BadRequestError
-from trackerkit.trace._lazy import loads
+from trackerkit.trace._lazy import as_text, loads
 
-__all__ = ["plain_data", "qualified", "readable", "require_data"]
+__all__ = ["data_text", "plain_data", "qualified", "readable", "require_data"]
 
 _NO_DATA = (
     "{what} reads each event's data, and these events have no `data` column (read with "
@@ -46,6 +46,19 @@ def plain_data(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {str(k): plain_data(v) if isinstance(v, Mapping) else v for k, v in value.items()}
     return value
+
+
+def data_text(value: Any) -> str:
+    """An event's `data` as compact JSON text, whichever mode it was read in: what a page or a
+    report shows of it (`true`, `null`, `"…"`, never Python's `True`, `None`, `'…'`).
+
+    Integers past 64 bits are written exactly; ±inf (a number past the double range as the
+    reader reads it) is written `null`; text that is not JSON is written as a JSON string.
+
+    >>> data_text({"isError": False, "n": None, "text": "ход"})
+    '{"isError":false,"n":null,"text":"ход"}'
+    """
+    return as_text(plain_data(value)).decode("utf-8")
 
 
 def require_data(events: pd.DataFrame, what: str = "this helper") -> None:

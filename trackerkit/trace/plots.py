@@ -283,7 +283,8 @@ def failures_by_class(events: pd.DataFrame, names: pd.Series | None = None) -> F
 
 
 def turn_durations(turns: pd.DataFrame) -> Figure:
-    """The distribution of turn durations in seconds, one colour per kind (chat, night, live)."""
+    """The distribution of turn durations in seconds, one colour per kind (chat, night, live),
+    stacked: a bar is as tall as the turns of its bin, all kinds together."""
     frame = pd.DataFrame(
         {
             "seconds": turns["duration"].dt.total_seconds().astype(float),
@@ -291,7 +292,7 @@ def turn_durations(turns: pd.DataFrame) -> Figure:
         }
     )
     figure = px.histogram(
-        frame, x="seconds", color="kind", barmode="overlay", nbins=40, title="Turn durations"
+        frame, x="seconds", color="kind", barmode="stack", nbins=40, title="Turn durations"
     )
     figure.update_layout(xaxis_title="seconds", yaxis_title="turns", autosize=True)
     return figure
