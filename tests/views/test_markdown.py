@@ -50,3 +50,13 @@ def test_a_fence_holds_backticks_and_markup() -> None:
 
 def test_the_docstring_examples_run() -> None:
     assert doctest.testmod(markdown, raise_on_error=True).failed == 0
+
+
+def test_a_block_of_list_lines_is_shown_line_for_line() -> None:
+    """The `### Trackers` block of a list tracker: no blank line appears between its rows
+    (marimo's markdown adds one before each list-like line, fenced blocks included)."""
+    block = "### Trackers\nBag 🎒:\n- Rope: 1\n  * Torch: 2\n10. ten\n+ plus"
+    rendered = mo.md(f"Intro\n\n{safe_fence(block)}\n\nafter").text
+    code = re.search(r"<code>(.*?)</code>", rendered, re.DOTALL)
+    assert code is not None
+    assert html.unescape(code.group(1)) == block

@@ -22,9 +22,6 @@ __all__ = ["safe_fence", "safe_md"]
 # (`[x](javascript:...)`); a bracket reads the same.
 _NO_LINKS = str.maketrans({"[": "&#91;", "]": "&#93;"})
 
-# A run of backticks, to fence a block with a longer one.
-_TICKS = re.compile(r"`+")
-
 # A code span as Python-Markdown reads one: a run of backticks not after a backslash, then the
 # text up to the same run again.
 _CODE_SPAN = re.compile(r"(?<!\\)(`+)(.+?)(?<!`)\1(?!`)", re.DOTALL)
@@ -56,15 +53,22 @@ def safe_md(text: object) -> str:
 
 
 def safe_fence(text: object) -> str:
-    """`text` as a fenced code block for `mo.md`, shown exactly as written.
+    """`text` as a code block for `mo.md`, shown exactly as written, line for line.
 
-    Markdown escapes a code block's text itself; the fence is longer than any run of backticks
-    in `text`, so no line of it can close the block early and leave the rest as HTML.
+    A `<pre><code>` block with the text escaped: no tag in it is made, and markdown reads
+    nothing inside it. A line that opens like a list item (`- Rope`, `1. x`) has its marker
+    written as a character reference, because marimo's markdown puts a blank line before every
+    such line, even inside a fenced block (so the `### Trackers` block read double-spaced).
 
-    >>> safe_fence("a ``` <b>")
-    '````\\na ``` <b>\\n````'
+    >>> safe_fence("Bag:\\n- Rope <b>")
+    '<pre><code>Bag:\\n&#45; Rope &lt;b&gt;</code></pre>'
     """
-    source = str(text)
-    longest = max((len(run) for run in _TICKS.findall(source)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{source}\n{fence}"
+    return "<pre><code>" + _LIST_MARK.sub(_as_reference, escape(str(text))) + "</code></pre>"
+
+
+# What marimo's list preprocessor takes for a list item's start (`breakless_lists`).
+_LIST_MARK = re.compile(r"^(\s*)([*+-]|\d)", re.MULTILINE)
+
+
+def _as_reference(found: re.Match[str]) -> str:
+    return f"{found.group(1)}&#{ord(found.group(2))};"
