@@ -110,8 +110,8 @@ class TestTopCandidates:
 class TestTypedSettings:
     @pytest.mark.parametrize(
         ("text", "value"),
-        [("", None), (" 30 ", 30), ("2.5", 2.5), ("-1", -1), ("1e2", 100)],
-        ids=["empty", "int", "float", "negative", "exponent"],
+        [("", None), (" 30 ", 30), ("2.5", 2.5), ("-1", -1), ("1e2", 100), ("9007199254740993", 2**53 + 1)],
+        ids=["empty", "int", "float", "negative", "exponent", "past-2^53-exact"],
     )
     def test_numbers(self, text: str, value: Any) -> None:
         """A typed number is an int when whole."""
@@ -123,6 +123,13 @@ class TestTypedSettings:
         """Text that is not a finite number is refused with the text quoted."""
         with pytest.raises(BadRequestError, match=f'"{text}"'):
             parse_number(text)
+
+    @pytest.mark.parametrize("text", ["1e400", "-1e400", "1" * 50], ids=["exponent", "negative", "digits"])
+    def test_huge_numbers_are_said_large_not_infinite(self, text: str) -> None:
+        """A number past what a float holds is a number: refused as unusually large, quoted."""
+        with pytest.raises(BadRequestError, match="unusually large") as refused:
+            parse_number(text)
+        assert f'"{text[:40]}' in str(refused.value)
 
     @pytest.mark.parametrize(
         ("type", "text", "value"),

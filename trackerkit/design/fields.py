@@ -6,6 +6,7 @@ field's key (its identity in the draft, TR-47), never its label or its position.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from trackerkit.design.draft import Draft, DraftField
@@ -98,13 +99,23 @@ def parse_number(text: str) -> int | float | None:
     text = text.strip()
     if not text:
         return None
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    if _WHOLE.fullmatch(text):  # read exactly, not through a float (9007199254740993 stays itself)
+        if len(text.lstrip("+-")) > 40:
+            raise BadRequestError(f'"{shown}" is unusually large: past the ceiling of 2^53-1')
+        return int(text)
     try:
         value = float(text)
     except ValueError:
-        raise BadRequestError(f'"{text[:40]}" is not a number; type digits such as 30 or 2.5') from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise BadRequestError(f'"{text[:40]}" is not a finite number')
+        raise BadRequestError(f'"{shown}" is not a number; type digits such as 30 or 2.5') from None
+    if value != value or text.lower().lstrip("+-") in ("inf", "infinity"):
+        raise BadRequestError(f'"{shown}" is not a finite number')
+    if value in (float("inf"), float("-inf")):  # 1e400: a number, past what a float holds
+        raise BadRequestError(f'"{shown}" is unusually large: past the ceiling of 2^53-1')
     return int(value) if value.is_integer() else value
+
+
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def parse_start(field: DraftField, text: str) -> Value | None:
