@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,26 @@ def test_drift(results: EvaluationResults) -> None:
     assert list(figure.data[1].y) == [1.0] * len(figure.data[1].y)
     with pytest.raises(BadRequestError, match="no scenario 'x'"):
         drift_figure(results, "x")
+
+
+def test_a_failed_turn_is_a_gap_and_a_mark(results: EvaluationResults) -> None:
+    """Found when tried: a turn that failed was left out and the line joined the turns either
+    side. A turn no run answered is a gap; each failed turn is marked, its runs counted."""
+    turns = results.turns.copy()
+    scenario = str(turns.groupby("scenario")["turn"].max().idxmax())
+    mine = (turns["scenario"] == scenario) & (turns["variant"] == "scripted")
+    turns.loc[mine & (turns["turn"] == 1), "failed"] = "E_MODEL: the endpoint answered 500"
+    failed = dataclasses.replace(results, turns=turns)
+    figure = drift_figure(failed, scenario)
+    line = next(t for t in figure.data if t.name == "scripted (free)")
+    assert line.y[1] != line.y[1]  # NaN: no run answered turn 2, so the line breaks there
+    assert not line.connectgaps
+    assert line.y[0] == 1.0
+    marks = next(t for t in figure.data if t.name == "scripted (free): failed turns")
+    runs = int((mine & (turns["turn"] == 1)).sum())
+    assert [list(c) for c in marks.customdata] == [[2, runs, runs]]
+    assert marks.legendgroup == line.legendgroup
+    assert [t.name for t in drift_figure(results, scenario).data] == ["noisy (free)", "scripted (free)"]
 
 
 def test_coinciding_drift_lines_stay_apart(zeta_first: EvaluationResults) -> None:

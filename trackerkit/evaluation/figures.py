@@ -3,7 +3,8 @@
 - `accuracy_figure`: a metric per variant (joint goal accuracy by default) with its interval;
 - `field_heatmap`: slot accuracy per field (rows) and variant (columns);
 - `drift_figure`: joint accuracy at each turn of a scenario, per variant: errors that carry show
-  as a line falling over the turns in free-running mode.
+  as a line falling over the turns in free-running mode; failed turns (no answer) are a gap in
+  the line and a red x at the bottom.
 
 plotly is imported inside each function, so importing this module stays cheap.
 """
@@ -11,6 +12,8 @@ plotly is imported inside each function, so importing this module stays cheap.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.metrics import answered
@@ -149,23 +152,46 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
     figure = go.Figure()
     groups = list(mine.groupby(["variant", "mode"], sort=False))
     for index, ((variant, mode), group) in enumerate(groups):
-        # A failed turn is not an answer: the share is of the runs that answered the turn.
-        by_turn = group[group["failed"] == ""].groupby("turn")["joint"].mean()
+        # A failed turn is not an answer: the share is of the runs that answered the turn, and a
+        # turn no run answered is a gap in the line (not a line from the turn before to the next).
+        turns_played = np.sort(group["turn"].unique())
+        by_turn = group[group["failed"] == ""].groupby("turn")["joint"].mean().reindex(turns_played)
         # Lines that coincide stay told apart: each its own dash and marker, drawn a little
         # apart along the turn axis (the hover gives every variant's exact value at a turn).
         offset = (index - (len(groups) - 1) / 2) * 0.06
+        name = f"{variant} ({mode})"
         figure.add_trace(
             go.Scatter(
                 x=by_turn.index + 1 + offset,
                 y=by_turn.to_numpy(),
                 mode="lines+markers",
-                name=f"{variant} ({mode})",
+                name=name,
+                legendgroup=name,
                 line={"dash": _DASHES[index % len(_DASHES)]},
                 marker={"symbol": _MARKERS[index % len(_MARKERS)], "size": 8},
                 customdata=by_turn.index + 1,
                 hovertemplate="turn %{customdata}: %{y:.3g}<extra>%{fullData.name}</extra>",
+                connectgaps=False,
             )
         )
+        failed = group[group["failed"] != ""].groupby("turn").size()
+        if len(failed):
+            runs = group.groupby("turn").size().reindex(failed.index)
+            figure.add_trace(
+                go.Scatter(
+                    x=failed.index + 1 + offset,
+                    y=[0.0] * len(failed),
+                    mode="markers",
+                    name=f"{name}: failed turns",
+                    legendgroup=name,
+                    marker={"symbol": "x", "size": 11, "color": "#d62728"},
+                    customdata=np.stack([failed.index + 1, failed.to_numpy(), runs.to_numpy()], axis=1),
+                    hovertemplate=(
+                        "turn %{customdata[0]}: failed in %{customdata[1]} of %{customdata[2]} "
+                        "runs (not scored)<extra>%{fullData.name}</extra>"
+                    ),
+                )
+            )
     figure.update_layout(
         title=f"Joint accuracy over the turns of {scenario}",
         xaxis_title="turn",
