@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
 from trackerkit.line import md_text
-from trackerkit.simulate.playback import Clamp, clamps_of, compare_protocols, play_page, read_json
+from trackerkit.simulate.playback import (
+    Clamp,
+    clamps_of,
+    compare_protocols,
+    linked_names,
+    pinned,
+    play_page,
+    read_json,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGHT = ROOT / "data" / "scenes" / "fight.json"
@@ -369,3 +378,148 @@ class TestLastTurnHeading:
 
     def test_empty_when_the_take_shows_no_turn(self) -> None:
         assert play_page(FIGHT, [], scripted=0).last_turn_heading() == ""
+
+
+def _library(tmp_path: Path, links: list[str]) -> Path:
+    """A copy of the bundled data whose fight scene links `links`; the copied scene's path."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data" / "scenes", data / "scenes")
+    shutil.copytree(ROOT / "data" / "trackers", data / "trackers")
+    scene = data / "scenes" / "fight.json"
+    raw = json.loads(scene.read_text())
+    raw["prompting"]["trackers"] = links
+    scene.write_text(json.dumps(raw))
+    return scene
+
+
+def _rename(scene: Path, tracker_id: str, name: str) -> None:
+    """The tracker's name changed in its JSON file, its id unchanged (as the designer saves it)."""
+    piece = scene.parent.parent / "trackers" / f"{tracker_id}.json"
+    raw = json.loads(piece.read_text())
+    raw["name"] = name
+    piece.write_text(json.dumps(raw))
+
+
+class TestRenamesBetweenSteps:
+    """Found when tried: a linked tracker renamed in the designer between two steps made every
+    replay refuse the earlier batches that named it (and, all or nothing, their other trackers'
+    writes), so the panel and the prompt went back to empty values. Each page step now carries
+    the tracker its names meant (`pinned`), and a replay sends it under the tracker's name now."""
+
+    def _steps(self, scene: Path) -> list[dict[str, object]]:
+        """A turn (Vitæ and the Bag at once), an edit, and a turn whose arguments are typed as
+        text and name the tracker in another case, each pinned as the page pins it when added."""
+        turn = pinned(
+            _turn(
+                _calls(
+                    '{"tracker": "Vitæ", "set": {"hp": 25}}, '
+                    '{"tracker": "Bag", "row": "Rope", "set": {"qty": 2}}'
+                )
+            ),
+            scene,
+        )
+        base = play_page(scene, [turn], scripted=0).session.chat.take.version
+        edit = pinned(
+            {"action": "edit", "tracker": "Vitæ", "setText": '{"mood": "tense"}', "baseVersion": base},
+            scene,
+        )
+        text = json.dumps({"updates": [{"tracker": "VITÆ", "set": {"hp": 20}}]}, ensure_ascii=False)
+        later = pinned(
+            _turn(json.dumps([{"name": "update_trackers", "arguments": text}], ensure_ascii=False)),
+            scene,
+        )
+        return [turn, edit, later]
+
+    def test_values_are_kept_across_a_rename(self, tmp_path: Path) -> None:
+        """Values, the prompt and every step's outcome are the same after the rename."""
+        scene = _library(tmp_path, ["health", "inventory"])
+        _rename(scene, "health", "Vitæ")
+        _rename(scene, "inventory", "Bag")
+        steps = self._steps(scene)
+        before = play_page(scene, steps, scripted=0)
+        assert [o.sentence for o in before.outcomes] == [
+            "Step 1 (turn) done.",
+            "Step 2 (edit) done.",
+            "Step 3 (turn) done.",
+        ]
+        seen = before.session.values()  # read live: the session reads the library at each read
+        _rename(scene, "health", "Vita")
+        after = play_page(scene, steps, scripted=0)
+        assert [o.sentence for o in after.outcomes] == [o.sentence for o in before.outcomes]
+        values = after.session.values()
+        assert values["Vita"]["hp"] == 20
+        assert values["Vita"]["mood"] == "tense"
+        assert values["Bag"]["Rope"]["qty"] == 2
+        assert {"Vitæ": values["Vita"], "Bag": values["Bag"]} == seen
+        last = after.last_turn()
+        assert last is not None
+        assert last.block is not None
+        assert "Vita" in last.block
+        assert "Vitæ" not in last.block
+        assert "Rope" in last.block
+        # The arguments typed as text are sent as text, under the name the tracker has now.
+        sent = [c.arguments for c in last.calls]
+        assert sent == [json.dumps({"updates": [{"tracker": "Vita", "set": {"hp": 20}}]}, ensure_ascii=False)]
+
+    def test_a_swipe_follows_the_rename_too(self, tmp_path: Path) -> None:
+        """A swipe's calls are pinned as a turn's are."""
+        scene = _library(tmp_path, ["health", "inventory"])
+        steps = [
+            pinned(_turn(_calls('{"tracker": "Health", "set": {"hp": 12}}')), scene),
+            pinned(
+                {"action": "swipe", "reply": "Again.", "callsText": _calls('{"tracker": "Health", "set": {"hp": 9}}')},
+                scene,
+            ),
+        ]
+        _rename(scene, "health", "Vita")
+        playback = play_page(scene, steps, scripted=0)
+        assert [o.refused for o in playback.outcomes] == [None, None]
+        assert all(c.ok for o in playback.outcomes if o.report for c in o.report.calls)
+        assert playback.session.values()["Vita"]["hp"] == 9
+
+    def test_two_trackers_that_swap_names_keep_their_own_values(self, tmp_path: Path) -> None:
+        """A name that now belongs to another linked tracker still writes the tracker it meant."""
+        scene = _library(tmp_path, ["health", "stamina"])
+        steps = [
+            pinned(
+                _turn(
+                    _calls(
+                        '{"tracker": "Health", "set": {"hp": 7}}, '
+                        '{"tracker": "Stamina", "set": {"stamina": 4}}'
+                    )
+                ),
+                scene,
+            )
+        ]
+        _rename(scene, "health", "Swap")
+        _rename(scene, "stamina", "Health")
+        _rename(scene, "health", "Stamina")
+        values = play_page(scene, steps, scripted=0).session.values()
+        assert values["Stamina"]["hp"] == 7
+        assert values["Health"]["stamina"] == 4
+
+    def test_a_tracker_no_longer_linked_is_refused_by_its_name(self, tmp_path: Path) -> None:
+        """A step naming a tracker the scene no longer links is refused as typed, never sent elsewhere."""
+        scene = _library(tmp_path, ["health", "stamina"])
+        steps = [pinned(_turn(_calls('{"tracker": "Health", "set": {"hp": 7}}')), scene)]
+        raw = json.loads(scene.read_text())
+        raw["prompting"]["trackers"] = ["stamina"]
+        scene.write_text(json.dumps(raw))
+        outcome = play_page(scene, steps, scripted=0).outcomes[0]
+        assert outcome.report is not None
+        assert "no linked tracker is called 'Health'" in outcome.report.calls[0].answer
+
+    def test_steps_not_pinned_play_as_typed(self, tmp_path: Path) -> None:
+        """A step without `trackerIds` (a script of steps, an older page) names trackers as typed."""
+        scene = _library(tmp_path, ["health", "stamina"])
+        _rename(scene, "health", "Vita")
+        outcome = play_page(scene, [_turn(_calls('{"tracker": "Health", "set": {"hp": 7}}'))], scripted=0).outcomes[0]
+        assert outcome.report is not None
+        assert not outcome.report.calls[0].ok
+
+    def test_linked_names_and_a_scene_that_cannot_be_read(self, tmp_path: Path) -> None:
+        """`linked_names` maps the linked trackers' names to ids; an unreadable scene pins nothing."""
+        assert linked_names(FIGHT) == {"Health": "health", "Stamina": "stamina"}
+        step = {"user": "Hi.", "callsText": "[]"}
+        assert pinned(step, tmp_path / "gone.json") == step
+        assert pinned(step, FIGHT)["trackerIds"] == {"Health": "health", "Stamina": "stamina"}

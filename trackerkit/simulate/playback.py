@@ -7,6 +7,13 @@ the rules refuse, a cut of a message that is gone) becomes an `Outcome` whose `r
 the page shows, and nothing of it is written. Message ids count per chat, so every replay gives
 the same ids, and the page's numbers (message 1, version 1) count from 1 everywhere.
 
+A step the person adds carries the tracker each linked name meant when it was added (`pinned`,
+under `trackerIds`), so a tracker renamed in the library since then (its id unchanged) still gets
+that step's calls and edits: on replay a name is rewritten to the tracker's name now (TR-21: the
+values live under the id). Without it, every replay after a rename would refuse the old batches
+(all or nothing, so their other trackers' writes too), and the values the person saw would go.
+The scene's own scripted steps are played as stored.
+
 The page plays under either protocol (`protocol="tools" | "text"`); `compare_protocols` plays
 the same steps under both and lists, step by step, where their values part (under the text
 protocol a batch the tool path retries in a second round is answered only on the next turn).
@@ -15,18 +22,21 @@ protocol a batch the tool path retries in a second round is answered only on the
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from trackerkit._arguments import read_arguments
+from trackerkit.chat import Chat
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
 from trackerkit.line import md_text
+from trackerkit.scene import load_scene, scene_trackers
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
+from trackerkit.tool import TOOL_NAME
 from trackerkit.update import name_key
 from trackerkit.values import same_value
 
@@ -39,6 +49,8 @@ __all__ = [
     "StepValues",
     "clamps_of",
     "compare_protocols",
+    "linked_names",
+    "pinned",
     "play_page",
     "read_json",
     "turn_clamps",
@@ -277,10 +289,12 @@ def play_page(
 ) -> Playback:
     """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
 
-    Page steps are the scene file's step shapes, with three page forms: `callsText` (the tool
+    Page steps are the scene file's step shapes, with four page forms: `callsText` (the tool
     calls as typed, read here), `setText` and `baseVersion` (the take's version the form was
-    drawn at) on an edit, and `{"action": "use", "take": "t1"}`, which shows another take.
-    Message references are ids; `version` counts from 1.
+    drawn at) on an edit, `trackerIds` (each linked tracker's id by the name it had when the step
+    was added, see `pinned`: a call or edit naming a tracker renamed since is sent under its name
+    now), and `{"action": "use", "take": "t1"}`, which shows another take. Message references
+    are ids; `version` counts from 1.
 
     Args:
         scene: the scene file.
@@ -319,7 +333,7 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
             Outcome(number, kind, scripted, refused=reason, take=take, typed=typed)
         )
 
-    problem = _read_page_forms(step)
+    problem = _read_page_forms(step, session)
     if problem is not None:
         return refuse(problem)
     try:
@@ -419,8 +433,12 @@ def _or_blank(typed: object, blank: str) -> str:
     return text if text.strip() else blank
 
 
-def _read_page_forms(step: dict[str, Any]) -> str | None:
-    """Turn the page's typed texts into the step's values; the reason when one is not JSON."""
+def _read_page_forms(step: dict[str, Any], session: Session) -> str | None:
+    """Turn the page's typed texts into the step's values; the reason when one is not JSON.
+
+    A step's tracker names are then followed to the trackers they meant when it was added
+    (`trackerIds`, a page form only: a scene file refuses the key, so its steps play as stored).
+    """
     if "callsText" in step:
         calls, problem = read_json(_or_blank(step.pop("callsText"), "[]"), "The tool calls")
         if problem is not None:
@@ -445,7 +463,113 @@ def _read_page_forms(step: dict[str, Any]) -> str | None:
         step["set"] = values
     if step.get("row") == "":
         step.pop("row")
+    _follow_renames(session, step)
     return None
+
+
+#: The page step's key for what each tracker name meant when the step was added: name -> id.
+PINS = "trackerIds"
+
+
+def linked_names(scene: str | Path, trackers: str | Path | None = None) -> dict[str, str]:
+    """Each tracker the scene links, as the library holds it now: its name -> its id.
+
+    Args:
+        scene: the scene file.
+        trackers: the folder of tracker pieces (`<data>/trackers` beside the scene when None).
+    Raises:
+        TrackerkitError: the scene file cannot be read.
+    """
+    path = Path(scene)
+    chat = Chat(load_scene(path), scene_trackers(path, trackers))
+    return {t.name: t.id for t in chat.linked().trackers}
+
+
+def pinned(
+    step: Mapping[str, Any], scene: str | Path, trackers: str | Path | None = None
+) -> dict[str, Any]:
+    """`step` with the trackers its names mean now (`linked_names`) under `trackerIds`.
+
+    The page pins each step as the person adds it, so `play_page` sends the step's calls and
+    edits to those same trackers on every replay, whatever they are called by then. A scene that
+    cannot be read pins nothing (the playback says why the scene does not play).
+
+    Example: `pinned({"user": "Hi", "callsText": "[]"}, "data/scenes/fight.json")` gives the step
+    with `"trackerIds": {"Health": "health", "Inventory": "inventory", ...}`.
+    """
+    try:
+        return {**step, PINS: linked_names(scene, trackers)}
+    except (TrackerkitError, OSError):
+        return dict(step)
+
+
+def _tracker_of(names: Mapping[str, str], name: str, *, folded: bool) -> str | None:
+    """The id `name` reaches among `names` (name -> id): as written, else (for an update item,
+    matched as the update rules match, TR-20) by its folded key, the first tracker in order
+    winning. A person's edit names its tracker exactly (`Linked.by_name`)."""
+    if name in names or not folded:
+        return names.get(name)
+    key = name_key(name)
+    return next((i for n, i in names.items() if name_key(n) == key), None)
+
+
+def _follow_renames(session: Session, step: dict[str, Any]) -> None:
+    """Rewrite the step's tracker names that now reach another tracker than when it was added (or
+    none) to the name that tracker has now; a tracker no longer linked keeps the name typed, and
+    a name that reached no tracker then is left to be refused again."""
+    pins = step.pop(PINS, None)
+    if not isinstance(pins, Mapping):
+        return
+    was = {str(n): i for n, i in pins.items() if isinstance(i, str)}
+    if not was or not ("calls" in step or "tracker" in step):
+        return
+    linked = session.chat.linked().trackers
+    now = {t.name: t.id for t in linked}
+    name_now = {t.id: t.name for t in linked}
+
+    def follow(name: object, *, folded: bool = True) -> object:
+        if not isinstance(name, str):
+            return name
+        meant = _tracker_of(was, name, folded=folded)
+        if meant is None or meant not in name_now:
+            return name
+        if _tracker_of(now, name, folded=folded) == meant:
+            return name
+        return name_now[meant]
+
+    if "tracker" in step:
+        step["tracker"] = follow(step["tracker"], folded=False)
+    calls = step.get("calls")
+    if isinstance(calls, list):
+        step["calls"] = [_call_followed(call, follow) for call in calls]
+
+
+def _call_followed(call: object, follow: Callable[[object], object]) -> object:
+    """The call with each update item's tracker followed; the call itself when nothing changes
+    (arguments as typed, text included, stay exactly as they were)."""
+    if not isinstance(call, Mapping) or call.get("name", TOOL_NAME) != TOOL_NAME:
+        return call
+    arguments = call.get("arguments")
+    value = arguments
+    if isinstance(arguments, str):
+        value, problem = read_json(arguments, "The arguments")
+        if problem is not None:
+            return call
+    updates = value.get("updates") if isinstance(value, Mapping) else value
+    if not isinstance(updates, list):
+        return call
+    items = [
+        {**item, "tracker": follow(item["tracker"])}
+        if isinstance(item, Mapping) and "tracker" in item
+        else item
+        for item in updates
+    ]
+    if items == updates:
+        return call
+    value = {**value, "updates": items} if isinstance(value, Mapping) else items
+    if isinstance(arguments, str):
+        value = json.dumps(value, ensure_ascii=False)
+    return {**call, "arguments": value}
 
 
 def _sentence(exc: BaseException) -> str:
