@@ -228,3 +228,24 @@ def test_a_call_to_a_tool_not_offered_is_no_quiet_turn(tmp_path: Path) -> None:
     assert summary.loc["unknown_calls_per_turn", "estimate"] == pytest.approx(2 / len(turns))
     back = read_results(results.to_parquet(tmp_path / "r.parquet"))
     assert int(back.turns["unknown_calls"].sum()) == 2
+
+
+def test_an_update_tool_call_under_the_text_protocol_is_a_call_not_offered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A trial: a server answering with `update_trackers` tool calls to a variant on the text
+    protocol (no tool offered) had those calls scored as refused batches. They are calls to a
+    tool not offered: no update call, no refused batch."""
+    from trackerkit.simulate.model import ModelReply, ToolCall
+
+    class Caller:
+        def complete(self, request: object) -> ModelReply:
+            call = ToolCall("c1", "update_trackers", '{"updates": []}')
+            return ModelReply("Hm.", (call,), "tool_calls")
+
+    monkeypatch.setattr(Variant, "make_model", lambda self, design: Caller())
+    turns = evaluate([SCENES / "eval-numbers.json"], [Variant(name="text", protocol="text")]).turns
+    assert len(turns)
+    assert (turns["unknown_calls"] == 1).all()
+    assert int(turns["update_calls"].sum()) == 0
+    assert int(turns["refused_calls"].sum()) == 0

@@ -120,7 +120,9 @@ def play_run(
         after = report.values  # the session's values after the turn, read once at its end
         scores = score_turn(trackers, before, _expected(step), after, tolerance)
         keys = (variant, scene.id, run, mode, index, len(turns))
-        calls = [c for c in report.calls if c.name == report.tool_name]
+        # The update tool's calls; a call by its name to a turn that did not offer it (the text
+        # protocol, a continue) is a call to a tool not offered, not a refused batch.
+        calls = [c for c in report.calls if c.name == report.tool_name and c.offered]
         offered = {report.tool_name, *session.tools}
         turns.append(
             TurnRecord(
@@ -137,7 +139,7 @@ def play_run(
                 tokens_out=sum(r.tokens_out for r in report.rounds),
                 latency_s=latency,
                 failed=report.failed or "",
-                unknown_calls=sum(c.name not in offered for c in report.calls),
+                unknown_calls=sum(not c.offered or c.name not in offered for c in report.calls),
             )
         )
         cells.extend((keys, s) for s in scores)

@@ -28,6 +28,8 @@ class CallReport:
     answer: str
     changes: int = 0
     failure: str | None = None
+    #: False for a call to a tool the turn did not offer (answered so, never run).
+    offered: bool = True
 
 
 @dataclass(frozen=True, slots=True)

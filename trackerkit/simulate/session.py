@@ -354,6 +354,7 @@ class Session:
                 False,
                 "No tool is offered under the text protocol; the call was not run.",
                 failure="error",
+                offered=False,
             )
             for c in reply.tool_calls
         ]
@@ -504,9 +505,11 @@ class Session:
         return request, block.text
 
     def _call(self, turn: Turn, call: ToolCall, round_index: int, spent: float) -> CallReport:
-        def answer(ok: bool, text: str, changes: int = 0, failure: str | None = None) -> CallReport:
+        def answer(
+            ok: bool, text: str, changes: int = 0, failure: str | None = None, offered: bool = True
+        ) -> CallReport:
             return CallReport(
-                round_index, call.id, call.name, call.arguments, ok, text, changes, failure
+                round_index, call.id, call.name, call.arguments, ok, text, changes, failure, offered
             )
 
         if turn.tool is not None and call.name == turn.tool.name:
@@ -519,7 +522,9 @@ class Session:
             )
         tool = self.tools.get(call.name)
         if tool is None:
-            return answer(False, f"There is no tool called {call.name!r}.", failure="error")
+            return answer(
+                False, f"There is no tool called {call.name!r}.", failure="error", offered=False
+            )
         if tool.access != "read":
             refused = f"{call.name} is not a read tool, so the tool loop refuses it (TR-40)."
             return answer(False, refused, failure="error")
