@@ -259,6 +259,29 @@ class TestTaking:
         assert first.scene is None
         assert library.get("li").revision == 0
 
+    def test_a_second_take_names_the_trackers_of_the_same_name(
+        self, library: Library, mvu_file: Path
+    ) -> None:
+        """Taken twice, each tracker's line says which trackers already bear its name (a scene
+        linking two of one name leaves one out); the first take says nothing of the kind."""
+        view = read_path(mvu_file)
+        first = take_imported(view.imported, library)  # type: ignore[arg-type]
+        assert first.namesakes == {}
+        assert "of this name" not in first.message()
+        second = take_imported(view.imported, library)  # type: ignore[arg-type]
+        assert [t.id for t in second.saved] == ["shi-jie-2", "li-2"]
+        assert {i: [t.id for t in same] for i, same in second.namesakes.items()} == {
+            "shi-jie-2": ["shi-jie"],
+            "li-2": ["li"],
+        }
+        said = second.message()
+        assert (
+            '- saved "世界" as `shi-jie-2.json`; the library already holds a tracker of this '
+            'name: "世界" (shi-jie)\n'
+        ) in said
+        assert '- saved "李" as `li-2.json`; the library already holds a tracker of this name: "李" (li)\n' in said
+        assert said.endswith("leaves one of them out of every turn: rename one before linking both")
+
     def test_an_id_saved_meanwhile_is_skipped_not_overwritten(
         self, library: Library, mvu_file: Path
     ) -> None:

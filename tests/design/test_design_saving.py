@@ -11,6 +11,7 @@ from conftest import DATA_TRACKERS
 
 from trackerkit import Draft, Library
 from trackerkit.design import holds, id_problem, save, suggest_id
+from trackerkit.formats import export_wtracker
 
 
 @pytest.fixture
@@ -28,14 +29,22 @@ class TestIds:
             ("Mana", ("mana",), "mana-2"),
             ("Mana", ("mana", "mana-2"), "mana-3"),
             ("???", (), "tracker"),
-            ("Élan", (), "lan"),
+            ("Élan", (), "elan"),
+            ("Vitals ❤️ Ærin", (), "vitals-heart-aerin"),
+            ("李 Li", ("li-li",), "li-li-2"),
         ],
-        ids=["word", "words", "taken", "twice taken", "no letters", "non-ascii dropped"],
+        ids=["word", "words", "taken", "twice taken", "no letters", "accent", "emoji", "chinese"],
     )
     def test_suggested_from_the_name(self, name: str, taken: tuple[str, ...], suggested: str) -> None:
         """The suggestion is the name's lowercase words joined by -, free in the library."""
         assert suggest_id(name, taken) == suggested
         assert id_problem(suggested, taken) is None
+
+    @pytest.mark.parametrize("name", ["Vitals ❤️ Ærin", "Élan Vital", "李 好感度", "Mana Pool!"])
+    def test_the_same_slug_as_the_wtracker_export(self, name: str) -> None:
+        """The id suggested for a name is the key `trackerkit export --to wtracker` gives it."""
+        exported = export_wtracker([Draft.blank("x", name).tracker()])
+        assert list(exported.settings["schemaPresets"]) == [suggest_id(name)]
 
     @pytest.mark.parametrize(
         ("text", "words"),
@@ -70,6 +79,22 @@ class TestSave:
         renamed = Draft.open(library.get("health")).rename_tracker("HEALTH")
         assert '"Health" (health), "Health" (health-mine).' in save(renamed, library, "health-3").message
         assert "of this name" not in save(Draft.blank("tracker", "Mana"), library, "mana").message
+
+    def test_an_opened_tracker_saved_as_new_keeps_the_opened_one(self, library: Library) -> None:
+        """Save as new on an unedited opened tracker copies it under the new id, at revision 0; the
+        tracker opened is left as it is, and the draft now edits the copy."""
+        before = (library.path / "health.json").read_bytes()
+        draft = Draft.open(library.get("health"))
+        new_id = suggest_id(draft.name, library.ids())
+        assert new_id == "health-2"
+        outcome = save(draft, library, new_id)
+        assert outcome.kind == "saved"
+        copy = library.get("health-2")
+        assert (copy.name, copy.revision, copy.fields) == ("Health", 0, library.get("health").fields)
+        assert (library.path / "health.json").read_bytes() == before
+        assert (outcome.draft.id, outcome.draft.patch()) == ("health-2", {})
+        assert save(outcome.draft.set(description="Mine."), library).message == 'Saved "health-2" at revision 1.'
+        assert library.get("health").description != "Mine."
 
     def test_a_new_tracker_never_overwrites(self, library: Library) -> None:
         """An id the library holds is refused and the file is untouched (TR-50)."""
@@ -124,3 +149,39 @@ class TestSave:
         assert outcome.kind == "saved"
         assert library.get("health-mine").description == "Mine."
         assert library.get("health").name == "Vitality"
+
+
+class TestNameClash:
+    """A draft named as another library tracker is told so before saving (a warning, not a refusal)."""
+
+    def test_a_new_tracker_of_a_held_name(self, library: Library) -> None:
+        """A new blank tracker named `health` (any case) names the library's Health; it still decodes."""
+        draft = Draft.blank("tracker", "New tracker").rename_tracker("health")
+        said = draft.name_clash(library.trackers(), new=True)
+        assert said.startswith('The library already holds a tracker of this name: "Health" (health). ')
+        assert "leaves one of them out of every turn" in said
+        assert draft.verdict([t.name for t in library.trackers()]).ok
+        assert Draft.blank("tracker", "Mana").name_clash(library.trackers(), new=True) == ""
+
+    def test_the_tracker_opened_is_not_its_own_namesake(self, library: Library) -> None:
+        """An opened tracker does not clash with itself, but does with a copy of it."""
+        draft = Draft.open(library.get("health"))
+        assert draft.name_clash(library.trackers()) == ""
+        save(draft, library, "health-copy")
+        assert '"Health" (health-copy)' in draft.name_clash(library.trackers())
+
+    def test_a_new_draft_under_a_held_id_clashes_with_that_tracker(self, library: Library) -> None:
+        """A new draft (an import opened) whose id the library already holds is not that tracker."""
+        draft = Draft.open(library.get("health"))
+        assert '"Health" (health)' in draft.name_clash(library.trackers(), new=True)
+
+    @pytest.mark.parametrize("blank", ["", "   "])
+    def test_a_blank_name_clashes_with_nothing_and_heads_as_no_name(self, blank: str) -> None:
+        draft = Draft.blank("tracker", "x").rename_tracker(blank)
+        other = Draft.blank("other", "x").base.model_copy(update={"name": blank})
+        assert draft.name_clash([other]) == ""
+        assert draft.title == "(no name)"
+        assert draft.verdict().lines() == ["tracker name: must not be blank"]
+
+    def test_the_title_is_the_name_without_outer_spaces(self) -> None:
+        assert Draft.blank("t", "x").rename_tracker("  Health ").title == "Health"

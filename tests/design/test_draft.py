@@ -528,6 +528,15 @@ class TestRail:
         assert shown.plain_tokens == count_tokens("### Trackers\n" + shown.plain)
         assert shown.report.ok
 
+    def test_the_plain_line_is_counted_alone_and_in_its_block(self) -> None:
+        """The plain line's heading says what each count counts: the line alone, and the block."""
+        shown = rail(decode_tracker(HEALTH))
+        assert shown.line_tokens == count_tokens(shown.plain) < shown.plain_tokens
+        assert shown.plain_heading() == (
+            f"**The plain line it falls back to** · {shown.line_tokens} tokens for the line alone "
+            f"({shown.plain_tokens} for the block with this line)"
+        )
+
     def test_refused_draft_raises(self) -> None:
         """A draft the decoder refuses has no rail."""
         draft = _draft()

@@ -42,9 +42,10 @@ from trackerkit.tracker import (
     decode_tracker,
     encode_tracker,
 )
+from trackerkit.update import name_key
 from trackerkit.values import Value, same_value
 
-__all__ = ["Draft", "DraftField", "DraftVerdict", "save_draft"]
+__all__ = ["Draft", "DraftField", "DraftVerdict", "name_clash", "namesakes", "save_draft"]
 
 
 class _Unset(enum.Enum):
@@ -116,6 +117,22 @@ class Draft:
     def revision(self) -> int:
         """The revision the draft was opened on (a save is guarded by it)."""
         return self.base.revision
+
+    @property
+    def title(self) -> str:
+        """The name to head the draft with: as written without its outer spaces, or `(no name)`
+        when it is blank (the verdict then says the name must not be blank)."""
+        return self.name.strip() or "(no name)"
+
+    def name_clash(self, trackers: Iterable[Tracker], new: bool = False) -> str:
+        """A warning naming the other trackers called by the draft's name, or '' when none.
+
+        Args:
+            trackers: the library's trackers.
+            new: the draft is a new tracker: its id is not yet its own, so a tracker the library
+                holds under that id is another one.
+        """
+        return name_clash(self.name, trackers, None if new else self.id)
 
     @property
     def template(self) -> str | None:
@@ -423,6 +440,37 @@ def _has(type: FieldType, setting: str) -> bool:
     if setting in _NUMBER_ONLY:
         return type == "number"
     return setting != "choices" or type == "choice"
+
+
+def namesakes(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> list[Tracker]:
+    """The trackers, other than the one with `own_id`, that the tool calls by `name`.
+
+    Matched as the update tool matches names (`update.name_key`: `HEALTH` is `Health`), in the
+    order of their ids. A blank name has none.
+    """
+    if not name.strip():
+        return []
+    key = name_key(name)
+    same = (t for t in trackers if t.id != own_id and name_key(t.name) == key)
+    return sorted(same, key=lambda t: t.id)
+
+
+def name_clash(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> str:
+    """A sentence naming the other trackers called `name` (see `namesakes`), or '' when none.
+
+    A scene that links two trackers of one name leaves one of them out of every turn, so the
+    designer says it before a save and after one; it never refuses a save. Names as written,
+    not escaped: the page escapes the sentence (`safe_md`).
+    """
+    same = namesakes(name, trackers, own_id)
+    if not same:
+        return ""
+    which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
+    return (
+        f"The library already holds a tracker of this name: {which}. A scene that links two "
+        "trackers of one name leaves one of them out of every turn: rename one before linking both."
+    )
+
 
 
 def save_draft(draft: Draft, library: Library) -> Draft:

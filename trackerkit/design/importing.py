@@ -18,7 +18,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trackerkit.design.draft import Draft
+from trackerkit.design.draft import Draft, namesakes
 from trackerkit.design.report import readable
 from trackerkit.design.saving import save
 from trackerkit.errors import TrackerkitError
@@ -249,12 +249,15 @@ class Taken:
         refused: a sentence for each tracker not saved, and why.
         scene: the scene file written to link them, when one was.
         renamed: the import's id to the id saved under, for each id the library already held.
+        namesakes: each saved id whose name the library's other trackers also bear, and those
+            trackers (a scene linking two of one name leaves one out: `draft.name_clash`).
     """
 
     saved: tuple[Tracker, ...]
     refused: tuple[str, ...] = ()
     scene: Path | None = None
     renamed: dict[str, str] = field(default_factory=dict)
+    namesakes: dict[str, tuple[Tracker, ...]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -265,12 +268,22 @@ class Taken:
         """What happened, in markdown for the page (names as written; the page escapes it, `safe_md`)."""
         lines = []
         for tracker in self.saved:
-            lines.append(f'- saved "{tracker.name}" as `{tracker.id}.json`')
+            line = f'- saved "{tracker.name}" as `{tracker.id}.json`'
+            same = self.namesakes.get(tracker.id, ())
+            if same:
+                which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
+                line += f"; the library already holds a tracker of this name: {which}"
+            lines.append(line)
         for was, now in self.renamed.items():
             lines.append(f"- `{was}` was taken, so it is `{now}`")
         if self.scene is not None:
             lines.append(f"- a scene linking them: `{self.scene.name}`")
         lines += [f"- {line}" for line in self.refused]
+        if self.namesakes:
+            lines.append(
+                "- a scene that links two trackers of one name leaves one of them out of every "
+                "turn: rename one before linking both"
+            )
         head = f"Took {len(self.saved)} into the library." if self.saved else "Nothing was taken."
         return head + "\n\n" + "\n".join(lines)
 
@@ -317,7 +330,17 @@ def take_imported(
             refused.append(readable(error, "write the scene linking them"))
         else:
             scene = done.path if done is not None else None
-    return Taken(tuple(saved), tuple(refused), scene, renamed)
+    return Taken(tuple(saved), tuple(refused), scene, renamed, _namesakes(saved, library))
+
+
+def _namesakes(saved: list[Tracker], library: Library) -> dict[str, tuple[Tracker, ...]]:
+    """Each saved tracker's namesakes in the library (none when the library cannot be listed)."""
+    try:
+        held = list(library.trackers())
+    except TrackerkitError:
+        return {}
+    found = {t.id: tuple(namesakes(t.name, held, t.id)) for t in saved}
+    return {i: same for i, same in found.items() if same}
 
 
 def _save_new(tracker: Tracker, library: Library, refused: list[str]) -> Tracker | None:

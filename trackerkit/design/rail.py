@@ -45,7 +45,9 @@ class Rail:
         block: the `### Trackers` block as prompt assembly renders it (None when the text is empty).
         plain: the default rendering the tracker falls back to without a template.
         tokens: the block's cost in tokens per reply, counted with `encoding`.
-        plain_tokens: what the block would cost with the plain line instead.
+        plain_tokens: what the block (with its `### Trackers` heading) would cost with the
+            plain line instead of the template.
+        line_tokens: the plain line's own cost, without the heading.
         encoding: the tiktoken encoding of both counts.
         tool_line: the tracker's own line in the `update_trackers` description.
         report: the macro report of the template.
@@ -55,9 +57,21 @@ class Rail:
     plain: str
     tokens: int
     plain_tokens: int
+    line_tokens: int
     encoding: str
     tool_line: str
     report: MacroReport
+
+    def plain_heading(self) -> str:
+        """The plain line's heading (markdown), saying what each count counts.
+
+        >>> Rail(None, "Health: hp=0", 0, 9, 5, "cl100k_base", "", MacroReport()).plain_heading()
+        '**The plain line it falls back to** · 5 tokens for the line alone (9 for the block with this line)'
+        """
+        return (
+            f"**The plain line it falls back to** · {self.line_tokens} tokens for the line alone "
+            f"({self.plain_tokens} for the block with this line)"
+        )
 
 
 def rail(
@@ -85,6 +99,7 @@ def rail(
         plain=plain,
         tokens=count_tokens(block.text, encoding) if block.text else 0,
         plain_tokens=count_tokens(plain_block.text, encoding) if plain_block.text else 0,
+        line_tokens=count_tokens(plain, encoding) if plain else 0,
         encoding=encoding,
         tool_line=tracker_line(tracker),
         report=block.report,

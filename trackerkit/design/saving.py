@@ -8,24 +8,31 @@ piece is only ever created, never written over an existing file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Literal
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit.design.draft import Draft, save_draft
+from trackerkit.design.draft import Draft, name_clash, namesakes, save_draft
 from trackerkit.errors import (
     BadRequestError,
     StaleRevisionError,
     TrackerDecodeError,
     TrackerkitError,
 )
+from trackerkit.formats.names import piece_id
 from trackerkit.library import Library
 from trackerkit.tracker import Tracker
-from trackerkit.update import name_key
 
-__all__ = ["SaveOutcome", "holds", "id_problem", "save", "suggest_id"]
+__all__ = [
+    "SaveOutcome",
+    "holds",
+    "id_problem",
+    "name_clash",
+    "namesakes",
+    "save",
+    "suggest_id",
+]
 
 Kind = Literal["saved", "unchanged", "refused", "stale", "taken"]
 
@@ -57,14 +64,12 @@ class SaveOutcome:
 def suggest_id(name: str, taken: Collection[str] = ()) -> str:
     """An id made from a tracker's name: lowercase words joined by `-`, not one of `taken`.
 
-    `Mana Pool` gives `mana-pool`, then `mana-pool-2`, ...; a name without letters or digits
-    gives `tracker`.
+    The words are the ones the WTracker export keys a preset by (`formats.names.piece_id`):
+    other scripts transliterated, so `Vitals ❤️ Ærin` gives `vitals-heart-aerin`, not
+    `vitals-rin`. `Mana Pool` gives `mana-pool`, then `mana-pool-2`, ...; a name without
+    letters or digits gives `tracker`.
     """
-    stem = "-".join(re.findall(r"[a-z0-9]+", name.lower()))[:100].strip("-") or "tracker"
-    n = 1
-    while (candidate := stem if n == 1 else f"{stem}-{n}") in taken:
-        n += 1
-    return candidate
+    return piece_id(name, set(taken))
 
 
 def id_problem(text: str, taken: Collection[str] = ()) -> str | None:
@@ -140,20 +145,12 @@ def _create(draft: Draft, library: Library, new_id: str) -> SaveOutcome:
 
 
 def _namesakes(stored: Tracker, library: Library) -> str:
-    """A sentence naming the library's other trackers of the new one's name (as the tool calls
-    trackers: `update.name_key`), since a scene linking two of them leaves one out; else ''."""
+    """`name_clash` for a tracker just saved, with a space before it; '' when none or unreadable."""
     try:
-        others = [t for t in library.trackers() if t.id != stored.id]
+        clash = name_clash(stored.name, library.trackers(), stored.id)
     except TrackerkitError:
         return ""
-    same = sorted((t for t in others if name_key(t.name) == name_key(stored.name)), key=lambda t: t.id)
-    if not same:
-        return ""
-    which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
-    return (
-        f" The library already holds a tracker of this name: {which}. A scene that links two "
-        "trackers of one name leaves one of them out of every turn: rename one before linking both."
-    )
+    return f" {clash}" if clash else ""
 
 
 def _stale(draft: Draft, library: Library, error: StaleRevisionError) -> SaveOutcome:
