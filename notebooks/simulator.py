@@ -21,6 +21,7 @@ with app.setup:
         played_marker,
         reply_notes_html,
     )
+    from trackerkit.simulate.playback import pinned
     from trackerkit.views import (
         bars_over_history,
         changes_html,
@@ -286,7 +287,10 @@ def _(place, scene_file, set_steps):
     )
 
     def _add(step):
-        set_steps(lambda steps: [*steps, step])
+        # Pinned as it is added: its calls keep writing the trackers they named now, even after
+        # one of them is renamed in the library (a replay sends them under the name it has then).
+        _step = pinned(step, scene_file, place.trackers) if scene_file is not None else step
+        set_steps(lambda steps: [*steps, _step])
 
     # Each button reads the texts when it is pressed (and this cell does not read the steps, so
     # what was typed stays after a press); the calls are read (and refused) by the playback.
@@ -382,7 +386,7 @@ def _(get_edit_pick, session, set_edit_pick):
 
 
 @app.cell
-def _(edit_tracker, get_typed, playback, session, set_steps, set_typed):
+def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, set_typed):
     # The form starts from the picked tracker's own values; what was typed and not sent stays, and
     # a refused edit keeps what was typed.
     _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
@@ -414,6 +418,8 @@ def _(edit_tracker, get_typed, playback, session, set_steps, set_typed):
             "row": edit_row.value,
             "baseVersion": edit_base,
         }
+        # Pinned as it is added, as a turn is: a later rename of the tracker keeps the edit.
+        _step = pinned(_step, scene_file, place.trackers) if scene_file is not None else _step
         set_typed({})
         set_steps(lambda steps: [*steps, _step])
 

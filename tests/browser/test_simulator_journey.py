@@ -601,3 +601,63 @@ def test_html_in_scenes_trackers_and_typed_text_is_shown_as_text(
     expect(page.locator("h1", has_text="INJ")).to_have_count(0)
     expect(page.locator("style", has_text="display:none")).to_have_count(0)
     expect(page.locator("body")).to_be_visible()
+
+
+def test_simulator_keeps_values_when_a_linked_tracker_is_renamed(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    data_copy: Path,
+) -> None:
+    """Found when tried: renaming a linked tracker (its id unchanged) between two steps made the
+    next replay refuse every earlier batch naming it ("no linked tracker is called ..."), taking
+    the other trackers' writes of those batches with it and the person's edits too. Each step now
+    keeps the trackers its names meant, and the values stay."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    scene_file = data_copy / "scenes" / "fight.json"
+    scene = json.loads(scene_file.read_text())
+    scene["prompting"]["trackers"] = ["health", "inventory"]
+    scene["turns"] = []
+    scene_file.write_text(json.dumps(scene))
+    piece = data_copy / "trackers" / "health.json"
+
+    def rename(name: str) -> None:
+        raw = json.loads(piece.read_text())
+        raw["name"] = name
+        piece.write_text(json.dumps(raw))
+
+    rename("Vitæ")
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "0 live messages")
+    _send(
+        page,
+        "I rest.",
+        _calls('{"tracker": "Vitæ", "set": {"hp": 25}}, {"tracker": "Inventory", "row": "Rope", "set": {"qty": 2}}'),
+        "You coil a rope.",
+    )
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 1 (turn) done.").first.wait_for()
+    health = page.locator(".tk-panel [data-tracker='health']")
+    inventory = page.locator(".tk-panel [data-tracker='inventory']")
+    health.get_by_text("hp 25").first.wait_for()
+    inventory.get_by_text("Rope").first.wait_for()
+    _settled(page, 1)
+    _fill(page, "Set (JSON)", '{"mood": "tense"}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 2 (edit) done.").first.wait_for()
+    health.get_by_text("tense").first.wait_for()
+
+    rename("Vita")  # as the designer saves it: the name changes, the id stays
+    _send(page, "I wait.", "[]", "Time passes.")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 3 (turn) done.").first.wait_for()
+    _status(page, "4 live messages")
+    health.get_by_text("Vita").first.wait_for()
+    health.get_by_text("hp 25").first.wait_for()
+    health.get_by_text("tense").first.wait_for()
+    inventory.get_by_text("Rope").first.wait_for()
+    expect(page.locator(".tk-refused")).to_have_count(0)
+    expect(page.get_by_text("no linked tracker is called")).to_have_count(0)
+    # The prompt the model saw on the last turn holds the values under the name now.
+    block = page.locator("pre").filter(has_text="### Trackers").first
+    block.wait_for()
+    assert "Vita" in block.inner_text()
+    assert "25" in block.inner_text()
