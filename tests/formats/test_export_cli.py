@@ -41,7 +41,7 @@ class TestProviders:
             "token cost of each export (OpenAI encodings; for Anthropic and Gemini, estimates):\n"
             "                                                              cl100k_base   o200k_base\n"
             "  update_trackers, one line per tracker (OpenAI, not strict)          186          189\n"
-            "  anyOf variant: each tracker's fields in the schema (TR-36)          192          198\n"
+            "  anyOf variant: each tracker's fields in the schema                  192          198\n"
             "  OpenAI strict: every field listed, required, nullable               263          267\n"
             "> Anthropic input_schema (estimate)                                   181          183\n"
             "  Gemini functionDeclarations (estimate)                              247          248\n"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from imported_fields import field_of
@@ -30,10 +32,10 @@ class TestFixture:
             "guessed: temperature -> Scene.temperature: text, guessed from a null start value (starts empty)",
             "exact: worldCustomFields[0] -> Scene.tide: text; icon lucide:waves",
             "exact: worldCustomFields[1] -> Scene.bell_count: text; its icon is not a lucide name, so not kept",
-            "exact: presentCharacters[].mood -> Present characters.mood: text column (PresentCharacter)",
-            "exact: presentCharacters[].appearance -> Present characters.appearance: text column (PresentCharacter)",
-            "exact: presentCharacters[].outfit -> Present characters.outfit: text column (PresentCharacter)",
-            "exact: presentCharacters[].thoughts -> Present characters.thoughts: text column (PresentCharacter)",
+            "exact: presentCharacters[].mood -> Present characters.mood: text column (PresentCharacter mood)",
+            "exact: presentCharacters[].appearance -> Present characters.appearance: text column (PresentCharacter appearance)",
+            "exact: presentCharacters[].outfit -> Present characters.outfit: text column (PresentCharacter outfit)",
+            "exact: presentCharacters[].thoughts -> Present characters.thoughts: text column (PresentCharacter thoughts)",
             "exact: presentCharacters[].customFields.Loyalty -> Present characters.loyalty: text column (a custom field)",
             "exact: presentCharacters[].customFields.Debt -> Present characters.debt: text column (a custom field)",
             "exact: presentCharacters[].stats.HP.max -> Present characters.hp_max: number from 0: the top of HP (CharacterStat max)",
@@ -42,8 +44,8 @@ class TestFixture:
             "unmapped: presentCharacters[].emoji: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
             "unmapped: presentCharacters[].avatarPath: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
             "unmapped: presentCharacters[].portraitFocusX: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
-            "unmapped: presentCharacters row \"Mirela\": a starting row (mood=\"wary\", appearance=\"tall, scarred\", outfit=\"oilskin coat\", thoughts=\"He is lying.\", loyalty=\"to the guild\", hp=18, hp_max=24), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "unmapped: presentCharacters row \"Old Tobin\": a starting row (mood=\"drunk\", appearance=null, outfit=null, thoughts=null, debt=\"40 crowns\"), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: presentCharacters row \"Mirela\": a starting row (mood=\"wary\", appearance=\"tall, scarred\", outfit=\"oilskin coat\", thoughts=\"He is lying.\", loyalty=\"to the guild\", hp=18, hp_max=24), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "unmapped: presentCharacters row \"Old Tobin\": a starting row (mood=\"drunk\", appearance=null, outfit=null, thoughts=null, debt=\"40 crowns\"), not kept: a list starts with no rows; the model or a person's edit adds it",
             'guessed: recentEvents -> Scene.recent_events: text, guessed: a list of 2 plain values joined with ", "',
             "exact: playerStats.stats[0].max -> Player.hp_max: number from 0: the top of HP (CharacterStat max)",
             "exact: playerStats.stats[0].value -> Player.hp: number from 0 up to the field hp_max (CharacterStat value); its color is not kept",
@@ -59,22 +61,22 @@ class TestFixture:
             "guessed: playerStats.skills.Sailing -> Player.sailing: number from 0, guessed: skill scores have no top in the source",
             "unmapped: playerStats.skills.Bribery: the skill 'Bribery' is not a number",
             "exact: playerStats.inventory[].description -> Inventory.description: text column (InventoryItem description)",
-            "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0, starts at 1 (InventoryItem quantity)",
-            'exact: playerStats.inventory[].location -> Inventory.location: text column, starts "on_person" (InventoryItem location)',
-            "unmapped: playerStats.inventory row \"Rope\": a starting row (description=\"50 ft of hemp\", quantity=1, location=\"on_person\"), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "unmapped: playerStats.inventory row \"Crowns\": a starting row (description=\"coin\", quantity=40, location=\"stored\"), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0 (InventoryItem quantity); a new row starts at 1 (the file gives no start)",
+            'exact: playerStats.inventory[].location -> Inventory.location: text column (InventoryItem location); a new row starts at "on_person", the first location Marinara names (the file gives no start)',
+            "unmapped: playerStats.inventory row \"Rope\": a starting row (description=\"50 ft of hemp\", quantity=1, location=\"on_person\"), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "unmapped: playerStats.inventory row \"Crowns\": a starting row (description=\"coin\", quantity=40, location=\"stored\"), not kept: a list starts with no rows; the model or a person's edit adds it",
             "exact: playerStats.activeQuests[].currentStage -> Quests.current_stage: number from 0 (QuestProgress currentStage)",
-            "guessed: playerStats.activeQuests[].objectives -> Quests.objectives: text, guessed: the objectives [{text, completed}] kept as one text",
+            "guessed: playerStats.activeQuests[].objectives -> Quests.objectives: text, guessed: the objectives [{text, completed}] kept as one text (QuestProgress objectives)",
             "exact: playerStats.activeQuests[].completed -> Quests.completed: boolean (QuestProgress completed)",
             "unmapped: playerStats.activeQuests[].questEntryId: a link to a lorebook entry, which trackerkit does not hold",
-            "unmapped: playerStats.activeQuests row \"Find the Eel's ledger\": a starting row (current_stage=1, objectives=a list, completed=false), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: playerStats.activeQuests row \"Find the Eel's ledger\": a starting row (current_stage=1, objectives=a list, completed=false), not kept: a list starts with no rows; the model or a person's edit adds it",
             "exact: playerStats.status -> Player.status: text",
             "exact: playerStats.customTrackerFields[0] -> Player.reputation: text",
-            "exact: playerStats.inventoryTrackerCurrencies[].qty -> Currencies.qty: number from 1 (InventoryTrackerItem qty)",
-            "unmapped: playerStats.inventoryTrackerCurrencies row \"crowns\": a starting row (qty=40), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "exact: playerStats.inventoryTrackerEquipped[].qty -> Equipped.qty: number from 1 (InventoryTrackerItem qty)",
-            "unmapped: playerStats.inventoryTrackerEquipped row \"Cutlass\": a starting row (qty=1), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "exact: playerStats.inventoryTrackerCarried[].qty -> Carried.qty: number from 1 (InventoryTrackerItem qty)",
+            "exact: playerStats.inventoryTrackerCurrencies[].qty -> Currencies.qty: number from 1 (InventoryTrackerItem qty); a new row starts at 1, as Marinara reads a qty left out",
+            "unmapped: playerStats.inventoryTrackerCurrencies row \"crowns\": a starting row (qty=40), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "exact: playerStats.inventoryTrackerEquipped[].qty -> Equipped.qty: number from 1 (InventoryTrackerItem qty); a new row starts at 1, as Marinara reads a qty left out",
+            "unmapped: playerStats.inventoryTrackerEquipped row \"Cutlass\": a starting row (qty=1), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "guessed: playerStats.inventoryTrackerCarried[].qty -> Carried.qty: number from 1; not in the file: made because Marinara's InventoryTrackerItem has qty; a new row starts at 1, as Marinara reads a qty left out",
             "exact: personaStats[0].max -> Persona stats.satiety_max: number from 0: the top of Satiety (CharacterStat max)",
             "exact: personaStats[0].value -> Persona stats.satiety: number from 0 up to the field satiety_max (CharacterStat value); its color is not kept",
             "unmapped: committed: bookkeeping of the chat (ids, locks, timestamps), not state",
@@ -116,6 +118,70 @@ class TestFixture:
     def test_world_field_icon(self) -> None:
         """A world custom field's lucide icon is kept as the field's icon."""
         assert field_of(import_marinara(FIXTURE), "Scene", "tide")["icon"] == "lucide:waves"
+
+
+class TestWhatTheFileSays:
+    """The report says what was read from the file, and nothing it does not hold (a trial: a
+    state with both items at "pack" was told the location starts "on_person" and then "pack",
+    and columns no character held were reported as exact)."""
+
+    STATE: ClassVar[dict[str, object]] = {
+        "id": "gs1",
+        "date": "Day 3",
+        "playerStats": {
+            "inventory": [
+                {"name": "Rope", "description": "hemp", "quantity": 2, "location": "pack"},
+                {"name": "Lamp", "description": "oil", "quantity": 1, "location": "pack"},
+            ],
+            "activeQuests": [{"name": "Find the key", "completed": False}],
+        },
+        "presentCharacters": [{"name": "Emma", "stats": [{"name": "HP", "value": 10, "max": 10}]}],
+    }
+
+    def _lines(self) -> list[str]:
+        return [str(line) for line in import_marinara("s.json", json.dumps(self.STATE)).report.lines]
+
+    def test_a_start_the_rows_agree_on_is_the_one_start_said(self) -> None:
+        """Both rows at "pack": the location line names no other start, and the column starts
+        at "pack"; the quantities differ, so that column's own start is still said."""
+        lines = self._lines()
+        location = [line for line in lines if "Inventory.location" in line]
+        assert location == [
+            "exact: playerStats.inventory[].location -> Inventory.location: text column "
+            "(InventoryItem location)",
+            "guessed: playerStats.inventory (starting rows).location -> Inventory.location: a new "
+            'row starts at "pack", guessed: all 2 starting rows hold it',
+        ]
+        assert not any("on_person" in line for line in lines)
+        assert field_of(import_marinara("s.json", json.dumps(self.STATE)), "Inventory", "location")[
+            "default"
+        ] == "pack"
+        assert (
+            "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0 "
+            "(InventoryItem quantity); a new row starts at 1 (the file gives no start)"
+        ) in lines
+
+    def test_keys_the_file_lacks_are_said_to_be_not_in_it(self) -> None:
+        """No character holds mood, appearance, outfit or thoughts: their columns are made (the
+        model fills them) but guessed and said to be not in the file; no quest has a
+        questEntryId or objectives, so none is reported as read."""
+        lines = self._lines()
+        for key in ("mood", "appearance", "outfit", "thoughts"):
+            assert (
+                f"guessed: presentCharacters[].{key} -> Present characters.{key}: text column; "
+                f"not in the file: made because Marinara's PresentCharacter has {key}"
+            ) in lines
+        assert not any(line.startswith("exact: presentCharacters[].mood") for line in lines)
+        assert not any("questEntryId" in line for line in lines)
+        assert any(
+            line.startswith("guessed: playerStats.activeQuests[].objectives")
+            and "not in the file" in line
+            for line in lines
+        )
+        assert (
+            "exact: playerStats.activeQuests[].completed -> Quests.completed: boolean "
+            "(QuestProgress completed)"
+        ) in lines
 
 
 class TestRefused:

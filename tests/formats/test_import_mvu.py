@@ -25,7 +25,7 @@ class TestInitVar:
     def test_report_lines(self) -> None:
         """Every source key has its line: exact, guessed (from what text) or unmapped (why)."""
         assert [str(line) for line in import_mvu(INITVAR).report.lines] == [
-            "unmapped: strictSet: an MVU update option; trackerkit applies each batch all or nothing (TR-37)",
+            "unmapped: strictSet: an MVU update option; trackerkit applies each batch all or nothing",
             "exact: 世界.当前时间 -> 世界.dang_qian_shi_jian: text; start and meaning from a [value, meaning] pair",
             "exact: 世界.当前位置 -> 世界.dang_qian_wei_zhi: text; start and meaning from a [value, meaning] pair",
             "exact: 世界.天气 -> 世界.tian_qi: text",
@@ -44,19 +44,19 @@ class TestInitVar:
             "exact: 主角.金币 -> 主角.jin_bi: number",
             'unmapped: 主角.背包.$meta: schema flags of "主角 背包" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
             "guessed: 主角.背包.* -> 主角 背包.quantity: number from 0, guessed: every entry maps a key to a number, read as a quantity",
-            "unmapped: 主角.背包 row \"J-35\": a starting row (quantity=6), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "unmapped: 主角.背包 row \"绷带\": a starting row (quantity=2), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: 主角.背包 row \"J-35\": a starting row (quantity=6), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "unmapped: 主角.背包 row \"绷带\": a starting row (quantity=2), not kept: a list starts with no rows; the model or a person's edit adds it",
             "guessed: 主角.技能 -> 主角 技能.detail: text, guessed: an extensible array of plain items is keyed by the item; a text column was added because a row needs a field",
-            "unmapped: 主角.技能 row \"游泳\": a starting row, not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "unmapped: 主角.技能 row \"撬锁\": a starting row, not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: 主角.技能 row \"游泳\": a starting row, not kept: a list starts with no rows; the model or a person's edit adds it",
+            "unmapped: 主角.技能 row \"撬锁\": a starting row, not kept: a list starts with no rows; the model or a person's edit adds it",
             "exact: 主角.同伴.*.关系 -> 主角 同伴.guan_xi: text; read from the rows",
             'guessed: 主角.同伴.*.好感 -> 主角 同伴.hao_gan: number; min 0, max 100 guessed from "0~100"; read from the rows',
-            "unmapped: 主角.同伴 row \"老周\": a starting row (guan_xi=\"雇主\", hao_gan=10), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
-            "unmapped: 主角.同伴 row \"阿绿\": a starting row (guan_xi=\"朋友\", hao_gan=40), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: 主角.同伴 row \"老周\": a starting row (guan_xi=\"雇主\", hao_gan=10), not kept: a list starts with no rows; the model or a person's edit adds it",
+            "unmapped: 主角.同伴 row \"阿绿\": a starting row (guan_xi=\"朋友\", hao_gan=40), not kept: a list starts with no rows; the model or a person's edit adds it",
             'unmapped: 任务列表.$meta: schema flags of "任务列表" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
             'guessed: 任务列表.$meta.template.进度 -> 任务列表.jin_du: number; min 0, max 100 guessed from "[0,100]"; from the template; start and meaning from a [value, meaning] pair',
             "exact: 任务列表.$meta.template.已完成 -> 任务列表.yi_wan_cheng: boolean; from the template",
-            "unmapped: 任务列表 row \"寻找灯塔钥匙\": a starting row (jin_du=10, yi_wan_cheng=false), not kept: a list starts with no rows (TR-19); the model or a person's edit adds it",
+            "unmapped: 任务列表 row \"寻找灯塔钥匙\": a starting row (jin_du=10, yi_wan_cheng=false), not kept: a list starts with no rows; the model or a person's edit adds it",
         ]
 
     def test_trackers_and_links(self) -> None:
@@ -158,6 +158,53 @@ class TestBook:
         assert [str(line) for line in imported.report.lines] == [
             'guessed: entries[0] "[InitVar] 状态": 李.体力 -> 李.ti_li: number; min 0, max 100 '
             'guessed from "0到100"; start and meaning from a [value, meaning] pair',
+        ]
+
+
+class TestTopLevelValues:
+    """An entry's top-level plain values make a tracker that says what it holds (a trial: in
+    `[InitVar] 背包` beside a `背包` object they became "背包 (2)", `MVU variables of "背包"`)."""
+
+    @staticmethod
+    def _book(content: dict[str, object], name: str = "[InitVar] 背包") -> str:
+        entry = {"uid": 0, "comment": name, "key": [], "content": orjson.dumps(content).decode()}
+        return orjson.dumps({"entries": {"0": entry}}).decode()
+
+    @pytest.mark.parametrize(
+        "content",
+        [
+            {"背包": {"$meta": {"extensible": True}, "绷带": 2}, "flag": True},
+            {"flag": True, "背包": {"$meta": {"extensible": True}, "绷带": 2}},
+            {"flag": True, "背包": {"金币": [5, "持有的金币"]}},
+        ],
+        ids=["object-first", "values-first", "record"],
+    )
+    def test_beside_an_object_of_the_entry_name(self, content: dict[str, object]) -> None:
+        """The object keeps the name; the values' tracker is named and described as the
+        entry's top-level values, whichever comes first in the entry."""
+        imported = import_mvu("book.json", self._book(content))
+        by_name = {t.name: t.description for t in imported.trackers}
+        assert set(by_name) == {"背包", "背包 (top-level values)"}
+        assert by_name["背包 (top-level values)"] == (
+            'The top-level values of the entry "[InitVar] 背包", from MVU'
+        )
+        assert (
+            'exact: entries[0] "[InitVar] 背包": flag -> 背包 (top-level values).flag: boolean'
+            in [str(line) for line in imported.report.lines]
+        )
+
+    def test_alone_it_takes_the_entry_name(self) -> None:
+        """With no other tracker of that name, the values' tracker is named after the entry."""
+        imported = import_mvu("book.json", self._book({"flag": True}, "[InitVar] 状态"))
+        assert [(t.name, t.description) for t in imported.trackers] == [
+            ("状态", 'The top-level values of the entry "[InitVar] 状态", from MVU')
+        ]
+
+    def test_a_file_of_variables(self) -> None:
+        """Variables outside a book: the values' tracker is named and described by the file."""
+        imported = import_mvu("state.yaml", "flag: true\n")
+        assert [(t.name, t.description) for t in imported.trackers] == [
+            ("state", 'The top-level values of the file "state.yaml", from MVU')
         ]
 
 

@@ -50,14 +50,12 @@ class TestMvu:
         assert "default" not in field_of(imported, "同伴", "hao_gan")
         assert _lines(imported, "guessed: 同伴 (starting rows)", "unmapped: 同伴 row") == [
             'guessed: 同伴 (starting rows).关系 -> 同伴.guan_xi: a new row starts at "朋友", '
-            "guessed: all 3 starting rows hold it (a new row starts from the fields' defaults, "
-            "TR-19)",
+            "guessed: all 3 starting rows hold it",
             "guessed: 同伴 (starting rows).在场 -> 同伴.zai_chang: a new row starts at true, "
-            "guessed: all 3 starting rows hold it (a new row starts from the fields' defaults, "
-            "TR-19)",
+            "guessed: all 3 starting rows hold it",
             *(
                 f'unmapped: 同伴 row "{row}": a starting row (guan_xi="朋友", hao_gan={n}, '
-                "zai_chang=true), not kept: a list starts with no rows (TR-19); the model or a "
+                "zai_chang=true), not kept: a list starts with no rows; the model or a "
                 "person's edit adds it"
                 for row, n in (("老周", 10), ("阿绿", 40), ("小白", 40))
             ),
@@ -133,7 +131,7 @@ class TestRpgCompanion:
         assert field_of(imported, "Inventory", "qty")["default"] == 2
         assert _lines(imported, "unmapped: trackerConfig.inventory.onPerson row") == [
             f'unmapped: trackerConfig.inventory.onPerson row "{row}": a starting row (qty=2), '
-            "not kept: a list starts with no rows (TR-19); the model or a person's edit adds it"
+            "not kept: a list starts with no rows; the model or a person's edit adds it"
             for row in ("Rope", "Torch")
         ]
         assert field_of(imported, "Stored items", "place")["default"] == "Ship"
@@ -156,13 +154,12 @@ class TestSillyTavernTracker:
                 {"Emma": {"Hair": "red", "Outfit": "coat"}, "Lars": {"Hair": "red"}},
                 [
                     "guessed: Characters.defaultValue (starting rows).Hair -> Characters.hair: a "
-                    'new row starts at "red", guessed: all 2 starting rows hold it (a new row '
-                    "starts from the fields' defaults, TR-19)",
+                    'new row starts at "red", guessed: all 2 starting rows hold it',
                     'unmapped: Characters.defaultValue row "Emma": a starting row (hair="red", '
-                    'outfit="coat"), not kept: a list starts with no rows (TR-19); the model or a '
+                    'outfit="coat"), not kept: a list starts with no rows; the model or a '
                     "person's edit adds it",
                     'unmapped: Characters.defaultValue row "Lars": a starting row (hair="red"), '
-                    "not kept: a list starts with no rows (TR-19); the model or a person's edit "
+                    "not kept: a list starts with no rows; the model or a person's edit "
                     "adds it",
                 ],
             ),

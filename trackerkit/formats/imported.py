@@ -9,7 +9,7 @@ strict decoder, so nothing is dropped silently and nothing the decoder would ref
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
@@ -125,6 +125,9 @@ class TrackerDraft:
     names: FieldNames = field(init=False)
     #: Each source key's field name, as `add` gave it (the first field made from a key).
     columns: dict[str, str] = field(default_factory=dict)
+    #: A field whose start the importer chose (`add`'s `start`): its report line's index and its
+    #: detail without the start, for when the starting rows give the start instead.
+    chosen: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.names = FieldNames(("name",) if self.layout == "list" else ())
@@ -138,11 +141,20 @@ class TrackerDraft:
         text: str = "",
         detail: str,
         guessed: bool = False,
+        start: str = "",
     ) -> str:
-        """Add a field for `key` (its type and settings in `spec`) and report it; returns its name."""
+        """Add a field for `key` (its type and settings in `spec`) and report it; returns its name.
+
+        `start` says where the spec's default came from when the file gives none (the format's
+        own default, or trackerkit's choice); it ends the report line unless the starting rows
+        give the column its start (`starting_rows`), which then says so on its own line.
+        """
         name = self.names.name(key)
         self.columns.setdefault(key, name)
         self.fields.append({"name": name, "description": meaning(key, name, text), **spec})
+        if start:
+            self.chosen[name] = (len(self.builder.lines), detail)
+            detail = f"{detail}; {start}"
         self.builder.line("guessed" if guessed else "exact", source, f"{self.name}.{name}", detail)
         return name
 
@@ -166,15 +178,21 @@ class TrackerDraft:
                 first = seen[0]
                 if spec is None or not all(_same(v, first) for v in seen[1:]):
                     continue
-                if not _fits(spec, first) or _same(spec.get("default", _own(spec)), first):
+                if not _fits(spec, first):
                     continue
+                if name not in self.chosen and _same(spec.get("default", _own(spec)), first):
+                    continue  # the file's own start, which the rows agree with
                 spec["default"] = first
+                if name in self.chosen:  # its line no longer names the start chosen without rows
+                    index, detail = self.chosen.pop(name)
+                    lines = self.builder.lines
+                    lines[index] = replace(lines[index], detail=detail)
                 self.builder.line(
                     "guessed",
                     f"{where} (starting rows).{key}",
                     f"{self.name}.{name}",
                     f"a new row starts at {_shown(first)}, guessed: all {len(rows)} starting rows "
-                    "hold it (a new row starts from the fields' defaults, TR-19)",
+                    "hold it",
                 )
         for row, values in rows:
             known = [
@@ -183,8 +201,8 @@ class TrackerDraft:
             held = f" ({', '.join(known)})" if known else ""
             self.builder.unmapped(
                 f"{where} row {quoted_row(row)}",
-                f"a starting row{held}, not kept: a list starts with no rows (TR-19); the model "
-                "or a person's edit adds it",
+                f"a starting row{held}, not kept: a list starts with no rows; the model or a "
+                "person's edit adds it",
             )
 
     def field_named(self, name: str) -> dict[str, Any] | None:

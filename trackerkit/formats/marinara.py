@@ -248,64 +248,118 @@ def _rows(draft: TrackerDraft, where: str, items: object) -> None:
     draft.starting_rows(where, rows)
 
 
+def _held(items: object, key: str) -> bool:
+    """Whether any item of the list the file gives holds `key`."""
+    return isinstance(items, list) and any(isinstance(i, dict) and key in i for i in items)
+
+
+def _column(
+    draft: TrackerDraft,
+    where: str,
+    items: object,
+    key: str,
+    spec: dict[str, Any],
+    *,
+    of: str,
+    detail: str,
+    text: str = "",
+    guessed: bool = False,
+    start: str = "",
+) -> None:
+    """A column Marinara's `of` type defines: exact when a row of the file holds its key, else
+    guessed, and said to be not in the file (the column is there for the model to fill)."""
+    if _held(items, key):
+        draft.add(
+            f"{where}[].{key}",
+            key,
+            spec,
+            text=text,
+            detail=f"{detail} ({of} {key})",
+            guessed=guessed,
+            start=start,
+        )
+        return
+    draft.add(
+        f"{where}[].{key}",
+        key,
+        spec,
+        text=text,
+        detail=f"{detail}; not in the file: made because Marinara's {of} has {key}",
+        guessed=True,
+        start=start,
+    )
+
+
 def _inventory(builder: Builder, where: str, items: object) -> None:
     draft = builder.tracker("Inventory", "list", "The player's items, from Marinara Engine")
-    draft.add(
-        f"{where}[].description",
-        "description",
-        {"type": "text"},
-        detail="text column (InventoryItem description)",
-    )
-    draft.add(
-        f"{where}[].quantity",
+    of = "InventoryItem"
+    _column(draft, where, items, "description", {"type": "text"}, of=of, detail="text column")
+    _column(
+        draft,
+        where,
+        items,
         "quantity",
         {"type": "number", "min": 0, "default": 1},
-        detail="number from 0, starts at 1 (InventoryItem quantity)",
+        of=of,
+        detail="number from 0",
+        start="a new row starts at 1 (the file gives no start)",
     )
-    draft.add(
-        f"{where}[].location",
+    _column(
+        draft,
+        where,
+        items,
         "location",
         {"type": "text", "default": "on_person"},
-        detail='text column, starts "on_person" (InventoryItem location)',
+        of=of,
+        detail="text column",
+        start='a new row starts at "on_person", the first location Marinara names (the file '
+        "gives no start)",
     )
     _rows(draft, where, items)
 
 
 def _quests(builder: Builder, where: str, items: object) -> None:
     draft = builder.tracker("Quests", "list", "The player's active quests, from Marinara Engine")
-    draft.add(
-        f"{where}[].currentStage",
+    of = "QuestProgress"
+    _column(
+        draft,
+        where,
+        items,
         "currentStage",
         {"type": "number", "min": 0},
-        detail="number from 0 (QuestProgress currentStage)",
+        of=of,
+        detail="number from 0",
     )
-    draft.add(
-        f"{where}[].objectives",
+    _column(
+        draft,
+        where,
+        items,
         "objectives",
         {"type": "text"},
+        of=of,
         text="Each objective, marked done or not",
         detail="text, guessed: the objectives [{text, completed}] kept as one text",
         guessed=True,
     )
-    draft.add(
-        f"{where}[].completed",
-        "completed",
-        {"type": "boolean"},
-        detail="boolean (QuestProgress completed)",
-    )
-    builder.unmapped(
-        f"{where}[].questEntryId", "a link to a lorebook entry, which trackerkit does not hold"
-    )
+    _column(draft, where, items, "completed", {"type": "boolean"}, of=of, detail="boolean")
+    if _held(items, "questEntryId"):
+        builder.unmapped(
+            f"{where}[].questEntryId", "a link to a lorebook entry, which trackerkit does not hold"
+        )
     _rows(draft, where, items)
 
 
 def _group(builder: Builder, where: str, title: str, items: object) -> None:
     draft = builder.tracker(title, "list", f"{title}, from Marinara Engine's inventory tracker")
-    draft.add(
-        f"{where}[].qty",
+    _column(
+        draft,
+        where,
+        items,
         "qty",
         {"type": "number", "min": 1, "default": 1},
-        detail="number from 1 (InventoryTrackerItem qty)",
+        of="InventoryTrackerItem",
+        detail="number from 1",
+        start="a new row starts at 1, as Marinara reads a qty left out",
     )
     _rows(draft, where, items)
 
@@ -319,8 +373,8 @@ def _characters(builder: Builder, characters: object) -> None:
         "Present characters", "list", "Who is in the scene, from Marinara Engine"
     )
     for key in ("mood", "appearance", "outfit", "thoughts"):
-        draft.add(
-            f"{where}[].{key}", key, {"type": "text"}, detail="text column (PresentCharacter)"
+        _column(
+            draft, where, characters, key, {"type": "text"}, of="PresentCharacter", detail="text column"
         )
     custom: dict[str, None] = {}
     stats: dict[str, None] = {}

@@ -53,7 +53,7 @@ def mvu_from_data(data: object, file: str) -> Imported:
     if entries:
         _book(builder, entries, file)
     else:
-        _variables(builder, data, Path(file).stem, "")
+        _variables(builder, data, Path(file).stem, "", f"the file {quoted(Path(file).name)}")
     return builder.finish()
 
 
@@ -88,7 +88,7 @@ def _book(builder: Builder, entries: list[object], file: str) -> None:
             builder.unmapped(where, "its content is a list, not an object of variables")
             continue
         title = " ".join(name.replace("[InitVar]", " ").split()) or "Variables"
-        _variables(builder, variables, title, f"{where}: ")
+        _variables(builder, variables, title, f"{where}: ", f"the entry {quoted(name)}")
         read += 1
     if read == 0:
         raise ImportRefusedError(
@@ -134,13 +134,28 @@ def _extensible(value: object) -> bool:
     return isinstance(value, list) and _MARK in value
 
 
-def _variables(builder: Builder, root: dict[str, Any], title: str, prefix: str) -> None:
+def _tracks(key: str, value: object) -> bool:
+    """Whether a top-level variable becomes a tracker of its own, named by its key."""
+    return key not in _ROOT_OPTIONS and key != "$meta" and not _is_leaf(value)
+
+
+def _variables(
+    builder: Builder, root: dict[str, Any], title: str, prefix: str, holder: str
+) -> None:
+    """The trackers of one object of variables: a tracker per top-level object or list, and one
+    for its top-level plain values, named `title` unless another tracker has that name (an
+    object with the entry's own name, `背包` in `[InitVar] 背包`): then `背包 (top-level values)`,
+    so it does not read as a second part of that object."""
     loose: TrackerDraft | None = None
+    taken = {d.name for d in builder.drafts} | {
+        " ".join(k.split()) for k, v in root.items() if _tracks(k, v)
+    }
+    loose_name = f"{title} (top-level values)" if title in taken else title
     for key, value in root.items():
         where = f"{prefix}{key}"
         if key in _ROOT_OPTIONS:
             builder.unmapped(
-                where, "an MVU update option; trackerkit applies each batch all or nothing (TR-37)"
+                where, "an MVU update option; trackerkit applies each batch all or nothing"
             )
         elif key == "$meta":
             _meta(builder, where, value, "the root object")
@@ -153,7 +168,9 @@ def _variables(builder: Builder, root: dict[str, Any], title: str, prefix: str) 
             _rows_of_objects(builder, key, where, value)
         else:
             if loose is None:
-                loose = builder.tracker(title, "record", f"MVU variables of {quoted(title)}")
+                loose = builder.tracker(
+                    loose_name, "record", f"The top-level values of {holder}, from MVU"
+                )
             _leaf_field(builder, loose, where, key, value, "")
 
 

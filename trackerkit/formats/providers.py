@@ -248,7 +248,7 @@ def export_costs(trackers: Sequence[Tracker]) -> list[ExportCost]:
         ("tool", "update_trackers, one line per tracker (OpenAI, not strict)", lines),
         (
             "anyof",
-            "anyOf variant: each tracker's fields in the schema (TR-36)",
+            "anyOf variant: each tracker's fields in the schema",
             {
                 "type": "function",
                 "function": {
