@@ -172,7 +172,7 @@ def _(get_draft, get_id_text, get_new, picker, unlisted):
     # Its own cell: the picker's cell does not rerun when its own choice sets the draft.
     _d = get_draft()
     _unsaved = bool(_d.patch()) or (get_new() and bool(get_id_text()))
-    _name = md_text(_d.name if len(_d.name) <= 40 else _d.name[:39] + "…")
+    _name = md_text(_d.title if len(_d.title) <= 40 else _d.title[:39] + "…")
     _what = f'the new tracker "{_name}" is' if get_new() else f"unsaved edits to {_name} are"
     _open_row = mo.hstack(
         [picker, mo.md(f"⚠ {_what} dropped when you open another tracker" if _unsaved else "")],
@@ -396,20 +396,25 @@ def _():
 
 
 @app.cell
-def _(data_dir, get_draft, library):
+def _(data_dir, get_draft, get_new, library):
     draft = get_draft()
     try:
-        verdict = draft.verdict([t.name for t in library.trackers() if t.id != draft.id])
+        _held = list(library.trackers())
+        verdict = draft.verdict([t.name for t in _held if t.id != draft.id])
+        # Another tracker of this name: a scene linking both leaves one out. A warning, never a refusal.
+        _clash = draft.name_clash(_held, new=get_new())
         scenes = load_scenes(data_dir / "scenes")
         links = draft.linked(scenes)
         _where = f"{links}" + (": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes) if len(links) else "")
         _view = mo.callout(
             mo.md(
-                f"**{md_text(draft.name)}** · revision {draft.revision} · {safe_md(_where)}\n\n"
+                f"**{md_text(draft.title)}** · revision {draft.revision} · {safe_md(_where)}\n\n"
                 + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {safe_md(line)}" for line in verdict.lines()))
             ),
             kind="success" if verdict.ok else "danger",
         )
+        if _clash:
+            _view = mo.vstack([_view, mo.callout(mo.md("⚠ " + safe_md(_clash) + " (A warning: it still saves.)"), kind="warn")])
     except Exception as _error:
         verdict = links = None
         scenes = []
@@ -433,7 +438,7 @@ def _(verdict):
                 [
                     mo.md(f"**Prompt** · {the_rail.tokens} tokens per reply ({the_rail.encoding})"),
                     mo.md(safe_fence(the_rail.block)),
-                    mo.md(f"**The plain line it falls back to** · {the_rail.plain_tokens} tokens"),
+                    mo.md(the_rail.plain_heading()),
                     mo.md(safe_fence(the_rail.plain)),
                     mo.md("**Update tool**"),
                     mo.md(safe_fence(the_rail.tool_line)),
@@ -524,9 +529,46 @@ def _(
 
     save_button = mo.ui.button(label="Save", kind="success", on_click=lambda _: save_now(new_id if get_new() else None))
     reload_button = mo.ui.button(label="Reload the newer revision (drops your edits)", on_click=lambda _: design.attempt(reload_newer, report, "reload"))
-    save_as_box = mo.ui.text(value="", label="New id", placeholder="another-id")
-    save_as_button = mo.ui.button(label="Save the draft as a new tracker", on_click=lambda _: save_now(save_as_box.value.strip()))
-    return reload_button, save_as_box, save_as_button, save_button
+    return reload_button, save_now, save_button
+
+
+@app.cell
+def _():
+    # What is typed in "New id", kept while the draft is edited; and a count that reruns the box's
+    # own cell after its button saves (a setter never reruns its own cell, unless it allows it).
+    get_copy_text, set_copy_text = mo.state("")
+    get_copy_round, set_copy_round = mo.state(0, allow_self_loops=True)
+    return get_copy_round, get_copy_text, set_copy_round, set_copy_text
+
+
+@app.cell
+def _(
+    get_copy_round,
+    get_copy_text,
+    get_draft,
+    get_outcome,
+    library,
+    save_now,
+    set_copy_round,
+    set_copy_text,
+):
+    # Save as new: a copy of any tracker opened (or of a stale draft) under a new id, suggested
+    # from its name; the box and its button share a cell, so typing reruns nothing.
+    get_copy_round()
+
+    def save_copy(typed):
+        save_now(typed.strip())
+        if get_outcome() is not None and get_outcome().ok:
+            set_copy_text("")
+            set_copy_round(lambda n: n + 1)
+
+    try:
+        _suggested = design.suggest_id(get_draft().name, library.ids())
+    except Exception:
+        _suggested = ""
+    save_as_box = mo.ui.text(value=get_copy_text() or _suggested, label="New id", placeholder="another-id", on_change=set_copy_text)
+    save_as_button = mo.ui.button(label="Save the draft as a new tracker", on_click=lambda _: save_copy(save_as_box.value))
+    return save_as_box, save_as_button
 
 
 @app.cell
@@ -576,6 +618,15 @@ def _(
                 [
                     mo.md(f"**The newer revision holds:**\n\n{_holds}"),
                     mo.hstack([reload_button, save_as_box, save_as_button], justify="start", align="end"),
+                ]
+            )
+        )
+    elif not get_new():
+        _parts.append(
+            mo.vstack(
+                [
+                    mo.md("**Save as new…** a copy of the draft under a new id; the tracker opened stays as it is."),
+                    mo.hstack([save_as_box, save_as_button], justify="start", align="end"),
                 ]
             )
         )

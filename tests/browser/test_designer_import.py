@@ -168,6 +168,11 @@ def test_import_a_file_read_its_report_take_it_in_or_open_it(
     page.get_by_label("Which", exact=True).select_option(label="李 (2 fields)")
     page.get_by_role("button", name="Take into the library").click()
     expect(_said(page)).to_contain_text("li was taken, so it is li-2")
+    # ... and the take says the library already held a tracker of that name (not silently).
+    expect(_said(page)).to_contain_text(
+        'saved "李" as li-2.json; the library already holds a tracker of this name: "李" (li)'
+    )
+    expect(_said(page)).to_contain_text("leaves one of them out of every turn")
     expect(opener.locator("option", has_text="李 (li-2)")).to_have_count(1)
     opener.select_option(label="李 (li)")
     expect(page.locator("label").filter(has_text=re.compile(r"^\d+\. "))).to_have_text(
@@ -222,6 +227,10 @@ def test_import_a_file_read_its_report_take_it_in_or_open_it(
     page.get_by_role("button", name="Take into the library").click()
     expect(_said(page)).to_contain_text("Took 2 into the library.")
     expect(_said(page)).to_contain_text("characters was taken, so it is characters-2")
+    expect(_said(page)).to_contain_text(
+        'saved "Characters" as characters-2.json; the library already holds a tracker of this '
+        'name: "Characters" (characters)'
+    )
     expect(_said(page)).to_contain_text("a scene linking them: my-preset-edited.json")
     scene = json.loads((data_copy / "scenes" / "my-preset-edited.json").read_text())
     assert scene["prompting"]["trackers"] == ["my-preset-edited", "characters-2"]

@@ -17,7 +17,8 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from trackerkit import Library
+from trackerkit import Library, rail
+from trackerkit.design import suggest_id
 
 from .widgets import field_box, pick_field
 
@@ -555,7 +556,10 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     save_as.click()
     expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-mine" at revision 0.')
     expect(_outcome(page)).to_contain_text('already holds a tracker of this name: "Здоровье 😀" (health).')
-    expect(new_id).to_have_count(0)
+    # The stale choices go; "Save as new…" stays (it is offered for any tracker opened).
+    expect(reload).to_have_count(0)
+    expect(page.get_by_text("The newer revision holds:")).to_have_count(0)
+    expect(new_id).to_have_value(suggest_id("Здоровье 😀", Library(trackers).ids()))
     assert not (trackers.parent / "evil.json").exists()
 
     # Opening another tracker drops the edits it warned of; the note goes with them.
@@ -581,6 +585,108 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
         )
     macros.first.scroll_into_view_if_needed()
     screenshot(page, "designer-long-name-macros")
+
+
+def _clash(page: Any) -> Any:
+    """The warning under the verdict that another tracker bears the draft's name."""
+    return page.locator("marimo-callout-output").filter(
+        has_text=re.compile(r"^\s*⚠ The library already holds a tracker of this name")
+    )
+
+
+def _shown(page: Any, first_line: str) -> Any:
+    """The rail's code block whose text starts with `first_line`."""
+    return page.locator("pre").filter(has_text=re.compile(f"^{re.escape(first_line)}"))
+
+
+def test_save_as_new_name_clashes_a_blank_name_and_the_rail_counts(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """A designer's trial: Health copied by "Save as new…" with no conflict first; a name another
+    tracker bears is said before saving; a blank name heads as "(no name)"; the suggested id keeps
+    non-ASCII letters; the plain line's count says what it counts; a list's block has no blank line."""
+    trackers = data_copy / "trackers"
+    health = (trackers / "health.json").read_bytes()
+    page = _open(serve, open_page, data_copy)
+    expect(_clash(page)).to_have_count(0)
+
+    # The rail: the plain line counted alone, and its block with the heading.
+    shown = rail(Library(trackers).get("health"))
+    page.get_by_text(
+        f"The plain line it falls back to · {shown.line_tokens} tokens for the line alone "
+        f"({shown.plain_tokens} for the block with this line)"
+    ).wait_for()
+    expect(page.get_by_text(f"falls back to · {shown.plain_tokens} tokens", exact=True)).to_have_count(0)
+
+    # Save as new, offered for the tracker opened: a free id suggested, the copy saved under it.
+    page.get_by_text("Save as new…").wait_for()
+    new_id = page.get_by_label("New id", exact=True)
+    expect(new_id).to_have_value("health-2")
+    page.get_by_role("button", name="Save the draft as a new tracker").click()
+    expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-2" at revision 0.')
+    expect(_outcome(page)).to_contain_text('already holds a tracker of this name: "Health" (health).')
+    assert (trackers / "health.json").read_bytes() == health
+    copy, opened = Library(trackers).get("health-2"), Library(trackers).get("health")
+    assert (copy.name, copy.revision, copy.body) == ("Health", 0, opened.body)
+    page.get_by_text("Id health-2 · revision 0").first.wait_for()
+    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Health (health-2)")
+    expect(new_id).to_have_value("health-3")
+    new_id.scroll_into_view_if_needed()
+    screenshot(page, "designer-save-as-new")
+    # The draft now edits the copy, and says before saving that Health bears its name too.
+    expect(_clash(page)).to_contain_text('"Health" (health). A scene that links two trackers of one name')
+    expect(_clash(page)).to_contain_text("A warning: it still saves.")
+    # A taken or unusable id is refused in words; nothing is written over.
+    new_id.fill("health")
+    page.get_by_role("button", name="Save the draft as a new tracker").click()
+    expect(_outcome(page)).to_contain_text('Not saved: the library already holds a tracker "health"')
+    assert (trackers / "health.json").read_bytes() == health
+
+    # A new blank tracker named as a library tracker (any case) is told so before it is saved.
+    page.get_by_label("Open", exact=True).select_option(label="New blank tracker")
+    expect(_entries(page)).to_have_text(["1. value (number)"])
+    expect(page.get_by_text("Save as new…")).to_have_count(0)
+    expect(_clash(page)).to_have_count(0)
+    name = page.get_by_label("Name", exact=True).first
+    name.fill("HEALTH")
+    name.press("Enter")
+    expect(_clash(page)).to_contain_text('of this name: "Health" (health), "Health" (health-2).')
+    expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
+    _clash(page).scroll_into_view_if_needed()
+    screenshot(page, "designer-name-clash-before-saving")
+
+    # A blank name heads the verdict as "(no name)", never as bare asterisks; the verdict says why.
+    for blank in ("", "   "):
+        name.fill(blank)
+        name.press("Enter")
+        verdict = page.locator("marimo-callout-output").filter(has_text=re.compile(r"· revision \d+"))
+        expect(verdict).to_contain_text("(no name) · revision 0")
+        expect(verdict).to_contain_text("tracker name: must not be blank")
+        expect(verdict).not_to_contain_text("**")
+        expect(verdict.locator("strong").first).to_have_text("(no name)")
+        expect(_clash(page)).to_have_count(0)
+
+    # The id suggested from the name keeps its letters, as the WTracker export's key does.
+    name.fill("Vitals ❤️ Ærin")
+    name.press("Enter")
+    expect(page.get_by_label("Id (its file name; suggested from the name)")).to_have_value(
+        "vitals-heart-aerin"
+    )
+
+    # A list tracker's `### Trackers` block shows line for line: no blank line before its rows.
+    page.get_by_label("Open", exact=True).select_option("Inventory (inventory)")
+    inventory = rail(Library(trackers).get("inventory"))
+    block = _shown(page, "### Trackers")
+    expect(block).to_have_count(1)
+    expect(block).to_have_text(inventory.block or "")
+    assert block.inner_text().strip().split("\n") == (inventory.block or "").split("\n")
+    plain = _shown(page, "Inventory:")
+    assert plain.first.inner_text().strip().split("\n") == inventory.plain.split("\n")
+    block.scroll_into_view_if_needed()
+    screenshot(page, "designer-list-rail")
 
 
 def test_a_data_folder_that_is_not_one_is_a_message(
