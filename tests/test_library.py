@@ -146,6 +146,20 @@ class TestSave:
         assert lib.get("health") == saved
         assert _stored(lib, "health")["revision"] == 1
 
+    @pytest.mark.parametrize(
+        "text", ['{"revision": 7,, "name": "x"}', "[1, 2]", ""], ids=["broken", "a-list", "empty"]
+    )
+    def test_a_file_holding_no_piece_is_not_saved_over(self, lib: Library, text: str) -> None:
+        """Found when tried: a hand edit gone wrong read as revision 0, so a save on revision 0
+        replaced it and the edit was lost. Only the repair view's save may replace it."""
+        path = lib.path / "health.json"
+        path.write_text(text)
+        tracker = decode_tracker(HEALTH)
+        with pytest.raises(BadRequestError, match="holds no readable tracker piece"):
+            lib.save(tracker, 0)
+        assert path.read_text() == text
+        assert lib.save(tracker, 0, replace_unreadable=True).revision == 1
+
     def test_stale_revision_refused(self, lib: Library) -> None:
         """TR-50: a save on a revision that moved is refused and the file is untouched."""
         tracker = lib.get("health")

@@ -13,6 +13,7 @@ from trackerkit._pieces import (
     MAX_PIECE_BYTES,
     check_tracker_id,
     read_piece_file,
+    replace_atomically,
     sweep_temporaries,
     write_atomically,
 )
@@ -105,6 +106,49 @@ class TestWrite:
             os.umask(before)
         assert stat.S_IMODE((tmp_path / "x.json").stat().st_mode) == 0o640
         assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+    def test_a_link_is_written_through(self, tmp_path: Path) -> None:
+        """A link at the path stays a link; the file it names gets the payload."""
+        target = tmp_path / "real.json"
+        target.write_bytes(b"old")
+        link = tmp_path / "out.json"
+        link.symlink_to(target)
+        assert write_atomically(link, b"new") == target
+        assert link.is_symlink()
+        assert target.read_bytes() == b"new"
+
+    @pytest.mark.parametrize("kind", ["fifo", "directory", "device"])
+    def test_a_special_file_is_refused_and_left_alone(self, tmp_path: Path, kind: str) -> None:
+        """Found when tried: `export --out /dev/null` replaced the device with a file, and a
+        FIFO (or a device) at an output's name was replaced too, or hung the writer."""
+        if kind == "fifo":
+            path = tmp_path / "out.json"
+            os.mkfifo(path)
+        elif kind == "directory":
+            path = tmp_path / "out.json"
+            path.mkdir()
+        else:
+            path = Path("/dev/null")
+        before = os.stat(path)
+        with pytest.raises(BadRequestError, match="not a regular file; nothing was written"):
+            write_atomically(path, b"x")
+        after = os.stat(path)
+        assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)
+        assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+    def test_a_failed_write_keeps_the_old_file(self, tmp_path: Path) -> None:
+        """A write that fails partway (a full disk) leaves the old file whole, no temporary."""
+        path = tmp_path / "day.parquet"
+        path.write_bytes(b"old")
+
+        def fail(out: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        with pytest.raises(OSError, match="No space left"):
+            replace_atomically(path, fail)
+        assert path.read_bytes() == b"old"
+        assert [p.name for p in tmp_path.iterdir()] == ["day.parquet"]
 
 
 class TestSweep:

@@ -16,7 +16,9 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from trackerkit.errors import BadRequestError
 from trackerkit.fields import describe_value
@@ -25,6 +27,8 @@ __all__ = [
     "MAX_PIECE_BYTES",
     "check_tracker_id",
     "read_piece_file",
+    "regular_target",
+    "replace_atomically",
     "sweep_temporaries",
     "write_atomically",
 ]
@@ -128,12 +132,31 @@ def _too_large(size: int) -> str:
     )
 
 
-def write_atomically(path: Path, payload: bytes) -> None:
+def write_atomically(path: Path, payload: bytes) -> Path:
     """Replace `path` with `payload` through a temporary in the same folder, fsynced, renamed.
 
-    The piece keeps its file mode; a new piece gets the mode the umask gives (as `open` would),
-    never the 0600 of a private temporary file.
+    See `replace_atomically`; returns the file written.
     """
+    return replace_atomically(path, lambda out: out.write(payload))
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """Replace `path` with what `write` writes to a temporary in the same folder, fsynced, renamed.
+
+    Nothing is lost on failure: until the rename the old file is whole, and a failed write
+    leaves it as it was (the temporary is removed). A link is written through (the file it
+    names is replaced; the link stays); a directory, FIFO, device or socket at the path is
+    refused (replacing `/dev/null` with a file would break the system; opening a FIFO would
+    hang). The file keeps its mode; a new file gets the mode the umask gives (as `open`
+    would), never the 0600 of a private temporary file.
+
+    Returns:
+        The file written (the link's target when `path` is a link).
+    Raises:
+        BadRequestError: something other than a regular file is at the path; nothing written.
+        OSError: the write failed (a full disk); the old file is as it was.
+    """
+    path = regular_target(path)
     folder = path.parent
     try:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
@@ -144,7 +167,7 @@ def write_atomically(path: Path, payload: bytes) -> None:
         with os.fdopen(fd, "wb") as out:
             if mode is not None and hasattr(os, "fchmod"):
                 os.fchmod(out.fileno(), mode)
-            out.write(payload)
+            write(out)
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, path)
@@ -153,6 +176,23 @@ def write_atomically(path: Path, payload: bytes) -> None:
             os.unlink(temp)
         raise
     _fsync_folder(folder)
+    return path
+
+
+def regular_target(path: Path) -> Path:
+    """The file a write to `path` replaces: `path`, or the file its link names.
+
+    Raises:
+        BadRequestError: a directory, FIFO, device or socket is there.
+    """
+    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
+    try:
+        found = os.stat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return target
+    if not stat.S_ISREG(found):
+        raise BadRequestError(f"{path} is {_kind(found)}, not a regular file; nothing was written to it")
+    return target
 
 
 def _new_temporary(folder: Path, stem: str) -> tuple[Path, int]:

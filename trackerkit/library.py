@@ -248,22 +248,34 @@ class Library:
 
     # --- writing (TR-50) ----------------------------------------------------------------------
 
-    def save(self, tracker: Tracker, base_revision: int) -> Tracker:
+    def save(
+        self, tracker: Tracker, base_revision: int, *, replace_unreadable: bool = False
+    ) -> Tracker:
         """Write `tracker` on the revision it was opened at; returns it at the next revision.
 
         The piece is checked by the strict decoder first, then written atomically. A new piece
-        (no file yet) is created at `base_revision + 1`.
+        (no file yet) is created at `base_revision + 1`. A file that holds no readable piece
+        (not JSON, not an object, a hand edit gone wrong) has no revision to check, so it is
+        not written over unless `replace_unreadable` says the caller read it and means to
+        replace it (the designer's repair view).
 
         Raises:
             TrackerDecodeError: the tracker breaks a rule; nothing was written.
             StaleRevisionError: the file's revision moved since `base_revision`; nothing was written.
+            BadRequestError: the file holds no readable piece; nothing was written.
         """
         data = encode_tracker(tracker)
         with self._locked():
             path = self._file(tracker.id)
-            if path.exists():
+            if path.exists() or path.is_symlink():
                 current = self._stored_revision(path)
-                if current != base_revision:
+                if current is None and not replace_unreadable:
+                    raise BadRequestError(
+                        f"{path} holds no readable tracker piece, so saving over it would lose "
+                        "what it holds; fix it (the designer's repair view shows why it is "
+                        "refused) or move it away first"
+                    )
+                if current is not None and current != base_revision:
                     raise StaleRevisionError(tracker.id, base_revision, current)
             saved = decode_tracker({**data, "revision": base_revision + 1}, source=path.name)
             self._write(path, saved)
@@ -354,9 +366,10 @@ class Library:
             raise NotFoundError(f"no tracker {tracker_id!r} in {self.path}")
         return path
 
-    def _stored_revision(self, path: Path) -> int:
+    def _stored_revision(self, path: Path) -> int | None:
+        """The stored piece's revision; None when the file holds no readable JSON object."""
         stored, _ = _load_json(path, self.path)
-        return _revision_of(stored) if isinstance(stored, dict) else 0
+        return _revision_of(stored) if isinstance(stored, dict) else None
 
     def _write(self, path: Path, tracker: Tracker) -> None:
         payload = orjson.dumps(encode_tracker(tracker), option=orjson.OPT_INDENT_2) + b"\n"

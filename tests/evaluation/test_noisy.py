@@ -249,3 +249,23 @@ def test_an_update_tool_call_under_the_text_protocol_is_a_call_not_offered(
     assert (turns["unknown_calls"] == 1).all()
     assert int(turns["update_calls"].sum()) == 0
     assert int(turns["refused_calls"].sum()) == 0
+
+
+def test_results_written_over_keep_the_old_file_when_a_write_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found when tried: `eval --out` on a full disk deleted the results already there."""
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    results = evaluate([SCENES / "eval-quiet.json"])
+    path = results.to_parquet(tmp_path / "r.parquet")
+    before = path.read_bytes()
+
+    def full(table: object, where: object, **options: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pq, "write_table", full)
+    with pytest.raises(OSError, match=r"cannot write .*r\.parquet: No space left"):
+        results.to_parquet(path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["r.parquet"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import shlex
 import shutil
@@ -77,6 +78,36 @@ class TestParquet:
         with pytest.raises(NotFoundError, match="does not exist"):
             export_parquet(tmp_path / "nope", tmp_path / "out")
         assert not (tmp_path / "out").exists()
+
+
+    def test_a_fifo_at_a_days_name_is_refused_before_any_write(self, tmp_path: Path) -> None:
+        """Found when tried: a FIFO named like a day's output hung the export forever."""
+        out = tmp_path / "out"
+        out.mkdir()
+        first = sorted(SAMPLE.glob("*.jsonl"))
+        os.mkfifo(out / f"{first[-1].stem}.parquet")
+        with pytest.raises(BadRequestError, match="is a FIFO, not a regular file"):
+            export_parquet(SAMPLE, out)
+        assert sorted(p.name for p in out.iterdir()) == [f"{first[-1].stem}.parquet"]
+
+    def test_a_failed_write_keeps_the_days_file(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Found when tried: a full disk deleted the previous export of the day, and the error
+        named no file. The old file stays whole; the error names the file."""
+        out = tmp_path / "out"
+        export_parquet(SAMPLE, out)
+        day = sorted(out.iterdir())[0]
+        before = day.read_bytes()
+
+        def full(table: object, where: object, **options: object) -> None:
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr(pq, "write_table", full)
+        with pytest.raises(OSError, match=f"cannot write {re.escape(str(day))}: No space left"):
+            export_parquet(SAMPLE, out)
+        assert day.read_bytes() == before
+        assert not [p for p in out.iterdir() if p.suffix == ".tmp"]
 
 
 class TestCommand:

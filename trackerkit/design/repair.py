@@ -88,7 +88,7 @@ def save_raw(library: Library, piece_id: str, text: str) -> Repair:
     revision = stored.get("revision") if isinstance(stored, dict) else 0
     base = revision if type(revision) is int else 0
     try:
-        saved = library.save(checked.tracker, base_revision=base)
+        saved = library.save(checked.tracker, base_revision=base, replace_unreadable=True)
     except StaleRevisionError as error:
         return Repair(None, (), f"Not saved: {error}")
     except TrackerkitError as error:

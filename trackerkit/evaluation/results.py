@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
+from trackerkit._pieces import replace_atomically
 from trackerkit.evaluation.metrics import (
     TURN_KEYS,
     TurnRecord,
@@ -91,8 +92,14 @@ class EvaluationResults:
         table = pa.Table.from_pandas(tidy, preserve_index=False)
         metadata = {**(table.schema.metadata or {}), b"trackerkit.format": _FORMAT}
         path.parent.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table.replace_schema_metadata(metadata), path)
-        return path
+        table = table.replace_schema_metadata(metadata)
+        try:
+            # Through a temporary renamed over the file: a failed write keeps the results there.
+            return replace_atomically(path, lambda out: pq.write_table(table, out))
+        except OSError as exc:
+            raise OSError(
+                exc.errno, f"cannot write {path}: {exc.strerror or exc}; the file there before is kept"
+            ) from exc
 
 
 def read_results(path: str | Path) -> EvaluationResults:

@@ -21,6 +21,7 @@ import warnings
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
+from trackerkit._pieces import regular_target, replace_atomically
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace._columns import SKIPPED, ColumnSpec
 from trackerkit.trace._data import column_specs
@@ -160,16 +162,26 @@ def export_parquet(
     if columns is not None:
         column_specs(columns)  # a bad request is refused before anything is written
     files = _files_of(path_or_dir, days)
+    # Every target is checked before the first write: a FIFO or a device at a day's name is
+    # refused up front (it would hang the writer, or swallow the rows).
+    targets = [regular_target(folder / f"{day_of(f) or f.stem}.parquet") for f in files]
     folder.mkdir(parents=True, exist_ok=True)
     written: list[tuple[Path, int]] = []
     errors: list[TraceLineError] = []
     lost: Counter[str] = Counter()
-    for source in files:
+    for source, target in zip(files, targets, strict=True):
         events, broken = read_trace(source, data="raw", columns=columns)
         errors.extend(broken)
         lost.update(events.attrs.get(SKIPPED, {}))
-        target = folder / f"{day_of(source) or source.stem}.parquet"
-        pq.write_table(events_to_arrow(events), target)
+        table = events_to_arrow(events)
+        try:
+            # Through a temporary renamed over the day's file: a failed write keeps the old one.
+            replace_atomically(target, partial(pq.write_table, table))
+        except OSError as exc:
+            done = f"; {len(written)} day file(s) were written before it" if written else ""
+            raise OSError(
+                exc.errno, f"cannot write {target}: {exc.strerror or exc}; the file there before is kept{done}"
+            ) from exc
         written.append((target, len(events)))
     if lost:
         where = ", ".join(f"{path} {count}" for path, count in sorted(lost.items()))
