@@ -472,10 +472,17 @@ def _simulate(args: argparse.Namespace) -> int:
             trace.close()
     if trace is not None:
         days = dict.fromkeys([trace.path_for(started), trace.path_for(clock())])
-        for day in [d for d in days if d.is_file()] or days:
+        lost = (
+            f" ({trace.failures} {'write' if trace.failures == 1 else 'writes'} failed, so "
+            "events are missing from it)"
+            if trace.failures
+            else ""
+        )
+        for day in [d for d in days if d.is_file() and d.stat().st_size] or days:
             # The writer never breaks a turn (TC-20), so a failed write is told here, not raised.
-            done = "trace written to" if day.is_file() else "no trace could be written to"
-            print(f"trackerkit: {done} {day}", file=sys.stderr)
+            written = day.is_file() and day.stat().st_size > 0
+            done = "trace written to" if written else "no trace could be written to"
+            print(f"trackerkit: {done} {day}{lost if written else ''}", file=sys.stderr)
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
@@ -510,7 +517,22 @@ def _timestamp(text: str) -> datetime:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not an ISO-8601 time such as 2027-01-05T12:00:00Z"
         ) from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    # The clock runs on from it, and days are told in other offsets: a day's room either side.
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:
+        utc = None
+    if utc is None or not _EARLIEST <= utc <= _LATEST:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is too near the calendar's edge; give a time between "
+            f"{_EARLIEST.date().isoformat()} and {_LATEST.date().isoformat()} (UTC)"
+        )
+    return moment
+
+
+_EARLIEST = datetime(1, 1, 3, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 29, tzinfo=UTC)
 
 
 def _clock(start: datetime | None) -> Callable[[], datetime]:

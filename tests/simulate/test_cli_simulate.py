@@ -367,3 +367,40 @@ def test_the_trace_commands_read_the_data_folders_trace(
     assert (code, err) == (0, "")
     assert [d["day"] for d in json.loads(out)] == ["2027-01-05"]
     assert json.loads(out)[0]["file"] == str(tmp_path / "mine" / "trace" / "2027-01-05.jsonl")
+
+
+@pytest.mark.parametrize(
+    "now", ["9999-12-31T23:59:59.999Z", "0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-12:00"]
+)
+def test_a_now_at_the_calendars_edge_is_refused_in_words(
+    capsys: pytest.CaptureFixture[str], now: str
+) -> None:
+    """Found when tried: these printed "unexpected OverflowError (a bug in trackerkit…)"."""
+    with pytest.raises(SystemExit) as exited:
+        main(["simulate", FIGHT, "--no-trace", "--now", now])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "too near the calendar's edge; give a time between 0001-01-03 and 9999-12-29 (UTC)" in err
+    assert "bug" not in err
+
+
+def test_a_trace_whose_writes_failed_is_not_said_written(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found when tried: on a full disk the run said "trace written to" an empty day file. An
+    empty file is no trace; a partial one is said to miss events."""
+    import os as os_module
+
+    from trackerkit.trace import write as writer
+
+    def full(fd: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer.os, "write", full)
+    data = tmp_path / "data"
+    code, _, err = _run(capsys, "simulate", FIGHT, "--data", str(data), "--now", "2027-01-05T12:00:00Z")
+    monkeypatch.setattr(writer.os, "write", os_module.write)
+    assert code == 0
+    day = data / "trace" / "2027-01-05.jsonl"
+    assert f"trackerkit: no trace could be written to {day}\n" in err
+    assert "trace written to" not in err.replace("no trace could be written to", "")
