@@ -44,8 +44,10 @@ class TestParse:
             (f"Hit.\n````update_trackers\n{json.dumps(CALL)}\n````", TextUpdates("Hit.", CALL)),
             (f"```python\nprint(1)\n```\nHit.\n{BLOCK}", TextUpdates("```python\nprint(1)\n```\nHit.", CALL)),
             (BLOCK, TextUpdates("", CALL)),
+            # Found when tried: a reply with Windows line endings lost its update ("not closed").
+            (f"A cudgel hits you.\r\n\r\n{BLOCK}\r\n".replace("\n", "\r\n").replace("\r\r", "\r"), TextUpdates("A cudgel hits you.", CALL)),
         ],
-        ids=["no-block", "block", "json-label", "other-json", "four-backticks", "code-kept", "block-only"],
+        ids=["no-block", "block", "json-label", "other-json", "four-backticks", "code-kept", "block-only", "crlf"],
     )  # fmt: skip
     def test_read(self, reply: str, expected: TextUpdates) -> None:
         """The block leaves the visible text; anything else stays as written."""

@@ -82,7 +82,7 @@ def _blocks(reply: str) -> list[_Block]:
     while (opened := _OPEN.search(reply, at)) is not None:
         fence = opened.group("fence")
         body_start = opened.end() + 1
-        closing = re.compile(rf"^{fence}`*[ \t]*$", re.MULTILINE)
+        closing = re.compile(rf"^{fence}`*[ \t\r]*$", re.MULTILINE)  # CRLF lines too
         closed = closing.search(reply, body_start) if body_start <= len(reply) else None
         if closed is None:
             found.append(
