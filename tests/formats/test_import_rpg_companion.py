@@ -46,8 +46,8 @@ class TestFixture:
             "exact: trackerConfig.presentCharacters.customFields[1] -> Present characters.demeanor: text column",
             "exact: trackerConfig.presentCharacters.thoughts -> Present characters.thoughts: text column",
             "unmapped: trackerConfig.presentCharacters.showEmoji: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
-            "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: number from 0, starts at 1",
-            "exact: trackerConfig.inventory.stored -> Stored items.qty: keyed list stored: number from 0, starts at 1",
+            "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: number from 0; a new row starts at 1 (the file gives no start)",
+            "exact: trackerConfig.inventory.stored -> Stored items.qty: keyed list stored: number from 0; a new row starts at 1 (the file gives no start)",
             "guessed: trackerConfig.inventory.stored -> Stored items.place: text, guessed: the place each item is stored at (stored is a map of places)",
             "unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion's panel; trackerkit shows fields its own way (\"showCurrency\")",
         ]

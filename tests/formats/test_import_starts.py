@@ -129,6 +129,13 @@ class TestRpgCompanion:
         """onPerson items agree on qty 2 (a guessed start); stored items carry their place."""
         imported = import_rpg_companion("rpg.json", orjson.dumps(self.CONFIG).decode())
         assert field_of(imported, "Inventory", "qty")["default"] == 2
+        on_person = ("exact: trackerConfig.inventory.onPerson", "guessed: trackerConfig.inventory.onPerson")
+        assert _lines(imported, *on_person) == [
+            "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: "
+            "number from 0",  # its own start (1) is not said beside the rows' 2
+            "guessed: trackerConfig.inventory.onPerson (starting rows).qty -> Inventory.qty: "
+            "a new row starts at 2, guessed: all 2 starting rows hold it",
+        ]
         assert _lines(imported, "unmapped: trackerConfig.inventory.onPerson row") == [
             f'unmapped: trackerConfig.inventory.onPerson row "{row}": a starting row (qty=2), '
             "not kept: a list starts with no rows; the model or a person's edit adds it"

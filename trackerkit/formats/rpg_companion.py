@@ -332,7 +332,8 @@ def _inventory(builder: Builder, section: object, where: str) -> None:
         "qty",
         {"type": "number", "min": 0, "default": 1},
         text="How many",
-        detail="keyed list on person: number from 0, starts at 1",
+        detail="keyed list on person: number from 0",
+        start="a new row starts at 1 (the file gives no start)",
     )
     stored = builder.tracker(
         "Stored items", "list", "What the user keeps elsewhere, from RPG Companion"
@@ -342,7 +343,8 @@ def _inventory(builder: Builder, section: object, where: str) -> None:
         "qty",
         {"type": "number", "min": 0, "default": 1},
         text="How many",
-        detail="keyed list stored: number from 0, starts at 1",
+        detail="keyed list stored: number from 0",
+        start="a new row starts at 1 (the file gives no start)",
     )
     stored.add(
         f"{where}.stored",
