@@ -479,3 +479,14 @@ class TestBrokenPipe:
         assert main(["check", str(DATA_TRACKERS)]) == 1
         monkeypatch.undo()
         assert capsys.readouterr().err == ""
+
+
+def test_changes_with_the_range_reversed_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    """Found when tried: `changes --from m4 --to m2` printed "no changes" and exited 0."""
+    code, out, err = _run(capsys, "changes", FIGHT, "--from", "m4", "--to", "m2")
+    assert code == 1
+    assert out == ""
+    assert err == (
+        "trackerkit: --from m4 comes after --to m2 on this take; "
+        "give the earlier message first (--from m2 --to m4)\n"
+    )

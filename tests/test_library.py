@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
@@ -132,6 +133,17 @@ class TestReading:
         ]
         with pytest.raises(NotFoundError, match="no such file or folder"):
             check_paths([lib.path / "nope.json"])
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_piece_is_named_for_what_it_is(tmp_path: Path, encoding: str) -> None:
+    """Found when tried: a UTF-16 tracker file was refused as "surrogates not allowed"."""
+    path = tmp_path / "health.json"
+    path.write_bytes(json.dumps(HEALTH).encode(encoding))
+    verdict = read_piece(path)
+    assert [p.message for p in verdict.problems] == [
+        "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
+    ]
 
 
 class TestSave:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from trackerkit._pieces import read_piece_file
-from trackerkit.errors import Problem, TrackerkitError
+from trackerkit.errors import BadRequestError, Problem, TrackerkitError
 from trackerkit.formats.detect import piece_kind
 from trackerkit.library import Verdict, check_paths
 
@@ -552,6 +552,12 @@ def _changes(args: argparse.Namespace) -> int:
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
     messages = session.chat.messages
+    ids = [m.id for m in messages]
+    if args.from_id in ids and args.to_id in ids and ids.index(args.from_id) > ids.index(args.to_id):
+        raise BadRequestError(
+            f"--from {args.from_id} comes after --to {args.to_id} on this take; "
+            f"give the earlier message first (--from {args.to_id} --to {args.from_id})"
+        )
     result = (
         tracker_changes_between(session.chat, None, args.from_id or messages[0].id, args.to_id)
         if messages

@@ -106,6 +106,10 @@ def _load_raw(path: Path, within: Path | None) -> tuple[object, Problem | None, 
     try:
         return orjson.loads(raw), None, raw
     except orjson.JSONDecodeError as exc:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:64]:
+            # orjson's words for UTF-16 ("surrogates not allowed") do not say what to do.
+            said = "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
+            return None, Problem((), said, "not_json"), raw
         return None, Problem((), f"is not valid JSON: {exc}", "not_json"), raw
 
 
