@@ -65,6 +65,15 @@ class TestClamps:
         assert found == (Clamp("Health", None, "hp", 80, 40),)
         assert str(found[0]) == "Health · hp: asked 80, written 40"
 
+    @pytest.mark.parametrize("asked", [9007199254740993, 1e300], ids=["past-2^53", "huge-float"])
+    def test_a_number_past_the_safe_range_clamped_is_a_clamp(self, asked: float) -> None:
+        """Found when tried: hp asked 9007199254740993 (or 1e300) was written 40 with no note."""
+        found = clamps_of(
+            {"updates": [{"tracker": "Health", "set": {"hp": asked, "mood": True}}]},
+            {"Health": {"hp": 40, "mood": True}},
+        )
+        assert found == (Clamp("Health", None, "hp", asked, 40),)
+
     def test_rows_are_matched_case_folded(self) -> None:
         """A list row named in another case is the row the rules wrote."""
         found = clamps_of(

@@ -109,7 +109,9 @@ def _asked_numbers(items: object) -> dict[tuple[str, str | None, str], object]:
         if not isinstance(tracker, str) or not isinstance(values, Mapping):
             continue
         for name, value in values.items():
-            if is_number(value):
+            # Any number asked, past the safe range too: the update clamps 9007199254740993 or
+            # 1e300 to a top like any other number, and the page says so.
+            if type(value) in (int, float):
                 asked[(tracker, row if isinstance(row, str) else None, str(name))] = value
     return asked
 
