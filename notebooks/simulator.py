@@ -17,11 +17,11 @@ with app.setup:
         link_choices,
         link_trackers,
         outcome_html,
+        pinned,
         play_page,
         played_marker,
         reply_notes_html,
     )
-    from trackerkit.simulate.playback import pinned
     from trackerkit.views import (
         bars_over_history,
         changes_html,

@@ -40,6 +40,7 @@ from trackerkit.simulate.playback import (
     StepValues,
     clamps_of,
     compare_protocols,
+    pinned,
     play_page,
     read_json,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "link_trackers",
     "linked_ids",
     "outcome_html",
+    "pinned",
     "play_page",
     "played_marker",
     "read_json",
