@@ -472,7 +472,6 @@ def name_clash(name: str, trackers: Iterable[Tracker], own_id: str | None = None
     )
 
 
-
 def save_draft(draft: Draft, library: Library) -> Draft:
     """Save a draft as a patch of its edits on the revision it was opened on (TR-50).
 
