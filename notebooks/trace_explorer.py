@@ -357,7 +357,8 @@ def _(day_pick, names, turn_rows, turns):
     # Each turn counts on the day file of its first event (where it began), events after
     # midnight included: the per-day figures are turns' figures, not the files' lines.
     day_costs_table = mo.ui.table(
-        per_day,
+        # The turns' `steps` are completed steps (the cost's), not the failed ones: say so.
+        per_day.rename(columns={"steps": "completed_steps"}),
         selection=None,
         label="Cost and usage per day, each turn on the day it began",
         format_mapping={"cost_usd": "{:.6g}", "unknown_share": "{:.1%}"},

@@ -253,6 +253,8 @@ def test_why_a_turn_failed_and_the_days(
     day_costs = element(page, "Cost and usage per day, each turn on the day it began")
     for day in per_day["day"]:
         expect(day_costs.get_by_text(day, exact=True)).to_have_count(1)
+    # Its steps are the completed ones, and its header says so (found when tried).
+    expect(day_costs.get_by_text("completed_steps", exact=True).first).to_be_visible()
     expect(page.get_by_text("steps carry no cost and are not in these totals")).not_to_have_count(0)
     expect(page.get_by_text("Tokens per day", exact=True)).to_have_count(1)
 

@@ -360,6 +360,23 @@ class TestVerdict:
         assert verdict.tracker is None
         assert line in verdict.lines()
 
+    @pytest.mark.parametrize(
+        ("name", "line"),
+        [
+            ("Stamina ", "tracker name: must not start or end with a space: macros read the name without it"),
+            (" Stamina", "tracker name: must not start or end with a space: macros read the name without it"),
+            ("Sta}}mina", 'tracker name: must not hold "}}": macros such as {{tracker::Name::field}} use them'),
+            ("A::B", 'tracker name: must not hold "::": macros such as {{tracker::Name::field}} use them'),
+        ],
+        ids=["trailing-space", "leading-space", "closing-braces", "double-colon"],
+    )
+    def test_a_name_macros_cannot_write_is_held_back(self, name: str, line: str) -> None:
+        """Found when tried: `Stamina ` (or `Sta}}mina`) decoded and saved, and the prompt line,
+        whose macros name the tracker, read blank or garbled."""
+        verdict = _draft().rename_tracker(name).verdict(["Stamina"])
+        assert not verdict.ok
+        assert line in verdict.lines()
+
     def test_problems_by_field_key(self) -> None:
         """Problems are also given by field key, for showing beside the field."""
         draft = _draft()

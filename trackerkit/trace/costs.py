@@ -17,7 +17,7 @@ COST_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("day", "day", "str", doc="the day file (TC-2); empty for turns not from files"),
     ColumnSpec("turns", "turns", "int", 0),
     ColumnSpec("failed_turns", "failed_turns", "int", 0, doc="turns whose status is failed"),
-    ColumnSpec("steps", "steps", "int", 0),
+    ColumnSpec("steps", "steps", "int", 0, doc="completed steps (the turns' steps; failed ones are not counted)"),
     ColumnSpec("steps_without_cost", "steps_without_cost", "int", 0),
     ColumnSpec("tokens_in", "tokens_in", "int", 0, doc="the steps' usage.in"),
     ColumnSpec("tokens_out", "tokens_out", "int", 0, doc="the steps' usage.out"),
