@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from trackerkit._arguments import read_arguments
-from trackerkit.design.draft import Draft
+from trackerkit.design.draft import Draft, named, namesakes
 from trackerkit.errors import ModelError, TrackerkitError
 from trackerkit.scene import Scene
 from trackerkit.steps import TurnPlan
@@ -64,9 +64,7 @@ def _name_clashes(draft: Draft, linked: list[object], trackers: list[Tracker]) -
     if name_key(draft.name) == name_key(draft.base.name):
         return []
     lines = []
-    for other in trackers:
-        if other.id == draft.id or name_key(other.name) != name_key(draft.name):
-            continue
+    for other in namesakes(draft.name, trackers, draft.id):
         both = [_scene_id(s) for s in linked if _links(s, other.id)]
         if both:
             lines.append(
@@ -77,7 +75,7 @@ def _name_clashes(draft: Draft, linked: list[object], trackers: list[Tracker]) -
             )
         else:
             lines.append(
-                f'Another tracker of the library is named "{other.name}" ({other.id}); a scene '
+                f"Another tracker of the library is named {named([other])}; a scene "
                 "that links both leaves one of them out."
             )
     return lines

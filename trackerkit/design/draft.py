@@ -45,7 +45,7 @@ from trackerkit.tracker import (
 from trackerkit.update import name_key
 from trackerkit.values import Value, same_value
 
-__all__ = ["Draft", "DraftField", "DraftVerdict", "name_clash", "namesakes", "save_draft"]
+__all__ = ["Draft", "DraftField", "DraftVerdict", "name_clash", "named", "namesakes", "save_draft"]
 
 
 class _Unset(enum.Enum):
@@ -472,6 +472,11 @@ def namesakes(name: str, trackers: Iterable[Tracker], own_id: str | None = None)
     return sorted(same, key=lambda t: t.id)
 
 
+def named(trackers: Iterable[Tracker]) -> str:
+    """Trackers as the designer's sentences name them: `"Health" (health), "Health" (health-2)`."""
+    return ", ".join(f'"{t.name}" ({t.id})' for t in trackers)
+
+
 def name_clash(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> str:
     """A sentence naming the other trackers called `name` (see `namesakes`), or '' when none.
 
@@ -482,9 +487,8 @@ def name_clash(name: str, trackers: Iterable[Tracker], own_id: str | None = None
     same = namesakes(name, trackers, own_id)
     if not same:
         return ""
-    which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
     return (
-        f"The library already holds a tracker of this name: {which}. A scene that links two "
+        f"The library already holds a tracker of this name: {named(same)}. A scene that links two "
         "trackers of one name leaves one of them out of every turn: rename one before linking both."
     )
 

@@ -18,7 +18,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trackerkit.design.draft import Draft, namesakes
+from trackerkit.design.draft import Draft, named, namesakes
 from trackerkit.design.report import readable
 from trackerkit.design.saving import save
 from trackerkit.errors import TrackerkitError
@@ -271,8 +271,7 @@ class Taken:
             line = f'- saved "{tracker.name}" as `{tracker.id}.json`'
             same = self.namesakes.get(tracker.id, ())
             if same:
-                which = ", ".join(f'"{t.name}" ({t.id})' for t in same)
-                line += f"; the library already holds a tracker of this name: {which}"
+                line += f"; the library already holds a tracker of this name: {named(same)}"
             lines.append(line)
         for was, now in self.renamed.items():
             lines.append(f"- `{was}` was taken, so it is `{now}`")
