@@ -478,11 +478,13 @@ def _simulate(args: argparse.Namespace) -> int:
             if trace.failures
             else ""
         )
-        for day in [d for d in days if d.is_file() and d.stat().st_size] or days:
-            # The writer never breaks a turn (TC-20), so a failed write is told here, not raised.
-            written = day.is_file() and day.stat().st_size > 0
-            done = "trace written to" if written else "no trace could be written to"
-            print(f"trackerkit: {done} {day}{lost if written else ''}", file=sys.stderr)
+        # A day file left empty holds no trace. The writer never breaks a turn (TC-20), so a
+        # failed write is told here, not raised.
+        written = [d for d in days if d.is_file() and d.stat().st_size]
+        for day in written:
+            print(f"trackerkit: trace written to {day}{lost}", file=sys.stderr)
+        for day in [] if written else days:
+            print(f"trackerkit: no trace could be written to {day}", file=sys.stderr)
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
