@@ -67,7 +67,7 @@ def safe_fence(text: object) -> str:
 
 
 # What marimo's list preprocessor takes for a list item's start (`breakless_lists`).
-_LIST_MARK = re.compile(r"^(\s*)([*+-]|\d)", re.MULTILINE)
+_LIST_MARK = re.compile(r"^([ \t]*)([*+-]|\d)", re.MULTILINE)
 
 
 def _as_reference(found: re.Match[str]) -> str:
