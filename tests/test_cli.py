@@ -70,7 +70,8 @@ class TestCheck:
         assert out.splitlines()[1] == f"{path}: 1 of 1 tracker refused"
 
     def test_json_output(self, capsys: pytest.CaptureFixture[str], folder: Path) -> None:
-        """`--json` prints a list of `{file, ok, id, problems}`; exit 1 when any is refused."""
+        """`--json` prints a list of `{file, ok, id, problems, warnings}`; exit 1 when any is
+        refused (warnings, `test_check_hints.py`, leave the exit code alone)."""
         code, out, err = _run(capsys, "check", "--json", str(folder))
         assert (code, err) == (1, "")
         assert orjson.loads(out) == [
@@ -85,8 +86,15 @@ class TestCheck:
                     },
                     {"path": "extra", "message": "is not a known key"},
                 ],
+                "warnings": [],
             },
-            {"file": str(folder / "health.json"), "ok": True, "id": "health", "problems": []},
+            {
+                "file": str(folder / "health.json"),
+                "ok": True,
+                "id": "health",
+                "problems": [],
+                "warnings": [],
+            },
         ]
 
     def test_several_paths(self, capsys: pytest.CaptureFixture[str], folder: Path) -> None:
@@ -339,6 +347,7 @@ class TestTheOtherKindOfPiece:
                 "ok": False,
                 "id": "fight",
                 "problems": [{"path": "", "message": SCENE_NOT_TRACKER}],
+                "warnings": [],
             }
         ]
 

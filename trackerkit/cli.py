@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from trackerkit._pieces import read_piece_file
+from trackerkit.design.hints import tracker_hints
 from trackerkit.errors import BadRequestError, Problem, TrackerkitError
 from trackerkit.formats.detect import piece_kind
 from trackerkit.library import Verdict, check_paths
@@ -48,7 +49,10 @@ def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="decode tracker files or folders and print every problem",
         description=(
             "Decode tracker files (or every *.json in a folder) through the strict decoder. "
-            "Prints each problem as `file: path: message`; exits 1 when any file is refused."
+            "Prints each problem as `file: path: message`; exits 1 when any file is refused. "
+            "Files that decode may get warnings (`file: warning: path: message`, exit code "
+            "unchanged): a template macro naming a tracker or field none of the files checked "
+            "holds, a name a macro cannot write, two trackers of one name whatever the case."
         ),
     )
     check.add_argument(
@@ -63,8 +67,10 @@ def _check(args: argparse.Namespace) -> int:
         (path, [_scene_verdict(v) for v in found]) for path, found in check_paths(args.paths)
     ]
     verdicts = [v for _, found in checked for v in found]
+    warned = _warnings(verdicts)
     if args.json:
-        print(orjson.dumps([v.to_json() for v in verdicts], option=orjson.OPT_INDENT_2).decode())
+        out = [{**v.to_json(), "warnings": _problems_json(warned.get(id(v), []))} for v in verdicts]
+        print(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode())
         return 0 if all(v.ok for v in verdicts) else 1
     for path, found in checked:
         if found and all(_is_scene(v) for v in found) and Path(path).is_dir():
@@ -74,9 +80,30 @@ def _check(args: argparse.Namespace) -> int:
         for verdict in found:
             for line in verdict.lines():
                 print(line)
+            for problem in warned.get(id(verdict), []):
+                print(f"{verdict.file}: warning: {problem}")
         if len(found) != 1 or not _is_scene(found[0]) or Path(path).is_dir():
-            print(f"{path}: {_summary(found)}")
+            count = sum(len(warned.get(id(v), [])) for v in found)
+            print(f"{path}: {_summary(found)}{_warning_count(count)}")
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+def _warnings(verdicts: list[Verdict]) -> dict[int, list[Problem]]:
+    """Each decoded verdict's warnings (`design.tracker_hints`), by the verdict's identity: the
+    trackers of every path checked are judged together, as a scene could link them."""
+    decoded = [v for v in verdicts if v.tracker is not None]
+    hints = tracker_hints([v.tracker for v in decoded if v.tracker], [v.file for v in decoded])
+    return {id(v): found for v, found in zip(decoded, hints, strict=True) if found}
+
+
+def _problems_json(problems: list[Problem]) -> list[dict[str, str]]:
+    return [{"path": p.path, "message": p.message} for p in problems]
+
+
+def _warning_count(count: int) -> str:
+    if not count:
+        return ""
+    return f" ({count} warning{'' if count == 1 else 's'} above)"
 
 
 #: What `check` says of a scene file given for a tracker (its problem code is `is_scene`).

@@ -18,6 +18,7 @@ from trackerkit.design.fields import (
     top_candidates,
     top_labels,
 )
+from trackerkit.design.hints import name_problems, tracker_hints
 from trackerkit.design.importing import (
     ALL_IMPORTED,
     ImportView,
@@ -57,6 +58,7 @@ __all__ = [
     "id_problem",
     "macro_suggestions",
     "move_field",
+    "name_problems",
     "open_imported",
     "parse_number",
     "parse_start",
@@ -75,4 +77,5 @@ __all__ = [
     "take_imported",
     "top_candidates",
     "top_labels",
+    "tracker_hints",
 ]

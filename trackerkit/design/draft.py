@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trackerkit._pieces import check_tracker_id
+from trackerkit.design.hints import name_problems
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -361,7 +362,8 @@ class Draft:
             tracker = self.tracker()
         except TrackerDecodeError as exc:
             return refused(self.fields, exc.problems)
-        held: list[Problem] = _macro_name_problems(tracker.name)
+        # The page names this place "tracker name".
+        held = [Problem(("tracker name",), p.message, p.code) for p in name_problems(tracker.name)]
         if tracker.body.template is None:
             return DraftVerdict(tuple(held), tracker, {})
         rows = [p.row for p in self.macros or () if isinstance(p, BoundMacro) and p.row is not None]
@@ -440,23 +442,6 @@ def _has(type: FieldType, setting: str) -> bool:
     if setting in _NUMBER_ONLY:
         return type == "number"
     return setting != "choices" or type == "choice"
-
-
-def _macro_name_problems(name: str) -> list[Problem]:
-    """Why a tracker name cannot be written in a macro (`{{tracker::Name::field}}`, TR-32): the
-    prompt line's macros name the tracker, so such a name would blank or garble its line."""
-    problems = []
-    if name.strip() and name != name.strip():
-        problems.append(
-            Problem(("tracker name",), "must not start or end with a space: macros read the name without it", "spaces")
-        )
-    marks = [mark for mark in ("{{", "}}", "::") if mark in name]
-    if marks:
-        shown = ", ".join(f"\"{mark}\"" for mark in marks)
-        problems.append(
-            Problem(("tracker name",), f"must not hold {shown}: macros such as {{{{tracker::Name::field}}}} use them", "macro_marks")
-        )
-    return problems
 
 
 def namesakes(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> list[Tracker]:

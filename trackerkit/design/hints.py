@@ -1,0 +1,141 @@
+"""Warnings on trackers that decode but will not read as their author means (`trackerkit check`).
+
+A tracker file can pass the strict decoder and still write a blank or garbled prompt line:
+
+- its template names a tracker or field that none of the trackers checked with it holds (a
+  rename made by hand in one file leaves the old name in another's macros, TR-32);
+- its name is one a macro cannot write: outer spaces, or `{{`, `}}` or `::` inside (TR-32);
+- two trackers' names match as the update tool matches names (`update.name_key`, TR-20), so a
+  scene linking both reaches the second only by its exact spelling.
+
+These are warnings, never refusals: the file is a valid piece, and the tracker a macro names
+may live in a folder that was not checked. The designer's verdict holds back the same name
+problems before a save (`name_problems`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from trackerkit.design.sample import starting_state
+from trackerkit.errors import Problem
+from trackerkit.line import line_of
+from trackerkit.macros import MacroIssue
+from trackerkit.prompt import tracker_texts
+from trackerkit.tracker import Tracker
+from trackerkit.update import name_key
+
+__all__ = ["name_problems", "tracker_hints"]
+
+#: A list tracker's rows exist only in a chat, so a macro naming a row is not judged.
+_NOT_JUDGED = frozenset({"no_row"})
+
+
+def name_problems(name: str) -> list[Problem]:
+    """Why a tracker name cannot be written in a macro (`{{tracker::Name::field}}`, TR-32): the
+    prompt line's macros name the tracker, so such a name would blank or garble its line."""
+    problems = []
+    if name.strip() and name != name.strip():
+        problems.append(
+            Problem(
+                ("name",),
+                "must not start or end with a space: macros read the name without it",
+                "spaces",
+            )
+        )
+    marks = [mark for mark in ("{{", "}}", "::") if mark in name]
+    if marks:
+        shown = ", ".join(f'"{mark}"' for mark in marks)
+        problems.append(
+            Problem(
+                ("name",),
+                f"must not hold {shown}: macros such as {{{{tracker::Name::field}}}} use them",
+                "macro_marks",
+            )
+        )
+    return problems
+
+
+def tracker_hints(trackers: Sequence[Tracker], files: Sequence[str] = ()) -> list[list[Problem]]:
+    """Each tracker's warnings, in the order given, judged against all of `trackers`.
+
+    A template runs read-only at the trackers' starting values with every tracker given loaded;
+    a list holds each row a macro names. A macro whose arguments are themselves macros
+    (`{{tracker::{{char}}::hp}}`) is judged only by its syntax: what it names is known only in a
+    chat. `files` names each tracker's file for the namesake warning (its id when not given).
+    """
+    where = list(files) or [t.id for t in trackers]
+    issues = _template_issues(trackers)
+    hints: list[list[Problem]] = []
+    for index, tracker in enumerate(trackers):
+        found = [_named(problem) for problem in name_problems(tracker.name)]
+        found.extend(_template_problem(issue) for issue in issues.get(tracker.name, []))
+        found.extend(_namesakes(index, trackers, where))
+        hints.append(found)
+    return hints
+
+
+def _named(problem: Problem) -> Problem:
+    return Problem(problem.where, f"{problem.message} (the prompt line cannot name it)", problem.code)
+
+
+def _template_issues(trackers: Sequence[Tracker]) -> dict[str, list[MacroIssue]]:
+    """The macro errors of every template, by the tracker's name, rows named by macros loaded."""
+    if not any(t.body.template is not None for t in trackers):
+        return {}
+    _, first = tracker_texts(trackers, _state(trackers, []))
+    rows = [i.name for i in first.errors if i.code == "no_row" and not _computed(i)]
+    _, report = tracker_texts(trackers, _state(trackers, rows))
+    out: dict[str, list[MacroIssue]] = {}
+    for issue in report.errors:
+        if issue.code in _NOT_JUDGED or (_computed(issue) and issue.code.startswith("no_")):
+            continue
+        seen = out.setdefault(issue.source, [])
+        if issue not in seen:  # two trackers of one name run the same errors twice
+            seen.append(issue)
+    return out
+
+
+def _state(trackers: Sequence[Tracker], rows: list[str]) -> dict[str, dict[str, object]]:
+    state: dict[str, dict[str, object]] = {}
+    for tracker in trackers:
+        state.update(starting_state(tracker, rows))
+    return state
+
+
+def _computed(issue: MacroIssue) -> bool:
+    """True when the macro's arguments hold macros, so what it names is known only in a chat."""
+    return "{{" in issue.macro[2:]
+
+
+def _template_problem(issue: MacroIssue) -> Problem:
+    if issue.code == "no_tracker":
+        message = (
+            f'{issue.macro} names "{line_of(issue.name)}", and no tracker checked with it is '
+            "called that (renamed, or in another folder?)"
+        )
+    else:
+        message = f"{issue.message} (in {issue.macro})"
+    return Problem(("body", "template"), message, issue.code)
+
+
+def _namesakes(index: int, trackers: Sequence[Tracker], where: Sequence[str]) -> list[Problem]:
+    tracker = trackers[index]
+    if not tracker.name.strip():
+        return []
+    key = name_key(tracker.name)
+    others = [
+        f'{where[i]} ("{other.name}")'
+        for i, other in enumerate(trackers)
+        if i != index and name_key(other.name) == key
+    ]
+    if not others:
+        return []
+    return [
+        Problem(
+            ("name",),
+            f"matches the name of {', '.join(others)} whatever the case, as the update tool "
+            "matches names: a scene linking both reaches the second only by its exact spelling",
+            "namesake",
+        )
+    ]
