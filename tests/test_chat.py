@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from conftest import BAG, HEALTH
 
-from trackerkit import Chat, EditRefusedError, NotFoundError, Scene, TurnError
+from trackerkit import BadRequestError, Chat, EditRefusedError, NotFoundError, Scene, TurnError
+from trackerkit.formats import strict_arguments
 from trackerkit.scene import Prompting
 
 HP = "tracker-record:health"
@@ -480,3 +481,29 @@ class TestEdit:
         version = chat.take.version
         assert chat.edit("Health", set={"hp": 5}).answer == "Health: no change"
         assert chat.take.version == version
+
+
+class TestStrictExportCalls:
+    """A call made through the OpenAI strict or Gemini export lists every field, null when not
+    given: `Turn.call(..., null_is_absent=True)` runs it as the line-per-tracker call it means."""
+
+    def test_a_strict_call_is_run_as_its_line_call(self) -> None:
+        chat = _chat("health", "bag")
+        chat.add_user("go")
+        turn = chat.begin_turn()
+        line_call = {"updates": [{"tracker": "Health", "set": {"hp": 4}}]}
+        strict = strict_arguments(turn.trackers, line_call)
+        assert None in strict["updates"][0]["set"].values()  # every other field, null
+        assert not turn.call(strict).ok  # null is no value of a number or a choice
+        result = turn.call(strict, null_is_absent=True)
+        assert result.ok, result.answer
+        assert result.answer == "Health: hp 0 -> 4"
+        turn.commit("ok")
+        assert _hp(chat) == 4
+
+    def test_the_switch_is_a_boolean(self) -> None:
+        chat = _chat("health")
+        chat.add_user("go")
+        turn = chat.begin_turn()
+        with pytest.raises(BadRequestError, match="null_is_absent must be True or False"):
+            turn.call({"updates": []}, null_is_absent="yes")  # type: ignore[arg-type]

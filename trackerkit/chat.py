@@ -107,8 +107,20 @@ class Turn:
         state = self.state
         return tracker_values(self.trackers, state)
 
-    def call(self, arguments: object) -> UpdateResult:
-        """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38)."""
+    def call(self, arguments: object, *, null_is_absent: bool = False) -> UpdateResult:
+        """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38).
+
+        `null_is_absent=True` is for a call the model made through an OpenAI strict or Gemini
+        export (`trackerkit export --to openai|gemini`): those schemas list every field, required
+        and nullable, so `null` there means "not given" rather than a value to write.
+
+        Raises:
+            BadRequestError: `null_is_absent` is not True or False.
+        """
+        if not isinstance(null_is_absent, bool):
+            raise BadRequestError(
+                f"null_is_absent must be True or False; found {_kind(null_is_absent)}"
+            )
         if not self.open:
             return UpdateResult(
                 False,
@@ -118,7 +130,9 @@ class Turn:
             return UpdateResult(
                 False, answer="No tracker tool is offered on this turn; nothing was written."
             )
-        result = apply_tracker_updates(self.trackers, self.state, arguments)
+        result = apply_tracker_updates(
+            self.trackers, self.state, arguments, null_is_absent=null_is_absent
+        )
         if result.ok:
             self.pending.extend(result.deltas)
         self.results.append(result)
