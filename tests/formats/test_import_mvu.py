@@ -123,12 +123,14 @@ class TestBook:
         """Lore entries and the broken entry are reported; JSON5 content is read."""
         assert [str(line) for line in import_mvu(BOOK).report.lines] == [
             'unmapped: entries[0] "世界观：雾港镇": not an [InitVar] entry (lore text, not variables)',
+            'unmapped: entries[3] "[InitVar] 坏掉的条目": its content is not JSON, YAML or JSON5 '
+            "(YAML: expected ',' or ']', but got '<stream end>' at line 1, column 11); "
+            "MagVarUpdate itself loads no variable of a book while one of its [InitVar] entries "
+            "cannot be read",
             'guessed: entries[1] "[InitVar] 角色变量": Li.affection -> Li.affection: number; min -30, max 100 guessed from "[-30,100]"; start and meaning from a [value, meaning] pair',
             'exact: entries[1] "[InitVar] 角色变量": Li.place -> Li.place: text; start and meaning from a [value, meaning] pair',
             'exact: entries[2] "[InitVar] 时间": 时间.日期 -> 时间.ri_qi: text; start and meaning from a [value, meaning] pair',
             'guessed: entries[2] "[InitVar] 时间": 时间.小时 -> 时间.xiao_shi: number; min 0, max 23 guessed from "0到23"; start and meaning from a [value, meaning] pair',
-            'unmapped: entries[3] "[InitVar] 坏掉的条目": its content is not JSON, YAML or JSON5 '
-            "(YAML: expected ',' or ']', but got '<stream end>' at line 1, column 11)",
         ]
 
     def test_trackers(self) -> None:
@@ -159,6 +161,121 @@ class TestBook:
             'guessed: entries[0] "[InitVar] 状态": 李.体力 -> 李.ti_li: number; min 0, max 100 '
             'guessed from "0到100"; start and meaning from a [value, meaning] pair',
         ]
+
+
+def _book_of(*entries: tuple[str, str]) -> str:
+    """A world-info book (JSON) of entries given as (name, content)."""
+    book = {
+        "entries": {
+            str(i): {"uid": i, "comment": name, "key": [], "content": content}
+            for i, (name, content) in enumerate(entries)
+        }
+    }
+    return orjson.dumps(book).decode()
+
+
+class TestAsMvuReadsEntries:
+    """Entries read as MagVarUpdate reads them (a trial: `[initvar]` and fenced entries were
+    skipped, and two entries holding `Li` made "Li" and "Li (2)")."""
+
+    def test_name_in_any_case(self) -> None:
+        """MVU matches `[InitVar]` in an entry's name whatever its case."""
+        imported = import_mvu("book.json", _book_of(("[initvar] lower", "Hero:\n  hp: 10\n")))
+        assert [t.name for t in imported.trackers] == ["Hero"]
+        assert [str(line) for line in imported.report.lines] == [
+            'exact: entries[0] "[initvar] lower": Hero.hp -> Hero.hp: number'
+        ]
+
+    def test_lower_case_book_is_told_as_mvu(self) -> None:
+        """Such a book is told as MVU by its content, too."""
+        from trackerkit.formats import detect_format
+
+        assert detect_format("book.json", _book_of(("[INITVAR]", "Hero:\n  hp: 10\n"))) == "mvu"
+
+    def test_code_fence_is_stripped(self) -> None:
+        """Content in a ```yaml fence is read inside the fence, as MVU does."""
+        text = _book_of(("[InitVar] fenced", "```yaml\nHero:\n  hp: [10, \"0到20\"]\n```"))
+        imported = import_mvu("book.json", text)
+        assert [t.name for t in imported.trackers] == ["Hero"]
+        assert field_of(imported, "Hero", "hp")["default"] == 10
+        assert not imported.report.of("unmapped")
+
+    def test_entries_sharing_a_key_are_merged(self) -> None:
+        """MVU merges every entry into one object: `Li` of two entries is one tracker, the
+        later entry's value wins, and the value it replaced is reported, naming both."""
+        imported = import_mvu(
+            "book.json",
+            _book_of(
+                ("[InitVar] a", 'Li:\n  affection: [0, "[-30,100]"]\n  mood: calm\n'),
+                ("[InitVar] b", 'Li:\n  place: church\n  affection: [10, "[-30,100]"]\n'),
+            ),
+        )
+        (li,) = imported.trackers
+        assert li.name == "Li"
+        assert [f.name for f in li.fields] == ["affection", "mood", "place"]
+        assert field_of(imported, "Li", "affection")["default"] == 10
+        assert li.description == 'MVU variables "Li", merged from 2 [InitVar] entries as MVU does'
+        assert [str(line) for line in imported.report.lines] == [
+            'unmapped: entries[0] "[InitVar] a": Li.affection: its value was replaced by the one '
+            'in entries[1] "[InitVar] b": MagVarUpdate merges every [InitVar] entry into one '
+            "object, a later entry's value over an earlier one",
+            'guessed: entries[1] "[InitVar] b": Li.affection -> Li.affection: number; min -30, '
+            'max 100 guessed from "[-30,100]"; start and meaning from a [value, meaning] pair',
+            'exact: entries[0] "[InitVar] a": Li.mood -> Li.mood: text',
+            'exact: entries[1] "[InitVar] b": Li.place -> Li.place: text',
+        ]
+
+    def test_a_later_list_replaces_an_earlier_one(self) -> None:
+        """Lists are replaced whole, not merged item by item (MVU's `correctlyMerge`); an
+        object replaces a plain value and the other way round."""
+        imported = import_mvu(
+            "book.json",
+            _book_of(
+                ("[InitVar] a", "S:\n  tags: [a, b, c]\n  x: 1\n  y: {z: 1}\n"),
+                ("[InitVar] b", "S:\n  tags: [d]\n  x: {w: 2}\n  y: 3\n"),
+            ),
+        )
+        (s,) = imported.trackers
+        assert {f.name: f.default for f in s.fields} == {"tags": "d", "x_w": 2, "y": 3}
+        replaced = [line.source for line in imported.report.of("unmapped")]
+        assert replaced == [
+            'entries[0] "[InitVar] a": S.tags',
+            'entries[0] "[InitVar] a": S.x',
+            'entries[0] "[InitVar] a": S.y',
+        ]
+
+    def test_top_level_values_keep_their_entry(self) -> None:
+        """Plain top-level values make a tracker per entry, named after it, as before."""
+        imported = import_mvu(
+            "book.json", _book_of(("[InitVar] 世界", "天气: 晴\n"), ("[InitVar] 李", "好感: 1\n"))
+        )
+        assert [t.name for t in imported.trackers] == ["世界", "李"]
+
+
+class TestYaml12:
+    """YAML read by the 1.2 core schema, as MVU's `yaml` package reads it (a trial: `12:30`
+    became 750, `no` and `on` flags, `010` 8 and `1e3` text under PyYAML's 1.1 rules)."""
+
+    def test_plain_scalars(self) -> None:
+        text = _book_of(
+            (
+                "[InitVar] yaml",
+                "状态:\n  gold: 1e3\n  answer: no\n  switch: on\n  clock: 12:30\n"
+                "  octal: 010\n  oct: 0o17\n  hexv: 0x1F\n  flag: True\n  date: 2024-05-01\n",
+            )
+        )
+        (state,) = import_mvu("book.json", text).trackers
+        assert {f.name: (f.type, f.default) for f in state.fields} == {
+            "gold": ("number", 1000),
+            "answer": ("text", "no"),
+            "switch": ("text", "on"),
+            "clock": ("text", "12:30"),
+            "octal": ("number", 10),
+            "oct": ("number", 15),
+            "hexv": ("number", 31),
+            "flag": ("boolean", True),
+            "date": ("text", "2024-05-01"),
+        }
 
 
 class TestTopLevelValues:

@@ -12,7 +12,9 @@ failure is an `ImportRefusedError` naming the file.
 from __future__ import annotations
 
 import datetime
+import functools
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -31,6 +33,7 @@ __all__ = [
     "detected",
     "entry_name",
     "init_var_entries",
+    "is_init_var_name",
     "parse_document",
     "piece_kind",
     "png_card",
@@ -180,7 +183,7 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
     scalar: object = None
     read_as_yaml = False
     try:
-        scalar = yaml.safe_load(text)
+        scalar = yaml.load(text, Loader=_yaml_core_loader())  # a safe loader
         if isinstance(scalar, dict | list):
             return scalar
         read_as_yaml = True
@@ -200,6 +203,84 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
         raise ImportRefusedError(file, json_reason)
     why = f" (YAML: {reason})" if reason else ""
     raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+
+
+_CORE_INT = r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+_CORE_FLOAT = (
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_CORE_BOOL = "true|True|TRUE|false|False|FALSE"
+_CORE_NULL = "~|null|Null|NULL|"
+
+
+@functools.cache
+def _yaml_core_loader() -> type[Any]:
+    """A safe YAML loader that resolves plain scalars by the YAML 1.2 core schema.
+
+    The tools whose files are imported read YAML 1.2 (MagVarUpdate uses the `yaml` npm package,
+    whose default is the 1.2 core schema), while PyYAML's own rules are YAML 1.1's: there
+    `12:30` is the number 750, `no` and `on` are flags, `010` is 8 and `1e3` is text, and a date
+    is a date. Here, as in 1.2: only `true`/`false` (any of three casings) are flags, `~`,
+    `null` and nothing are null, `010` is 10, `0o17` octal, `0x1F` hex, `1e3` the number 1000,
+    and everything else (times, dates, `yes`, `off`) is text. Merge keys (`<<`) stay, as
+    MagVarUpdate reads with merging on.
+    """
+    import yaml
+
+    class CoreLoader(yaml.SafeLoader):
+        pass
+
+    CoreLoader.yaml_implicit_resolvers = {}  # none of YAML 1.1's; the constructors are copied
+
+    def resolver(tag: str, pattern: str, first: list[str]) -> None:
+        CoreLoader.add_implicit_resolver(
+            f"tag:yaml.org,2002:{tag}", re.compile(f"^(?:{pattern})$"), first
+        )
+
+    resolver("bool", _CORE_BOOL, list("tTfF"))
+    resolver("int", _CORE_INT, list("-+0123456789"))
+    resolver("float", _CORE_FLOAT, list("-+.0123456789"))
+    resolver("null", _CORE_NULL, [*"~nN", ""])  # "": an empty value is null
+    resolver("merge", "<<", ["<"])
+
+    def scalar(loader: Any, node: Any) -> str:
+        return str(loader.construct_scalar(node))
+
+    def core_bool(loader: Any, node: Any) -> bool:
+        text = scalar(loader, node)
+        if not re.fullmatch(_CORE_BOOL, text):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text!r} is not a YAML 1.2 boolean", node.start_mark
+            )
+        return text.lower() == "true"
+
+    def core_int(loader: Any, node: Any) -> int:
+        text = scalar(loader, node)
+        if re.fullmatch("0o[0-7]+", text):
+            return int(text[2:], 8)
+        if re.fullmatch("0x[0-9a-fA-F]+", text):
+            return int(text[2:], 16)
+        if re.fullmatch("[-+]?[0-9]+", text):
+            return int(text, 10)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark
+        )
+
+    def core_float(loader: Any, node: Any) -> float:
+        text = scalar(loader, node)
+        if not re.fullmatch(_CORE_FLOAT + "|" + _CORE_INT, text):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text!r} is not a YAML 1.2 number", node.start_mark
+            )
+        if text.lower().endswith(("inf", "nan")):
+            return float(text.replace(".", ""))
+        return float(core_int(loader, node)) if re.fullmatch("0[ox].*", text) else float(text)
+
+    CoreLoader.add_constructor("tag:yaml.org,2002:bool", core_bool)
+    CoreLoader.add_constructor("tag:yaml.org,2002:int", core_int)
+    CoreLoader.add_constructor("tag:yaml.org,2002:float", core_float)
+    return CoreLoader
 
 
 def _plain(data: object, file: str) -> object:
@@ -387,6 +468,11 @@ def entry_name(entry: dict[str, Any]) -> str:
     return ""
 
 
+def is_init_var_name(name: str) -> bool:
+    """Whether a world-info entry's name marks it `[InitVar]`: MagVarUpdate matches any case."""
+    return "[initvar]" in name.lower()
+
+
 def init_var_entries(data: dict[str, Any]) -> list[object]:
     """Every world-info entry of `data` (all of them, `[InitVar]` or not)."""
     return _entries(data)
@@ -394,7 +480,7 @@ def init_var_entries(data: dict[str, Any]) -> list[object]:
 
 def _has_init_var_entries(data: dict[str, Any]) -> bool:
     return any(
-        isinstance(e, dict) and "[InitVar]" in entry_name(e) and isinstance(e.get("content"), str)
+        isinstance(e, dict) and is_init_var_name(entry_name(e)) and isinstance(e.get("content"), str)
         for e in _entries(data)
     )
 

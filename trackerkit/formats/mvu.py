@@ -12,14 +12,25 @@ starts there (guessed), and each entry is reported as a row, since a tracker sta
 
 from __future__ import annotations
 
+import copy
 import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
-from trackerkit.formats.detect import entry_name, init_var_entries, parse_document, read_document
+from trackerkit.formats.detect import (
+    entry_name,
+    init_var_entries,
+    is_init_var_name,
+    parse_document,
+    read_document,
+)
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import NAME_KEYS, Leaf, leaf, quoted
+from trackerkit.values import same_value
 
 __all__ = ["import_mvu", "mvu_from_data"]
 
@@ -53,7 +64,8 @@ def mvu_from_data(data: object, file: str) -> Imported:
     if entries:
         _book(builder, entries, file)
     else:
-        _variables(builder, data, Path(file).stem, "", f"the file {quoted(Path(file).name)}")
+        stem, holder = Path(file).stem, f"the file {quoted(Path(file).name)}"
+        _variables(builder, data, lambda _: stem, "", lambda _: holder)
     return builder.finish()
 
 
@@ -68,11 +80,21 @@ def _scene_title(data: dict[str, Any]) -> str | None:
 
 
 def _book(builder: Builder, entries: list[object], file: str) -> None:
-    read = 0
+    """Every `[InitVar]` entry, merged into one object of variables as MagVarUpdate merges them.
+
+    MVU reads each entry whose name holds `[InitVar]` (any case), takes the content of a fenced
+    code block when there is one, and merges the entries in order into one object: objects
+    deep-merged key by key, and any other value (a plain value, a `[value, meaning]` pair, a
+    list) replaced whole by a later entry's (`correctlyMerge`, lodash `mergeWith` with arrays
+    replaced). A value replaced so is reported as left behind, naming the entry that won; every
+    other line names the entry its key came from.
+    """
+    merged: dict[str, Any] = {}
+    merge = _Merge()
     for index, entry in enumerate(entries):
         name = entry_name(entry) if isinstance(entry, dict) else ""
         where = f"entries[{index}]" + (f" {quoted(name, 40)}" if name else "")
-        if not isinstance(entry, dict) or "[InitVar]" not in name:
+        if not isinstance(entry, dict) or not is_init_var_name(name):
             builder.unmapped(where, "not an [InitVar] entry (lore text, not variables)")
             continue
         content = entry.get("content")
@@ -80,22 +102,118 @@ def _book(builder: Builder, entries: list[object], file: str) -> None:
             builder.unmapped(where, "an [InitVar] entry without text content")
             continue
         try:
-            variables = parse_document(content, where)
+            variables = parse_document(_unfenced(content), where)
         except ImportRefusedError as error:
-            builder.unmapped(where, f"its content {error.reason}")
+            builder.unmapped(
+                where,
+                f"its content {error.reason}; MagVarUpdate itself loads no variable of a book "
+                "while one of its [InitVar] entries cannot be read",
+            )
             continue
         if not isinstance(variables, dict):
             builder.unmapped(where, "its content is a list, not an object of variables")
             continue
-        title = " ".join(name.replace("[InitVar]", " ").split()) or "Variables"
-        _variables(builder, variables, title, f"{where}: ", f"the entry {quoted(name)}")
-        read += 1
-    if read == 0:
+        title = " ".join(_INIT_VAR.sub(" ", name).split()) or "Variables"
+        merge.entry(builder, merged, variables, where, title, name)
+    if not merge.titles:
         raise ImportRefusedError(
             file,
             "is a world-info book with no readable [InitVar] entry (an entry whose name "
             "holds [InitVar] and whose content is an object of variables)",
         )
+    first_line, first_draft = len(builder.lines), len(builder.drafts)
+    _variables(builder, merged, merge.title_of, "", merge.holder_of)
+    for index in range(first_line, len(builder.lines)):
+        line = builder.lines[index]
+        builder.lines[index] = replace(line, source=merge.labelled(line.source))
+    for draft in builder.drafts[first_draft:]:
+        if draft.source:
+            many = merge.sources.get(draft.source.split(".", 1)[0], set())
+            if len(many) > 1:
+                draft.description += f", merged from {len(many)} [InitVar] entries as MVU does"
+            draft.source = merge.labelled(draft.source)
+
+
+_INIT_VAR = re.compile(r"\[initvar\]", re.IGNORECASE)
+#: MVU's own pattern (`variable_init.ts`): the first fenced block, up to its last fence.
+_FENCE = re.compile(r"```.*\n([\s\S]*)\n```")
+
+
+def _unfenced(content: str) -> str:
+    """An entry's content without its code fence (```yaml ... ```), as MVU reads it."""
+    found = _FENCE.search(content.strip())
+    return found.group(1) if found else content
+
+
+@dataclass
+class _Merge:
+    """The `[InitVar]` entries merged so far: where each key came from, and the entries' titles."""
+
+    #: Each merged key's path (`Li`, `Li.affection`) and the entry that last wrote it.
+    origin: dict[str, str] = field(default_factory=dict)
+    #: Each entry's place in the book (`entries[1] "[InitVar] b"`) and its title (`b`).
+    titles: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Each top-level key and the entries that wrote into it.
+    sources: dict[str, set[str]] = field(default_factory=dict)
+
+    def entry(
+        self,
+        builder: Builder,
+        into: dict[str, Any],
+        variables: dict[str, Any],
+        where: str,
+        title: str,
+        name: str,
+    ) -> None:
+        self.titles[where] = (title, name)
+        for key in variables:
+            self.sources.setdefault(key, set()).add(where)
+        self._merge(builder, into, variables, "", where)
+
+    def _merge(
+        self, builder: Builder, into: dict[str, Any], source: dict[str, Any], path: str, where: str
+    ) -> None:
+        for key, value in source.items():
+            here = f"{path}.{key}" if path else key
+            old = into.get(key, _MISSING)
+            if isinstance(value, dict) and isinstance(old, dict):
+                self.origin[here] = where
+                self._merge(builder, old, value, here, where)
+                continue
+            if old is not _MISSING and not same_value(old, value):
+                builder.unmapped(
+                    f"{self.origin.get(here, where)}: {here}",
+                    f"its value was replaced by the one in {where}: MagVarUpdate merges every "
+                    "[InitVar] entry into one object, a later entry's value over an earlier one",
+                )
+            for stale in [p for p in self.origin if p.startswith(f"{here}.")]:
+                del self.origin[stale]
+            into[key] = copy.deepcopy(value)
+            self._mark(value, here, where)
+
+    def _mark(self, value: object, here: str, where: str) -> None:
+        self.origin[here] = where
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                self._mark(inner, f"{here}.{key}", where)
+
+    def labelled(self, source: str) -> str:
+        """A report line's source with the entry its key came from before it."""
+        cuts = [len(source), *(i for i in range(len(source) - 1, 0, -1) if source[i] in ". ")]
+        for cut in sorted(cuts, reverse=True):
+            if source[:cut] in self.origin:
+                return f"{self.origin[source[:cut]]}: {source}"
+        return source
+
+    def title_of(self, key: str) -> str:
+        """The title of the entry a top-level plain value came from (its values' tracker)."""
+        return self.titles[self.origin[key]][0]
+
+    def holder_of(self, key: str) -> str:
+        return f"the entry {quoted(self.titles[self.origin[key]][1])}"
+
+
+_MISSING = object()
 
 
 def _is_leaf(value: object) -> bool:
@@ -140,17 +258,21 @@ def _tracks(key: str, value: object) -> bool:
 
 
 def _variables(
-    builder: Builder, root: dict[str, Any], title: str, prefix: str, holder: str
+    builder: Builder,
+    root: dict[str, Any],
+    title_of: Callable[[str], str],
+    prefix: str,
+    holder_of: Callable[[str], str],
 ) -> None:
     """The trackers of one object of variables: a tracker per top-level object or list, and one
-    for its top-level plain values, named `title` unless another tracker has that name (an
-    object with the entry's own name, `背包` in `[InitVar] 背包`): then `背包 (top-level values)`,
-    so it does not read as a second part of that object."""
-    loose: TrackerDraft | None = None
+    for the top-level plain values of each entry (`title_of` a value's key: the entry's title),
+    named by that title unless another tracker has it (an object with the entry's own name,
+    `背包` in `[InitVar] 背包`): then `背包 (top-level values)`, so it does not read as a second
+    part of that object."""
+    loose: dict[str, TrackerDraft] = {}
     taken = {d.name for d in builder.drafts} | {
         " ".join(k.split()) for k, v in root.items() if _tracks(k, v)
     }
-    loose_name = f"{title} (top-level values)" if title in taken else title
     for key, value in root.items():
         where = f"{prefix}{key}"
         if key in _ROOT_OPTIONS:
@@ -167,11 +289,14 @@ def _variables(
         elif isinstance(value, list) and not _is_leaf(value):
             _rows_of_objects(builder, key, where, value)
         else:
-            if loose is None:
-                loose = builder.tracker(
-                    loose_name, "record", f"The top-level values of {holder}, from MVU"
+            title = title_of(key)
+            if title not in loose:
+                loose[title] = builder.tracker(
+                    f"{title} (top-level values)" if title in taken else title,
+                    "record",
+                    f"The top-level values of {holder_of(key)}, from MVU",
                 )
-            _leaf_field(builder, loose, where, key, value, "")
+            _leaf_field(builder, loose[title], where, key, value, "")
 
 
 def _meta(builder: Builder, where: str, meta: object, what: str) -> None:
