@@ -309,12 +309,24 @@ def test_columns_agree_with_dict_lookups(tmp_path: Path, objects: list[dict[str,
     ]
     path = tmp_path / "2026-03-01.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    paths = ["a", "u.a", "u.b.a", "b|a"]
+    # A path and a path under it at once ("u", "u.a"): the whole value and the value under it.
+    paths = ["a", "u.a", "u.b.a", "b|a", "u", "u.b", "u.b.a|u"]
     specs = [ColumnSpec(p, p, "object") for p in paths]
     dicts, _ = read_trace(path)
     events, _ = read_trace(path, columns=specs)
     for p in paths:
         assert [_same(v) for v in events[p]] == [_same(lookup(d, p)) for d in dicts["data"]], p
+
+
+@pytest.mark.parametrize("data", ["dict", "raw", "none"])
+def test_a_path_and_one_under_it_read_whole(data: str) -> None:
+    """`columns=["usage", "usage.in"]`: `usage` is the usage dict, not an internal struct, so
+    json_normalize and the Parquet export take it (both had failed)."""
+    events, _ = read_trace(SAMPLE, columns=["usage", "usage.in"], data=data)  # type: ignore[arg-type]
+    steps = events[events["name"] == "eve.step.completed"]
+    assert all(type(u) is dict for u in steps["usage"])
+    assert steps["usage.in"].tolist() == [u["in"] for u in steps["usage"]]
+    assert len(pd.json_normalize(steps["usage"].tolist())) == len(steps)
 
 
 def _ints(value: Any) -> Iterator[int]:

@@ -343,3 +343,17 @@ def test_the_readme_ways_to_parquet_work_and_the_one_it_warns_of_fails(tmp_path:
     read_trace(SAMPLE, data="raw")[0].to_parquet(tmp_path / "raw.parquet")
     assert len(pd.read_parquet(tmp_path / "raw.parquet")) == len(events)
     assert len(pd.read_parquet(tmp_path / "arrow.parquet")) == len(events)
+
+
+def test_a_column_and_one_under_it_are_exported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found when tried: `--column usage --column cost_usd=usage.costUsd:float` stopped with
+    "unexpected TypeError (a bug…)": `usage` held an internal struct, not the usage object."""
+    argv = ["trace", "export", str(SAMPLE), "--parquet", str(tmp_path / "o")]
+    code = main([*argv, "--column", "usage", "--column", "cost_usd=usage.costUsd:float"])
+    assert (code, capsys.readouterr().err) == (0, "")
+    table = pq.read_table(sorted((tmp_path / "o").glob("*.parquet"))[0])
+    rows = [r for r in table.select(["usage", "cost_usd"]).to_pylist() if r["usage"] is not None]
+    assert rows
+    assert all(r["cost_usd"] == r["usage"]["costUsd"] for r in rows)

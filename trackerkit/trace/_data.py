@@ -311,13 +311,23 @@ class Paths(Keeper):
     def __init__(self, specs: Sequence[ColumnSpec]) -> None:
         self.specs = list(specs)
         self.paths = [[tuple(a.split(".")) for a in spec.path.split("|")] for spec in self.specs]
+        # A path asked for whole (`usage`) is decoded whole, so a path under it (`usage.in`) is
+        # looked up in that value: the struct ends at the shortest path asked for.
+        wanted = {keys for alternatives in self.paths for keys in alternatives}
         tree: dict[str, Any] = {}
         for alternatives in self.paths:
             for keys in alternatives:
                 node = tree
-                for key in keys:
+                for key in keys[: _struct_depth(keys, wanted)]:
                     node = node.setdefault(key, {})
-        self.attributes = [[_attributes(tree, keys) for keys in alts] for alts in self.paths]
+        self.attributes = [
+            [
+                (_attributes(tree, keys[:depth]), keys[depth:])
+                for keys in alts
+                for depth in [_struct_depth(keys, wanted)]
+            ]
+            for alts in self.paths
+        ]
         struct = _struct_for(tree, "_Paths")
         self._decode_many = msgspec.json.Decoder(list[struct]).decode  # type: ignore[valid-type]
         self._decode_one = msgspec.json.Decoder(struct).decode
@@ -325,13 +335,13 @@ class Paths(Keeper):
         self.skipped: Counter[str] = Counter()
 
     def _take(self, items: list[Any], structs: bool) -> None:
-        routes = self.attributes if structs else self.paths
+        routes: list[list[Any]] = self.attributes if structs else self.paths
         for values, alternatives, spec in zip(self.values, routes, self.specs, strict=True):
             default = spec.default
-            if structs and len(alternatives) == 1:
-                values += _struct_column(items, alternatives[0], default)
+            if structs and len(alternatives) == 1 and not alternatives[0][1]:
+                values += _struct_column(items, alternatives[0][0], default)
                 continue
-            found_in = _from_struct if structs else _lookup
+            found_in = _from_struct_route if structs else _lookup
             for item in items:
                 found = _MISSING
                 for route in alternatives:
@@ -376,6 +386,18 @@ class Paths(Keeper):
                 self.skipped[f"data.{spec.path}"] += odd
         self.values = [[] for _ in self.specs]
         return out
+
+
+def _struct_depth(keys: tuple[str, ...], wanted: set[tuple[str, ...]]) -> int:
+    """How many of `keys` the struct decodes: up to the shortest path asked for that opens it."""
+    return next(depth for depth in range(1, len(keys) + 1) if keys[:depth] in wanted)
+
+
+def _from_struct_route(item: Any, route: tuple[tuple[str, ...], tuple[str, ...]]) -> Any:
+    """The value at a struct route: attributes, then keys looked up in a value decoded whole."""
+    attributes, rest = route
+    found = _from_struct(item, attributes)
+    return found if found is _MISSING or not rest else _lookup(found, rest)
 
 
 def _from_struct(item: Any, attributes: tuple[str, ...]) -> Any:
