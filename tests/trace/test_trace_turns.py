@@ -357,3 +357,51 @@ def test_names_and_orphans_is_assign_turns_and_orphans_from_one_assembly(days: P
         names, lost = names_and_orphans(events)
         pd.testing.assert_series_equal(names, assign_turns(events))
         pd.testing.assert_frame_equal(lost, orphans(events))
+
+
+def _ending_day(tmp_path: Path, ends: list[tuple[str, str]]) -> Path:
+    """One night turn `s/turn_3` started, then `ends`: (turn key, kind.name) each a second on."""
+    rows = [("turn_3", "eve.turn.started"), *ends]
+    lines = [
+        orjson.dumps(
+            {
+                "ts": f"2026-03-01T10:00:{second:02d}.000Z",
+                "turn": turn,
+                "session": "s",
+                "source": "rollup",
+                "kind": name.split(".", 1)[0],
+                "name": name.split(".", 1)[1],  # as written: `turn.failed` of kind `eve`
+                "data": {"sequence": second},
+            }
+        )
+        for second, (turn, name) in enumerate(rows)
+    ]
+    path = tmp_path / "2026-03-01.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("ends", "status"),
+    [
+        # Found when tried: a subagent's failure marked its finished parent failed.
+        ([("turn_3#planner", "eve.turn.failed"), ("turn_3", "eve.turn.completed")], "completed"),
+        # ... and a subagent's completion marked a parent still running completed.
+        ([("turn_3#planner", "eve.turn.completed")], "open"),
+        ([("turn_3#planner", "eve.turn.completed"), ("turn_3", "eve.turn.failed")], "failed"),
+        # A stop that came too late: the turn completed; one that worked: it was cancelled.
+        ([("turn_3", "stop.requested"), ("turn_3", "eve.turn.completed")], "completed"),
+        ([("turn_3", "stop.requested"), ("turn_3", "eve.turn.cancelled")], "cancelled"),
+        ([("turn_3", "stop.requested")], "stopped"),
+        ([], "open"),
+    ],
+)
+def test_status_comes_from_the_turns_own_end_events(
+    tmp_path: Path, ends: list[tuple[str, str]], status: str
+) -> None:
+    """TC-8, TC-22: a subagent's `turn_3#planner` end events end only the subagent."""
+    events, errors = read_trace(_ending_day(tmp_path, ends))
+    assert errors == []
+    turns = assemble_turns(events)
+    assert turns["name"].tolist() == ["s/turn_3"]
+    assert turns["status"].iloc[0] == status

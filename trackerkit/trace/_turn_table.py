@@ -92,8 +92,10 @@ TURN_COLUMNS: list[ColumnSpec] = [
         "status",
         "status",
         "str",
-        doc="how the turn ended: failed (eve.turn.failed), cancelled, stopped (stop.requested), "
-        "completed, or open (no end yet); the first of these in that order when several",
+        doc="how the turn ended, by its own end events (a subagent's, turn_3#node, end only "
+        "the subagent): failed (eve.turn.failed), cancelled, completed, stopped (a "
+        "stop.requested and no end event), or open (no end yet); the first of these in "
+        "that order when several",
     ),
     ColumnSpec(
         "error_class",
@@ -112,8 +114,8 @@ _NO_CHANNEL = ["unknown", "bridge", ""]
 _NIGHT_SOURCES = frozenset({"rollup", "cron", "watch", "brief", "insight", "digest", "unknown"})
 """A turn without turn.bound whose source is one of these is a night turn (TC-8); `digest` is
 the old journals' name of a scheduled send, `unknown` a turn only eve rows name."""
-_STATUS = ["failed", "cancelled", "stopped", "completed", "open"]  # the first one seen wins
-_END = {"eve.turn.failed": 0, "eve.turn.cancelled": 1, "stop.requested": 2, "eve.turn.completed": 3}
+_STATUS = ["failed", "cancelled", "completed", "stopped", "open"]  # the first one seen wins
+_END = {"eve.turn.failed": 0, "eve.turn.cancelled": 1, "eve.turn.completed": 2, "stop.requested": 3}
 
 
 def chat_of(key: str) -> str | None:
@@ -226,7 +228,12 @@ def build(
     ends = _Rows(events, codes, set(_END))
     rank = np.full(size, len(_STATUS) - 1)
     names = events["name"].to_numpy(dtype=object)[ends.index]
-    np.minimum.at(rank, ends.codes, np.asarray([_END[n] for n in names], dtype=np.int64))
+    # A subagent's own turn events (`turn_3#planner`) end the subagent, not the turn (TC-8).
+    turns = events["turn"].iloc[ends.index]
+    own = ~turns.str.contains("#", regex=False, na=False).to_numpy(dtype=bool)
+    np.minimum.at(
+        rank, ends.codes[own], np.asarray([_END[n] for n in names[own]], dtype=np.int64)
+    )
     source = _first_sources(events, codes, ts, size)
     days = _first_days(events, codes, ts, size)
     errors = _first_errors(events, codes, ts, size)

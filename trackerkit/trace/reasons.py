@@ -33,8 +33,9 @@ __all__ = [
 ]
 
 STATUS_AND_FAILURES = """\
-**`status`** is how the turn ended: *failed* (`eve.turn.failed`), *cancelled*, *stopped*
-(`stop.requested`), *completed*, or *open* (no end yet).
+**`status`** is how the turn ended: *failed* (`eve.turn.failed`), *cancelled*, *completed*,
+*stopped* (a stop was requested and no end was written), or *open* (no end yet). A subagent's
+own end events (`turn_3#planner`) end the subagent, not the turn.
 **`failures`** counts the turn's failed tool calls (a result with a failure class, TC-16) and
 nothing else. So a **completed** turn may have failures: a tool failed, the model read the
 error and went on (the failures were recovered). A **failed** turn may have none: a step or the

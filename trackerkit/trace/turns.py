@@ -233,8 +233,9 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     * `day`: the day file of the turn's first event (TC-2), so per-day totals follow the files
       (a turn started before UTC midnight belongs to its file's day); empty when the events
       were not read from files.
-    * `status`: how the turn ended, from its end events: failed (`eve.turn.failed`),
-      cancelled, stopped (`stop.requested`), completed, or open (none yet).
+    * `status`: how the turn ended, from its own end events (a subagent's `turn_3#node` end
+      events end only the subagent): failed (`eve.turn.failed`), cancelled, completed, stopped
+      (a `stop.requested` and no end event), or open (none yet).
     * `failures`: failed tool calls (TC-16) only. A tool may fail and the model go on (a
       completed turn with failures), and a turn may fail with no tool failing (a step failed:
       failed with failures 0); `error_class` and `error` say why.
