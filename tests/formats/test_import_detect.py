@@ -67,6 +67,24 @@ class TestDetect:
         with pytest.raises(ImportRefusedError, match=r"^x\.json: is not a tracker format"):
             detect_format("x.json", '{"a": 1}')
 
+    def test_plain_variables_name_the_flag(self) -> None:
+        """Bare MVU variables with plain values only are not guessed at (any JSON object has
+        that shape), but the error names the one flag that imports them."""
+        with pytest.raises(ImportRefusedError) as caught:
+            detect_format("x.json", '{"Li": {"hp": 5, "tags": ["a"]}}')
+        assert str(caught.value).endswith(
+            "It has the shape of MagVarUpdate variables with plain values only (no "
+            "[value, meaning] pair or $meta to tell them by): if that is what it is, add "
+            "--from mvu"
+        )
+        assert import_file("x.json", "mvu", '{"Li": {"hp": 5}}').trackers[0].name == "Li"
+
+    def test_other_unknown_shapes_name_no_format(self) -> None:
+        """A shape no format has (a list of objects) is not said to be MVU."""
+        with pytest.raises(ImportRefusedError) as caught:
+            detect_format("x.json", '[{"a": 1}]')
+        assert str(caught.value).endswith("If it is one of them, name it with --from FORMAT")
+
     def test_unknown_format_name(self) -> None:
         """import_file refuses a format name it does not know."""
         with pytest.raises(ImportRefusedError) as caught:

@@ -252,6 +252,33 @@ class TestAsMvuReadsEntries:
         assert [t.name for t in imported.trackers] == ["世界", "李"]
 
 
+class TestCardWithBoth:
+    """A card holding trackerkit trackers and an MVU book (a trial: the book's [InitVar]
+    entries got no report line)."""
+
+    def test_book_entries_are_reported_with_the_way_to_import_them(self) -> None:
+        from trackerkit import blank_tracker
+        from trackerkit.formats import import_file
+        from trackerkit.formats.card import export_card
+
+        card = export_card([blank_tracker("scene", "Scene")], name="Émile")
+        card["data"]["character_book"] = {
+            "entries": [
+                {"keys": [], "content": "lore", "comment": "lore", "name": "lore"},
+                {"keys": [], "content": "Emile:\n  trust: 5\n", "comment": "[InitVar] vars"},
+            ]
+        }
+        text = orjson.dumps(card).decode()
+        imported = import_file("my card.json", None, text)
+        assert [t.name for t in imported.trackers] == ["Scene"]
+        assert [str(line) for line in imported.report.of("unmapped")] == [
+            'unmapped: data.character_book.entries[1] "[InitVar] vars": an MVU [InitVar] entry, '
+            "not imported: the card's trackerkit trackers were read instead; to import the "
+            "book's MVU variables as trackers, run trackerkit import 'my card.json' --from mvu"
+        ]
+        assert [t.name for t in import_file("my card.json", "mvu", text).trackers] == ["Emile"]
+
+
 class TestYaml12:
     """YAML read by the 1.2 core schema, as MVU's `yaml` package reads it (a trial: `12:30`
     became 750, `no` and `on` flags, `010` 8 and `1e3` text under PyYAML's 1.1 rules)."""

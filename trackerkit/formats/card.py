@@ -12,12 +12,14 @@ from __future__ import annotations
 import base64
 import copy
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
-from trackerkit.formats.detect import parse_document, png_card
+from trackerkit.formats.detect import entry_name, is_init_var_name, parse_document, png_card
 from trackerkit.formats.imported import Imported, ImportReport, ReportLine
+from trackerkit.formats.leaves import quoted
 from trackerkit.formats.png import PNG_SIGNATURE, png_card_chunks, png_chunk, png_chunks
 from trackerkit.tracker import Tracker, decode_tracker, encode_tracker
 
@@ -143,7 +145,8 @@ def export_card(
 def card_from_data(card: object, file: str) -> Imported:
     """The trackers a card carries under `data.extensions.trackerkit`, each read by the strict decoder.
 
-    Every tracker maps exactly; the report has one line per tracker.
+    Every tracker maps exactly; the report has one line per tracker, and one per MVU `[InitVar]`
+    entry of the card's book, which is not imported with them and says how to import it.
 
     Raises:
         ImportRefusedError: not a Character Card V2, no trackerkit key, a version this trackerkit
@@ -181,13 +184,46 @@ def card_from_data(card: object, file: str) -> Imported:
         )
     lines = tuple(
         ReportLine(
-            "exact", f"{_WHERE}.trackers[{i}]", t.name, f"{t.layout}, {len(t.fields)} fields"
+            "exact",
+            f"{_WHERE}.trackers[{i}]",
+            t.name,
+            f"{t.layout}, {len(t.fields)} field{'' if len(t.fields) == 1 else 's'}",
         )
         for i, t in enumerate(trackers)
-    )
+    ) + _book_lines(data, file)
     title = data.get("name")
     scene = " ".join(title.split()) if isinstance(title, str) and title.strip() else "Card"
     return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines), scene)
+
+
+def _book_lines(data: dict[str, Any], file: str) -> tuple[ReportLine, ...]:
+    """A line for each MVU `[InitVar]` entry of the card's own book: not imported with the
+    card's trackers (they may well be those variables, imported before), and how to get them."""
+    book = data.get("character_book")
+    entries = book.get("entries") if isinstance(book, dict) else None
+    items = (
+        list(entries.items())
+        if isinstance(entries, dict)
+        else list(enumerate(entries))
+        if isinstance(entries, list)
+        else []
+    )
+    command = f"trackerkit import {shlex.quote(file)} --from mvu"
+    lines: list[ReportLine] = []
+    for key, entry in items:
+        name = entry_name(entry) if isinstance(entry, dict) else ""
+        if not is_init_var_name(name):
+            continue
+        lines.append(
+            ReportLine(
+                "unmapped",
+                f"data.character_book.entries[{key}] {quoted(name, 40)}",
+                "",
+                "an MVU [InitVar] entry, not imported: the card's trackerkit trackers were read "
+                f"instead; to import the book's MVU variables as trackers, run {command}",
+            )
+        )
+    return tuple(lines)
 
 
 # --- cards inside PNG images -----------------------------------------------------------------

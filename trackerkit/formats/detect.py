@@ -350,7 +350,7 @@ def detected(file: str, data: object) -> Format:
         )
     found = sniff(data)
     if found is None:
-        raise unknown_format(file)
+        raise unknown_format(file, data)
     return found
 
 
@@ -374,14 +374,40 @@ def piece_kind(data: object) -> str | None:
     return None
 
 
-def unknown_format(file: str) -> ImportRefusedError:
-    """The error for a file whose format cannot be told by its content."""
+def unknown_format(file: str, data: object = None) -> ImportRefusedError:
+    """The error for a file whose format cannot be told by its content.
+
+    When `data` has the shape of MagVarUpdate variables written with plain values only (an
+    object of objects of values, `{"Li": {"hp": 5}}`, with no `[value, meaning]` pair or `$meta`
+    to tell it by, so guessing would take much other JSON for MVU), the error names the flag
+    that imports it as such.
+    """
     known = ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
+    if isinstance(data, dict) and _plain_variables(data, 0) and any(
+        isinstance(v, dict) for v in data.values()
+    ):
+        hint = (
+            "It has the shape of MagVarUpdate variables with plain values only (no "
+            "[value, meaning] pair or $meta to tell them by): if that is what it is, add "
+            "--from mvu"
+        )
+    else:
+        hint = "If it is one of them, name it with --from FORMAT"
     return ImportRefusedError(
-        file,
-        f"is not a tracker format trackerkit can tell by content; it reads {known}. If it is "
-        "one of them, name it with --from FORMAT",
+        file, f"is not a tracker format trackerkit can tell by content; it reads {known}. {hint}"
     )
+
+
+def _plain_variables(node: object, depth: int) -> bool:
+    """Whether `node` is a non-empty object of plain values, lists of them and such objects."""
+    if not isinstance(node, dict) or not node or depth > 20:
+        return False
+    for value in node.values():
+        if isinstance(value, dict) and not _plain_variables(value, depth + 1):
+            return False
+        if isinstance(value, list) and any(isinstance(i, dict | list) for i in value):
+            return False
+    return True
 
 
 def sniff(data: object) -> Format | None:
