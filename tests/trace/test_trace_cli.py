@@ -165,6 +165,22 @@ class TestShow:
         assert code == 0
         assert len({e["file"] for e in shown["events"]}) == 2
 
+    def test_a_turn_begun_the_day_before_is_named_where_to_find_it(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Found when tried: `--day` on the file a turn ran on into said "no turn is numbered",
+        though the file holds its rows; it says the turn began earlier and how to show it."""
+        name = "wrun_01JS000179D67F/turn_0"
+        argv = ["trace", "show", name, "--dir", str(SAMPLE), "--day", "2026-11-27"]
+        code, out, err = _run(capsys, *argv)
+        assert (code, out) == (1, "")
+        assert err == (
+            f"trackerkit: no turn {name!r} began in 2026-11-27's file, though the file holds its "
+            "rows: it began on an earlier day (a turn is listed on the day it began); "
+            f"`trace show {name}` without --day shows it whole.\n"
+        )
+        assert _run(capsys, "trace", "show", name, "--dir", str(SAMPLE))[0] == 0
+
     def test_a_turn_of_a_day_is_shown_whole(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`--day` finds the turn among the day's, then shows it with the next file's events."""
         argv = ["trace", "show", "turn_0", "--json", "--dir", str(SAMPLE), "--day", "2026-11-26"]

@@ -264,7 +264,18 @@ def _show(args: argparse.Namespace) -> int:
         # A turn begun in the day's file (a bare turn_N: the day's newest), shown whole, with
         # any events the next day's file holds (TC-2).
         read = read_day_turns(folder, args.day)
-        picked = turn_events(read.turn_events, args.name, read.names)
+        try:
+            picked = turn_events(read.turn_events, args.name, read.names)
+        except NotFoundError:
+            held = _turns_holding(read.events, args.name)
+            if held:
+                named = " or ".join(f"`trace show {name}`" for name in held)
+                raise NotFoundError(
+                    f"no turn {args.name.strip()!r} began in {args.day}'s file, though the file "
+                    "holds its rows: it began on an earlier day (a turn is listed on the day it "
+                    f"began); {named} without --day shows it whole."
+                ) from None
+            raise
     else:
         events, _errors = read_trace(folder)
         picked = turn_events(events, args.name)
@@ -283,6 +294,16 @@ def _show(args: argparse.Namespace) -> int:
             f"{_time(row.ts)}  {row.source!s:<9} {row.name!s:<24} {row.turn!s:<18} {summary(data)}"
         )
     return 0
+
+
+def _turns_holding(events: pd.DataFrame, ref: str) -> list[str]:
+    """The full names (`<session>/turn_N`) of the turns `ref` names that have rows in `events`."""
+    session, _, turn = ref.strip().rpartition("/")
+    rows = events["turn"].astype(str).str.split("#", n=1).str[0] == turn.split("#", 1)[0]
+    if session:
+        rows &= events["session"] == session
+    sessions = sorted({s for s in events.loc[rows, "session"].astype(str) if s})
+    return [f"{s}/{turn.split('#', 1)[0]}" for s in sessions]
 
 
 _COLUMN_TYPES = ("int", "float", "str", "bool")
