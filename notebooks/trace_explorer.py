@@ -231,7 +231,8 @@ def _(events, kind_pick, name_filter, source_pick):
             shown = shown[shown["kind"].astype(str).isin(kind_pick.value)]
         if name_filter.value:
             shown = shown[shown["name"].astype(str).str.contains(name_filter.value, regex=False)]
-        _rows = shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]].astype({"ts": str})
+        # A filtered frame keeps its row labels; marimo would show them as an Index0 column.
+        _rows = shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]].astype({"ts": str}).reset_index(drop=True)
     except Exception as _error:
         mo.stop(True, trouble("Could not filter the events", _error))
     event_table = mo.ui.table(_rows, selection=None, page_size=10, label=f"Events ({len(shown):,})")
@@ -292,7 +293,7 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
         _events = turn_events(turn_rows, picked_turn, names)
         _timeline = turn_timeline(turn_rows, picked_turn, names)
         _failures = turn_failures(turn_rows, picked_turn, names)
-        _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str})
+        _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str}).reset_index(drop=True)
         _rows["data"] = [data_text(d) for d in _events["data"]]
     except Exception as _error:
         mo.stop(True, trouble(f"Could not open the turn {picked_turn}", _error))
