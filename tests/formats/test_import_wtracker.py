@@ -99,9 +99,9 @@ class TestFixture:
         imported = import_wtracker("s.json", orjson.dumps(schema).decode())
         assert [str(line) for line in imported.report.lines] == [
             "unmapped: properties.pose: an object with no properties",
-            'exact: properties.npcs.items.properties.name -> s npcs: keyed list: rows keyed by "name"',
+            'unmapped: properties.npcs: rows keyed by "name" with no other field that could be '
+            "imported; a list needs one besides the row's name, so no tracker was made",
             "exact: properties.ok -> s.ok: boolean",
-            "unmapped: properties.npcs: no field of it could be imported, so no tracker was made",
         ]
 
 
@@ -121,3 +121,149 @@ class TestRefused:
         with pytest.raises(ImportRefusedError) as caught:
             import_wtracker("wt.json", text)
         assert str(caught.value) == f"wt.json: {reason}"
+
+
+class TestWhatIsLostIsSaid:
+    """A default or bound the field cannot hold is named, and its line is not exact (a trial:
+    default 150 above maximum 100, "z" outside the enum, "5" for a number, `minimum: "5"` and
+    `minimum: true` were dropped while the lines said exact)."""
+
+    @pytest.mark.parametrize(
+        ("prop", "line"),
+        [
+            (
+                {"type": "number", "minimum": 0, "maximum": 100, "default": 150},
+                "guessed: properties.f -> s.f: number min 0 max 100; not kept: its default 150 "
+                "(outside min 0 max 100), so it starts at 0",
+            ),
+            (
+                {"type": "string", "enum": ["a", "b"], "default": "z"},
+                'guessed: properties.f -> s.f: choice of 2; not kept: its default the text "z" '
+                "(not one of the choices), so it starts at its first choice",
+            ),
+            (
+                {"type": "integer", "default": "5"},
+                "guessed: properties.f -> s.f: number; integer (a trackerkit number may hold "
+                'fractions); not kept: its default the text "5" (not a number), so it starts at 0',
+            ),
+            (
+                {"type": "number", "minimum": "5"},
+                'guessed: properties.f -> s.f: number; not kept: minimum the text "5" (not a '
+                "number)",
+            ),
+            (
+                {"type": "number", "minimum": True},
+                "guessed: properties.f -> s.f: number; not kept: minimum true (not a number)",
+            ),
+            (
+                {"type": "number", "minimum": 5, "maximum": 1, "default": 3},
+                "guessed: properties.f -> s.f: number; not kept: the range: minimum 5 lies above "
+                "maximum 1",
+            ),
+            (
+                {"type": "number", "minimum": 2, "default": 1},
+                "guessed: properties.f -> s.f: number min 2; not kept: its default 1 (outside "
+                "min 2), so it starts at 2",
+            ),
+            (
+                {"type": "boolean", "default": 1},
+                "guessed: properties.f -> s.f: boolean; not kept: its default 1 (not true or "
+                "false), so it starts false",
+            ),
+            (
+                {"type": "string", "default": 5},
+                "guessed: properties.f -> s.f: text; not kept: its default 5 (not a text), so it "
+                "starts empty",
+            ),
+        ],
+        ids=[
+            "above-max",
+            "not-a-choice",
+            "text-number",
+            "text-minimum",
+            "flag-minimum",
+            "min-above-max",
+            "below-min",
+            "flag-not-bool",
+            "text-not-text",
+        ],
+    )
+    def test_line(self, prop: dict[str, object], line: str) -> None:
+        schema = {"type": "object", "properties": {"f": prop}}
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert [str(x) for x in imported.report.lines] == [line]
+        assert "default" not in field_of(imported, "s", "f") or prop.get("default") == 3
+
+    def test_what_fits_stays_exact(self) -> None:
+        schema = {
+            "type": "object",
+            "properties": {"f": {"type": "number", "minimum": 0, "maximum": 9, "default": 9}},
+        }
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert [str(x) for x in imported.report.lines] == [
+            "exact: properties.f -> s.f: number min 0 max 9"
+        ]
+
+
+class TestExportRoundTrip:
+    """`export --to wtracker` then import gives a list back under its own name, and the report
+    says only what was written (a trial: "Inventory" came back "Inventory rows" beside the line
+    "Inventory: no field of it could be imported, so no tracker was made")."""
+
+    def test_a_list_comes_back_by_its_name(self) -> None:
+        from trackerkit.formats.wtracker_export import export_wtracker
+        from trackerkit.formats.wtracker_import import wtracker_from_data
+
+        bag = decode_tracker(
+            {
+                "kind": "tracker",
+                "id": "inventory",
+                "revision": 0,
+                "name": "Inventory",
+                "description": "What the player carries",
+                "body": {
+                    "layout": "list",
+                    "fields": [
+                        {"name": "qty_max", "description": "", "type": "number", "min": 0},
+                        {
+                            "name": "qty",
+                            "description": "How many",
+                            "type": "number",
+                            "min": 0,
+                            "maxField": "qty_max",
+                        },
+                    ],
+                    "note": "",
+                },
+            }
+        )
+        settings = orjson.loads(orjson.dumps(export_wtracker([bag]).settings))
+        imported = wtracker_from_data(settings, "presets.json")
+        (back,) = imported.trackers
+        assert (back.name, back.layout, back.description) == (
+            "Inventory",
+            "list",
+            "What the player carries",
+        )
+        assert encode_tracker(back)["body"]["fields"] == encode_tracker(bag)["body"]["fields"]
+        lines = [str(x) for x in imported.report.lines]
+        assert not any("no tracker was made" in x for x in lines)
+        assert lines[1:] == [
+            'exact: schemaPresets.inventory.value.properties.rows.items.properties.name -> '
+            'Inventory: keyed list: rows keyed by "name"',
+            "exact: schemaPresets.inventory.value.properties.rows.items.properties.qty_max -> "
+            "Inventory.qty_max: number min 0",
+            "guessed: schemaPresets.inventory.value.properties.rows.items.properties.qty -> "
+            'Inventory.qty: number min 0; its top is the field qty_max, guessed from "At most '
+            'qty_max." in its description',
+        ]
+
+    def test_two_lists_keep_the_property_in_their_names(self) -> None:
+        rows = {
+            "type": "array",
+            "items": {"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "number"}}},
+        }
+        schema = {"type": "object", "properties": {"a": rows, "b": rows}}
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert [t.name for t in imported.trackers] == ["s a", "s b"]
+        assert not imported.report.of("unmapped")

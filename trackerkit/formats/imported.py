@@ -20,7 +20,7 @@ from trackerkit.line import line_of
 from trackerkit.tracker import Layout, Tracker, decode_tracker
 from trackerkit.values import same_value
 
-__all__ = ["Builder", "ImportReport", "Imported", "ReportLine", "TrackerDraft"]
+__all__ = ["Builder", "ImportReport", "Imported", "ReportLine", "TrackerDraft", "own_start"]
 
 Kind = Literal["exact", "guessed", "unmapped"]
 
@@ -180,7 +180,7 @@ class TrackerDraft:
                     continue
                 if not _fits(spec, first):
                     continue
-                if name not in self.chosen and _same(spec.get("default", _own(spec)), first):
+                if name not in self.chosen and _same(spec.get("default", own_start(spec)), first):
                     continue  # the file's own start, which the rows agree with
                 spec["default"] = first
                 if name in self.chosen:  # its line no longer names the start chosen without rows
@@ -233,7 +233,7 @@ def _fits(spec: Mapping[str, Any], value: object) -> bool:
     return False
 
 
-def _own(spec: Mapping[str, Any]) -> object:
+def own_start(spec: Mapping[str, Any]) -> object:
     """What a field starts with when it has no default (TR-8)."""
     kind = spec.get("type")
     if kind == "number":

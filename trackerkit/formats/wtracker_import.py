@@ -11,15 +11,18 @@ keyed list of its own. A nested object is flattened into dotted fields and says 
 from __future__ import annotations
 
 import os
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
-from trackerkit.fields import is_number
+from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
-from trackerkit.formats.imported import Builder, Imported, TrackerDraft
+from trackerkit.formats.imported import Builder, Imported, ReportLine, TrackerDraft, own_start
 from trackerkit.formats.leaves import NAME_KEYS, plain_text, quoted
+from trackerkit.line import line_of
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
 
@@ -86,24 +89,89 @@ def _preset(builder: Builder, where: str, key: str, preset: object) -> tuple[str
 
 
 def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> None:
+    """One preset's trackers: a record of its plain properties, and a keyed list per array of
+    objects. A preset whose only property is such an array (what `export --to wtracker` writes
+    for a list: `rows`) is that list, named after the preset, so a list comes back by its name."""
     properties = schema.get("properties")
     if schema.get("type") != "object" or not isinstance(properties, dict):
         builder.unmapped(where or name, "its schema is not an object with properties")
         return
     about = schema.get("description")
-    draft = builder.tracker(name, "record", about if isinstance(about, str) else "")
+    lists = [key for key, prop in properties.items() if _is_rows(prop)]
+    draft = None
+    if len(lists) < len(properties) or not properties:
+        draft = builder.tracker(name, "record", about if isinstance(about, str) else "")
     path = f"{where}.properties" if where else "properties"
     for key, prop in properties.items():
         here = f"{path}.{key}"
-        if (
-            isinstance(prop, dict)
-            and prop.get("type") == "array"
-            and isinstance(prop.get("items"), dict)
-            and prop["items"].get("type") == "object"
-        ):
-            _keyed_list(builder, f"{name} {key}", here, prop)
+        if key in lists:
+            whole = len(properties) == 1
+            _keyed_list(
+                builder,
+                name if whole else f"{name} {key}",
+                here,
+                prop,
+                about if whole and isinstance(about, str) else "",
+            )
         else:
+            assert draft is not None
             _field(builder, draft, here, key, prop, [])
+    if draft is not None:
+        _tops(builder, draft)
+
+
+def _is_rows(prop: object) -> bool:
+    """An array of objects: a keyed list of its own, when a key names the rows."""
+    return (
+        isinstance(prop, dict)
+        and prop.get("type") == "array"
+        and isinstance(prop.get("items"), dict)
+        and prop["items"].get("type") == "object"
+    )
+
+
+_TOP = re.compile(r"^(.*?)\s*At most (\S+)\.$", re.DOTALL)
+
+
+def _tops(builder: Builder, draft: TrackerDraft) -> None:
+    """A number whose meaning ends "At most hp_max." with hp_max a number field of the tracker
+    takes its top from that field (TR-5): how `export --to wtracker` writes such a top, which a
+    JSON Schema cannot hold. Read from text, so the report line says guessed."""
+    for spec in draft.fields:
+        found = _TOP.match(str(spec.get("description", "")))
+        if spec.get("type") != "number" or found is None or "max" in spec:
+            continue
+        top_key = found.group(2)
+        top = draft.columns.get(top_key, top_key)
+        target = draft.field_named(top)
+        if target is None or target.get("type") != "number" or top == spec["name"]:
+            continue
+        if _reaches(draft, top, spec["name"]):
+            continue  # a loop of tops; left as written
+        spec["maxField"] = top
+        spec["description"] = found.group(1)
+        target_line = f"{draft.name}.{spec['name']}"
+        for index, line in enumerate(builder.lines):
+            if line.target == target_line:
+                builder.lines[index] = replace(
+                    line,
+                    kind="guessed",
+                    detail=f"{line.detail}; its top is the field {top}, guessed from "
+                    f'"At most {top_key}." in its description',
+                )
+
+
+def _reaches(draft: TrackerDraft, start: str, goal: str) -> bool:
+    """Whether following tops (maxField) from the field `start` comes to `goal`."""
+    seen: set[str] = set()
+    here: str | None = start
+    while here is not None and here not in seen:
+        if here == goal:
+            return True
+        seen.add(here)
+        spec = draft.field_named(here)
+        here = spec.get("maxField") if spec is not None else None
+    return False
 
 
 def _field(
@@ -145,36 +213,16 @@ def _field(
 
 
 def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool] | str:
-    default = prop.get("default")
-    enum = prop.get("enum")
-    if isinstance(enum, list):
-        choices = list(dict.fromkeys(v if isinstance(v, str) else plain_text(v) for v in enum))
-        if not choices or any(not c for c in choices) or any(len(c) > MAX_TEXT for c in choices):
-            return "an enum with no usable values"
-        spec: dict[str, Any] = {"type": "choice", "choices": choices}
-        if isinstance(default, str) and default in choices:
-            spec["default"] = default
-        mixed = any(not isinstance(v, str) for v in enum)
-        return (
-            spec,
-            f"choice of {len(choices)}"
-            + ("; guessed: non-text enum values written as text" if mixed else ""),
-            mixed,
-        )
+    """The field for a property, how it was read, and whether guessed (a loss makes it so: a
+    default or bound the field cannot hold is named in the detail, never dropped unsaid)."""
+    if isinstance(prop.get("enum"), list):
+        return _choice(prop)
     if kind in ("number", "integer"):
-        return _number(prop, kind, default)
+        return _number(prop, kind, prop.get("default"))
     if kind == "boolean":
-        spec = {"type": "boolean"}
-        if isinstance(default, bool):
-            spec["default"] = default
-        return spec, "boolean", False
+        return _boolean(prop)
     if kind == "string":
-        spec = {"type": "text"}
-        if isinstance(default, str) and len(default) <= MAX_TEXT:
-            spec["default"] = default
-        dropped = [k for k in ("maxLength", "minLength", "pattern", "format") if k in prop]
-        extra = f"; {', '.join(dropped)} not kept (a text field has no limits)" if dropped else ""
-        return spec, "text" + extra, False
+        return _text(prop)
     if kind == "array":
         items = prop.get("items")
         if isinstance(items, dict) and items.get("type") in (
@@ -183,16 +231,75 @@ def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool
             "integer",
             "boolean",
         ):
-            spec = {"type": "text"}
-            if isinstance(default, list):
-                spec["default"] = ", ".join(plain_text(v) for v in default)
-            return (
-                spec,
-                'text, guessed: an array of plain values kept as one text, joined with ", "',
-                True,
-            )
+            return _joined(prop)
         return "an array below the top of the schema, or of objects without a name key"
     return f"no type trackerkit maps (type {plain_text(kind)})"
+
+
+def _choice(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool] | str:
+    enum, default = prop["enum"], prop.get("default")
+    choices = list(dict.fromkeys(v if isinstance(v, str) else plain_text(v) for v in enum))
+    if not choices or any(not c for c in choices) or any(len(c) > MAX_TEXT for c in choices):
+        return "an enum with no usable values"
+    spec: dict[str, Any] = {"type": "choice", "choices": choices}
+    lost: list[str] = []
+    if isinstance(default, str) and default in choices:
+        spec["default"] = default
+    elif "default" in prop:
+        lost.append(f"its default {describe_value(default)} (not one of the choices)")
+    mixed = any(not isinstance(v, str) for v in enum)
+    detail = f"choice of {len(choices)}" + (
+        "; guessed: non-text enum values written as text" if mixed else ""
+    )
+    return spec, detail + _lost(lost, "starts at its first choice"), mixed or bool(lost)
+
+
+def _boolean(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+    default = prop.get("default")
+    if isinstance(default, bool):
+        return {"type": "boolean", "default": default}, "boolean", False
+    if "default" in prop:
+        lost = [f"its default {describe_value(default)} (not true or false)"]
+        return {"type": "boolean"}, "boolean" + _lost(lost, "starts false"), True
+    return {"type": "boolean"}, "boolean", False
+
+
+def _text(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+    default = prop.get("default")
+    spec: dict[str, Any] = {"type": "text"}
+    lost: list[str] = []
+    if isinstance(default, str) and len(default) <= MAX_TEXT:
+        spec["default"] = default
+    elif "default" in prop:
+        why = "longer than a text holds" if isinstance(default, str) else "not a text"
+        lost.append(f"its default {describe_value(default)} ({why})")
+    dropped = [k for k in ("maxLength", "minLength", "pattern", "format") if k in prop]
+    extra = f"; {', '.join(dropped)} not kept (a text field has no limits)" if dropped else ""
+    return spec, "text" + extra + _lost(lost, "starts empty"), bool(lost)
+
+
+def _joined(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
+    default = prop.get("default")
+    spec: dict[str, Any] = {"type": "text"}
+    lost: list[str] = []
+    if isinstance(default, list) and all(not isinstance(v, dict | list) for v in default):
+        joined = ", ".join(plain_text(v) for v in default)
+        if len(joined) <= MAX_TEXT:
+            spec["default"] = joined
+        else:
+            lost.append("its default (longer than a text holds)")
+    elif "default" in prop:
+        lost.append(f"its default {describe_value(default)} (not a list of plain values)")
+    detail = 'text, guessed: an array of plain values kept as one text, joined with ", "'
+    return spec, detail + _lost(lost, "starts empty"), True
+
+
+def _lost(lost: list[str], start: str) -> str:
+    """The end of a report line naming what could not be kept, or nothing."""
+    if not lost:
+        return ""
+    starts = f", so it {start}" if any(item.startswith("its default") for item in lost) else ""
+    return f"; not kept: {'; '.join(lost)}{starts}"
 
 
 def _number(
@@ -200,29 +307,50 @@ def _number(
 ) -> tuple[dict[str, Any], str, bool]:
     spec: dict[str, Any] = {"type": "number"}
     notes: list[str] = []
+    lost: list[str] = []
     guessed = False
     for bound, exclusive, key in (
         ("minimum", "exclusiveMinimum", "min"),
         ("maximum", "exclusiveMaximum", "max"),
     ):
-        if is_number(prop.get(bound)):
+        if is_number(prop.get(bound)) and not isinstance(prop[bound], bool):
             spec[key] = prop[bound]
-        elif is_number(prop.get(exclusive)):
+            if exclusive in prop:
+                lost.append(f"{exclusive} {describe_value(prop[exclusive])} beside {bound}")
+        elif is_number(prop.get(exclusive)) and not isinstance(prop[exclusive], bool):
             spec[key] = prop[exclusive]
             notes.append(f"{exclusive} {prop[exclusive]} read as an inclusive {key}")
             guessed = True
+            if bound in prop:
+                lost.append(f"{bound} {describe_value(prop[bound])} (not a number)")
+        else:
+            lost.extend(
+                f"{name} {describe_value(prop[name])} (not a number)"
+                for name in (bound, exclusive)
+                if name in prop
+            )
     if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
-        notes.append(f"minimum {spec.pop('min')} above maximum {spec.pop('max')}: range not kept")
-    if is_number(default) and spec.get("min", default) <= default <= spec.get("max", default):
-        spec["default"] = default
+        lost.append(f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}")
+    if is_number(default) and not isinstance(default, bool):
+        assert isinstance(default, int | float)
+        if spec.get("min", default) <= default <= spec.get("max", default):
+            spec["default"] = default
+        else:
+            within = " ".join(f"{k} {spec[k]}" for k in ("min", "max") if k in spec)
+            lost.append(f"its default {default} (outside {within})")
+    elif "default" in prop:
+        lost.append(f"its default {describe_value(default)} (not a number)")
     if kind == "integer":
         notes.append("integer (a trackerkit number may hold fractions)")
     bounds = [f"{key} {spec[key]}" for key in ("min", "max") if key in spec]
+    start = f"starts at {line_of(own_start(spec))}"
     detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
-    return spec, detail, guessed
+    return spec, detail + _lost(lost, start), guessed or bool(lost)
 
 
-def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -> None:
+def _keyed_list(
+    builder: Builder, name: str, where: str, prop: dict[str, Any], about: str = ""
+) -> None:
     items = prop["items"]
     properties = items.get("properties")
     if not isinstance(properties, dict):
@@ -242,14 +370,10 @@ def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -
             "an array of objects with no name-like text key (name, title, id) to key rows by",
         )
         return
-    about = prop.get("description")
-    draft = builder.tracker(name, "list", about if isinstance(about, str) else "", where)
-    builder.line(
-        "exact",
-        f"{where}.items.properties.{key}",
-        draft.name,
-        f"keyed list: rows keyed by {quoted(key)}",
-    )
+    own = prop.get("description")
+    text = own if isinstance(own, str) and own.strip() else about
+    draft = builder.tracker(name, "list", text, where)
+    first = len(builder.lines)
     for column, column_prop in properties.items():
         if column == key:
             continue
@@ -258,3 +382,21 @@ def _keyed_list(builder: Builder, name: str, where: str, prop: dict[str, Any]) -
             builder.unmapped(here, "an object inside a row; a row holds plain fields only")
             continue
         _field(builder, draft, here, column, column_prop, [])
+    if not draft.fields:  # a list needs a field besides the row's name: no tracker is made
+        builder.drafts.remove(draft)
+        builder.unmapped(
+            where,
+            f"rows keyed by {quoted(key)} with no other field that could be imported; a list "
+            "needs one besides the row's name, so no tracker was made",
+        )
+        return
+    builder.lines.insert(
+        first,
+        ReportLine(
+            "exact",
+            f"{where}.items.properties.{key}",
+            draft.name,
+            f"keyed list: rows keyed by {quoted(key)}",
+        ),
+    )
+    _tops(builder, draft)
