@@ -76,7 +76,13 @@ TURN_COLUMNS: list[ColumnSpec] = [
         0,
         doc="steps with no cost (no price, or an odd value): cost_usd leaves them out",
     ),
-    ColumnSpec("tool_calls", "tool_calls", "int", 0, doc="actions requested"),
+    ColumnSpec(
+        "tool_calls",
+        "tool_calls",
+        "int",
+        0,
+        doc="actions requested (a retried step that asks for a call again counts it again)",
+    ),
     ColumnSpec(
         "failures",
         "failures",
