@@ -184,6 +184,76 @@ class TestWhatTheFileSays:
         ) in lines
 
 
+class TestWhatIsLostIsSaid:
+    """A stat's start or top that cannot be kept as written is named, and its line is not
+    exact (a trial: `{"value": "12", "max": "20"}` started 0 with top 0, `value: true` was
+    dropped and `value: 50, max: 10` held to 10, each under an exact line)."""
+
+    @staticmethod
+    def _lines(stat: dict[str, object]) -> list[str]:
+        text = json.dumps({"playerStats": {"stats": [{"name": "Mana", **stat}]}})
+        imported = import_marinara("state.json", text)
+        return [str(line) for line in imported.report.lines if "Player." in str(line)]
+
+    def test_numbers_written_as_text(self) -> None:
+        assert self._lines({"value": "12", "max": "20"}) == [
+            "guessed: playerStats.stats[0].max -> Player.mana_max: number from 0: the top of "
+            'Mana (CharacterStat max); not kept: its max the text "20" (not a number of 0 or '
+            "more), so the top starts at 0",
+            "guessed: playerStats.stats[0].value -> Player.mana: number from 0 up to the field "
+            'mana_max (CharacterStat value); not kept: its value the text "12" (not a number), '
+            "so it starts at 0",
+        ]
+
+    def test_a_flag_value(self) -> None:
+        assert self._lines({"value": True, "max": 1})[1] == (
+            "guessed: playerStats.stats[0].value -> Player.mana: number from 0 up to the field "
+            "mana_max (CharacterStat value); not kept: its value true (not a number), so it "
+            "starts at 0"
+        )
+
+    def test_a_value_above_its_max(self) -> None:
+        text = json.dumps({"playerStats": {"stats": [{"name": "Mana", "value": 50, "max": 10}]}})
+        imported = import_marinara("state.json", text)
+        assert field_of(imported, "Player", "mana")["default"] == 10
+        assert [str(line) for line in imported.report.lines if "Player." in str(line)][-1] == (
+            "guessed: playerStats.stats[0].value -> Player.mana: number from 0 up to the field "
+            "mana_max (CharacterStat value); its value 50 lies above its top 10, so it starts "
+            "at 10"
+        )
+
+    def test_a_negative_value(self) -> None:
+        assert "not kept: its value -3 (below 0), so it starts at 0" in self._lines(
+            {"value": -3, "max": 10}
+        )[1]
+
+    def test_what_fits_stays_exact(self) -> None:
+        assert [line.split(":")[0] for line in self._lines({"value": 5, "max": 10})] == [
+            "exact",
+            "exact",
+        ]
+
+    def test_a_custom_field_that_is_no_text(self) -> None:
+        text = json.dumps(
+            {
+                "playerStats": {
+                    "customTrackerFields": [
+                        {"name": "Day", "value": 3},
+                        {"name": "Tags", "value": ["a"]},
+                    ]
+                }
+            }
+        )
+        imported = import_marinara("state.json", text)
+        assert field_of(imported, "Player", "day")["default"] == "3"
+        assert [str(line) for line in imported.report.lines if "Player." in str(line)] == [
+            "guessed: playerStats.customTrackerFields[0] -> Player.day: text, guessed: its value "
+            "3 kept as text",
+            "guessed: playerStats.customTrackerFields[1] -> Player.tags: text; not kept: its "
+            "value a list (not a plain value), so it starts empty",
+        ]
+
+
 class TestRefused:
     """What is no game state is refused, naming the file."""
 

@@ -118,11 +118,15 @@ class TestRpgCompanion:
             "default": 80,
         }
         assert "default" not in field_of(imported, "User stats", "mana")
-        assert _lines(imported, "exact: trackerConfig.userStats.customStats") == [
+        assert _lines(
+            imported,
+            "exact: trackerConfig.userStats.customStats",
+            "guessed: trackerConfig.userStats.customStats",
+        ) == [
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 "
             "to maxValue 100; starts at its value 80",
-            "exact: trackerConfig.userStats.customStats[1] -> User stats.mana: number from 0 to "
-            "maxValue 50; its value 90 is outside the range, not kept",
+            "guessed: trackerConfig.userStats.customStats[1] -> User stats.mana: number from 0 "
+            "to maxValue 50; not kept: its value 90 (outside the range or not a number)",
         ]
 
     def test_items_are_rows(self) -> None:

@@ -18,10 +18,10 @@ from typing import Any
 
 from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
-from trackerkit.fields import ICON_PATTERN
+from trackerkit.fields import ICON_PATTERN, describe_value
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import leaf, number
+from trackerkit.formats.leaves import leaf, number, plain_text
 
 __all__ = ["import_marinara", "marinara_from_data"]
 
@@ -125,23 +125,32 @@ def _custom(builder: Builder, draft: TrackerDraft, where: str, items: object) ->
             continue
         value = item.get("value")
         spec: dict[str, Any] = {"type": "text"}
+        detail = "text"
+        guessed = False
         if isinstance(value, str) and len(value) <= MAX_TEXT:
             spec["default"] = value
+        elif isinstance(value, bool | int | float) and len(plain_text(value)) <= MAX_TEXT:
+            spec["default"] = plain_text(value)
+            detail += f", guessed: its value {describe_value(value)} kept as text"
+            guessed = True
+        elif value is not None:
+            why = "longer than a text holds" if isinstance(value, str) else "not a plain value"
+            detail += f"; not kept: its value {describe_value(value)} ({why}), so it starts empty"
+            guessed = True
         icon = item.get("icon")
-        detail = "text"
         if isinstance(icon, str) and ICON_PATTERN.fullmatch(f"lucide:{icon}"):
             spec["icon"] = f"lucide:{icon}"
             detail += f"; icon lucide:{icon}"
         elif icon:
             detail += "; its icon is not a lucide name, so not kept"
-        draft.add(at, item["name"], spec, detail=detail)
+        draft.add(at, item["name"], spec, detail=detail, guessed=guessed)
 
 
 def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> None:
     if stats is None:
         return
     if not isinstance(stats, list):
-        builder.unmapped(where, "stats that are not a list")
+        builder.unmapped(where, "stats that is not a list")
         return
     for index, stat in enumerate(stats):
         at = f"{where}[{index}]"
@@ -151,25 +160,44 @@ def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> 
         name = stat["name"]
         top_spec: dict[str, Any] = {"type": "number", "min": 0}
         most = number(stat.get("max"))
+        top_lost = ""
         if most is not None and most >= 0:
             top_spec["default"] = most
+        elif "max" in stat:
+            top_lost = (
+                f"; not kept: its max {describe_value(stat.get('max'))} (not a number of 0 or "
+                "more), so the top starts at 0"
+            )
         color = "; its color is not kept" if "color" in stat else ""
         top = draft.add(
             f"{at}.max",
             f"{name} max",
             top_spec,
             text=f"The top of {name}",
-            detail=f"number from 0: the top of {name} (CharacterStat max)",
+            detail=f"number from 0: the top of {name} (CharacterStat max){top_lost}",
+            guessed=bool(top_lost),
         )
         spec: dict[str, Any] = {"type": "number", "min": 0, "maxField": top}
         value = number(stat.get("value"))
-        if value is not None and value >= 0:
+        ceiling = top_spec.get("default", 0)
+        lost = ""
+        if value is not None and 0 <= value <= ceiling:
             spec["default"] = value
+        elif value is not None and value > ceiling:
+            spec["default"] = ceiling
+            lost = f"; its value {value} lies above its top {ceiling}, so it starts at {ceiling}"
+        elif "value" in stat:
+            why = "below 0" if value is not None else "not a number"
+            lost = (
+                f"; not kept: its value {describe_value(stat.get('value'))} ({why}), so it "
+                "starts at 0"
+            )
         draft.add(
             f"{at}.value",
             name,
             spec,
-            detail=f"number from 0 up to the field {top} (CharacterStat value){color}",
+            detail=f"number from 0 up to the field {top} (CharacterStat value){color}{lost}",
+            guessed=bool(lost),
         )
 
 

@@ -110,12 +110,16 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 continue
             top = number(stat.get("maxValue"))
             spec: dict[str, Any] = {"type": "number", "min": 0}
+            lost: list[str] = []
             if top is not None and top >= 0:
                 spec["max"] = top
                 detail = f"number from 0 to maxValue {top}"
-            else:
+            elif "maxValue" in stat:
+                detail = "number from 0, no top"
                 shown = describe_value(stat.get("maxValue"))
-                detail = f"number from 0 (maxValue {shown} is no number of 0 or more)"
+                lost.append(f"its maxValue {shown} (not a number of 0 or more)")
+            else:
+                detail = "number from 0, no top (the file gives no maxValue)"
             extra = (
                 "; persistInHistory not kept (trackerkit keeps every value's history)"
                 if "persistInHistory" in stat
@@ -126,7 +130,10 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 spec["default"] = start
                 extra += f"; starts at its value {start}"
             elif "value" in stat:
-                extra += f"; its value {describe_value(stat.get('value'))} is outside the range, not kept"
+                shown = describe_value(stat.get("value"))
+                lost.append(f"its value {shown} (outside the range or not a number)")
+            if lost:
+                extra += f"; not kept: {'; '.join(lost)}"
             # The model writes a stat by its id (`{"id": "mana", "value": 80}`): the field is
             # named for it, and its display name is its meaning.
             shown = _label(stat, f"stat {index + 1}")
@@ -138,6 +145,7 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 spec,
                 text=shown if shown != key else "",
                 detail=detail + extra + _enabled(stat),
+                guessed=bool(lost),
             )
 
 
