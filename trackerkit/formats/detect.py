@@ -1,7 +1,8 @@
 """Reading an import's file (JSON, YAML or JSON5) and telling its format by its content.
 
 Other tools' files are JSON, YAML or JSON5 (MagVarUpdate reads `[InitVar]` entries as YAML, then
-JSON5). `read_document` tries JSON, then YAML, then JSON5, and turns what it got into plain JSON
+JSON5). `read_document` tries JSON, then YAML (by the YAML 1.2 core schema those tools use, not
+PyYAML's 1.1 rules), then JSON5, and turns what it got into plain JSON
 data (text keys, no dates, bounded depth and size), so an importer never sees a YAML-only type and
 a file of aliases cannot blow up. A PNG image is read as the character card in its text chunks
 (`ccv3` when it holds a V3 card, else `chara`; see `formats.png`), so a card with trackerkit's

@@ -1,7 +1,10 @@
 """MagVarUpdate (MVU): `[InitVar]` variables, or a world-info book holding such entries, to trackers.
 
-An `[InitVar]` entry's content (YAML, JSON or JSON5) is an object of variables, nested at will.
-Each top-level object becomes a record tracker named by its key; the top-level plain values make
+An `[InitVar]` entry's content (YAML, JSON or JSON5; inside a code fence when it has one) is an
+object of variables, nested at will. The entries of a book (names holding `[InitVar]` in any case)
+are merged into one object as MVU merges them, a later entry's value over an earlier one (the
+report says which entry each key came from, and which values were replaced). Each top-level
+object becomes a record tracker named by its key; the top-level plain values of an entry make
 one record named after the entry. Inside a record, a nested locked object is flattened into
 dotted fields (`王都.酒馆.描述`), however deep. A leaf is a plain value, a `[value, "meaning"]`
 pair or a `{value, description}` object; a range written in the meaning becomes min/max, marked
