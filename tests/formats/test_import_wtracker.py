@@ -24,12 +24,12 @@ class TestFixture:
             "unmapped: schemaPreset: a WTracker setting (prompt, mode or option), not a schema",
             "unmapped: prompt: a WTracker setting (prompt, mode or option), not a schema",
             "exact: schemaPresets.default.value.properties.time -> Default.time: text",
-            "exact: schemaPresets.default.value.properties.location -> Default.location: text; maxLength not kept (a text field has no limits)",
-            "exact: schemaPresets.default.value.properties.tension -> Default.tension: number min 0 max 10; integer (a trackerkit number may hold fractions)",
+            "guessed: schemaPresets.default.value.properties.location -> Default.location: text; maxLength not kept (a text field has no limits)",
+            "guessed: schemaPresets.default.value.properties.tension -> Default.tension: number min 0 max 10; integer (a trackerkit number may hold fractions)",
             "guessed: schemaPresets.default.value.properties.temperature -> Default.temperature: number min -60 max 60; exclusiveMinimum -60 read as an inclusive min",
             "exact: schemaPresets.default.value.properties.weather -> Default.weather: choice of 4",
             "exact: schemaPresets.default.value.properties.is_night -> Default.is_night: boolean",
-            "exact: schemaPresets.default.value.properties.danger -> Default.danger: number min 1 max 5; integer (a trackerkit number may hold fractions); null allowed in the source, but a field always holds a value",
+            "guessed: schemaPresets.default.value.properties.danger -> Default.danger: number min 1 max 5; integer (a trackerkit number may hold fractions); null allowed in the source, but a field always holds a value",
             'guessed: schemaPresets.default.value.properties.topics.properties.primaryTopic -> Default.topics_primary_topic: text; flattened from a nested object as "topics.primaryTopic"',
             'guessed: schemaPresets.default.value.properties.topics.properties.emotionalTone -> Default.topics_emotional_tone: choice of 2; flattened from a nested object as "topics.emotionalTone"',
             'guessed: schemaPresets.default.value.properties.tags -> Default.tags: text, guessed: an array of plain values kept as one text, joined with ", "',
@@ -41,7 +41,7 @@ class TestFixture:
             "exact: schemaPresets.default.value.properties.characters.items.properties.hp -> Default characters.hp: number min 0 max 100",
             "unmapped: schemaPresets.default.value.properties.characters.items.properties.pose: an object inside a row; a row holds plain fields only",
             "unmapped: schemaPresets.default.value.properties.events: an array of objects with no name-like text key (name, title, id) to key rows by",
-            "exact: schemaPresets.ledger.value.properties.gold -> Ledger.gold: number min 0; integer (a trackerkit number may hold fractions)",
+            "guessed: schemaPresets.ledger.value.properties.gold -> Ledger.gold: number min 0; integer (a trackerkit number may hold fractions)",
         ]
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:

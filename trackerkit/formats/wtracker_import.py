@@ -186,6 +186,7 @@ def _field(
         return
     dotted = ".".join([*path, key])
     how = f"; flattened from a nested object as {quoted(dotted)}" if path else ""
+    nullable = False
     kind = prop.get("type")
     if isinstance(kind, list):
         types = [t for t in kind if t != "null"]
@@ -194,6 +195,7 @@ def _field(
             return
         kind = types[0]
         how += "; null allowed in the source, but a field always holds a value"
+        nullable = True
     text = prop.get("description")
     meaning = text if isinstance(text, str) else ""
     if kind == "object":
@@ -209,7 +211,14 @@ def _field(
         builder.unmapped(where, spec_or_reason)
         return
     spec, detail, guessed = spec_or_reason
-    draft.add(where, dotted, spec, text=meaning, detail=detail + how, guessed=guessed or bool(path))
+    draft.add(
+        where,
+        dotted,
+        spec,
+        text=meaning,
+        detail=detail + how,
+        guessed=guessed or bool(path) or nullable,
+    )
 
 
 def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool] | str:
@@ -275,7 +284,7 @@ def _text(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
         lost.append(f"its default {describe_value(default)} ({why})")
     dropped = [k for k in ("maxLength", "minLength", "pattern", "format") if k in prop]
     extra = f"; {', '.join(dropped)} not kept (a text field has no limits)" if dropped else ""
-    return spec, "text" + extra + _lost(lost, "starts empty"), bool(lost)
+    return spec, "text" + extra + _lost(lost, "starts empty"), bool(lost or dropped)
 
 
 def _joined(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
@@ -342,6 +351,7 @@ def _number(
         lost.append(f"its default {describe_value(default)} (not a number)")
     if kind == "integer":
         notes.append("integer (a trackerkit number may hold fractions)")
+        guessed = True
     bounds = [f"{key} {spec[key]}" for key in ("min", "max") if key in spec]
     start = f"starts at {line_of(own_start(spec))}"
     detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
