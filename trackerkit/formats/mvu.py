@@ -131,7 +131,7 @@ def _book(builder: Builder, entries: list[object], file: str) -> None:
         builder.lines[index] = replace(line, source=merge.labelled(line.source))
     for draft in builder.drafts[first_draft:]:
         if draft.source:
-            many = merge.sources.get(draft.source.split(".", 1)[0], set())
+            many = merge.sources.get(draft.source, set())  # a top-level key's own tracker
             if len(many) > 1:
                 draft.description += f", merged from {len(many)} [InitVar] entries as MVU does"
             draft.source = merge.labelled(draft.source)
@@ -189,8 +189,9 @@ class _Merge:
                     f"its value was replaced by the one in {where}: MagVarUpdate merges every "
                     "[InitVar] entry into one object, a later entry's value over an earlier one",
                 )
-            for stale in [p for p in self.origin if p.startswith(f"{here}.")]:
-                del self.origin[stale]
+            if isinstance(old, dict):  # its keys' places go with it
+                for stale in [p for p in self.origin if p.startswith(f"{here}.")]:
+                    del self.origin[stale]
             into[key] = copy.deepcopy(value)
             self._mark(value, here, where)
 
