@@ -23,7 +23,10 @@ from trackerkit.trace import (
     markers,
     read_trace,
     steps,
+    tokens_over_day,
     tool_calls,
+    turn_failures,
+    turn_timeline,
 )
 from trackerkit.trace.sample import CATALOGUE, write_sample
 
@@ -292,3 +295,33 @@ class TestMarkers:
         table = markers(frame)
         assert list(table["marker"]) == ["keys"]
         assert list(table["path"]) == ["data.details"]
+
+
+def test_keys_of_the_wrong_kind_never_break_a_table(tmp_path: Path) -> None:
+    """Found when tried: one event whose `stepIndex` is a list (or a `callId` that is an object)
+    made `steps`, `tokens_over_day` and `turn_timeline` raise "unhashable type", and the trace
+    explorer showed "Could not sum up the days" for a whole day of good events."""
+    head = '"turn":"turn_0","session":"s","source":"unknown","kind":"eve"'
+    lines = [
+        '{"ts":"2026-03-01T10:00:00.000Z",%s,"name":"turn.started","data":{"sequence":1}}',
+        '{"ts":"2026-03-01T10:00:01.000Z",%s,"name":"step.started","data":{"stepIndex":[1]}}',
+        '{"ts":"2026-03-01T10:00:02.000Z",%s,"name":"actions.requested","data":{"stepIndex":[1],'
+        '"actions":[{"kind":"tool","callId":{"a":1},"toolName":"t"}]}}',
+        '{"ts":"2026-03-01T10:00:03.000Z",%s,"name":"action.result","data":{"stepIndex":[1],'
+        '"callId":{"a":1},"toolName":"t","isError":true,"failure":"isError"}}',
+        '{"ts":"2026-03-01T10:00:04.000Z",%s,"name":"step.completed","data":{"stepIndex":[1],'
+        '"usage":{"in":5,"out":1}}}',
+        '{"ts":"2026-03-01T10:00:05.000Z",%s,"name":"turn.completed","data":{"sequence":9}}',
+    ]
+    path = tmp_path / "2026-03-01.jsonl"
+    path.write_text("\n".join(line % head for line in lines) + "\n", encoding="utf-8")
+    events, errors = read_trace(path)
+    assert errors == []
+    table = steps(events)
+    assert table["usage_in"].tolist() == [5]
+    assert table["error_class"].tolist() == ["isError"]  # its tool's failure, paired by the key
+    assert table.attrs["skipped"] == {"data.stepIndex": 1}
+    assert len(tool_calls(events)) == 1
+    tokens_over_day(events)
+    assert turn_timeline(events, "s/turn_0").data
+    assert len(turn_failures(events, "s/turn_0")) == 1

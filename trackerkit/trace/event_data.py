@@ -20,7 +20,7 @@ import pandas as pd
 from trackerkit.errors import BadRequestError
 from trackerkit.trace._lazy import as_text, loads
 
-__all__ = ["data_text", "plain_data", "qualified", "readable", "require_data"]
+__all__ = ["data_text", "key_part", "plain_data", "qualified", "readable", "require_data"]
 
 _NO_DATA = (
     "{what} reads each event's data, and these events have no `data` column (read with "
@@ -59,6 +59,15 @@ def data_text(value: Any) -> str:
     '{"isError":false,"n":null,"text":"ход"}'
     """
     return as_text(plain_data(value)).decode("utf-8")
+
+
+def key_part(value: Any) -> Any:
+    """A value of `data` as part of a lookup key: itself when it is text, a number, a flag or
+    null, else its JSON text, so an odd writer's list `stepIndex` or object `callId` pairs with
+    its like instead of failing as unhashable."""
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    return data_text(value)
 
 
 def require_data(events: pd.DataFrame, what: str = "this helper") -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, extract
-from trackerkit.trace.event_data import qualified, readable, require_data
+from trackerkit.trace.event_data import key_part, qualified, readable, require_data
 from trackerkit.trace.failure import error_of, failure_of
 from trackerkit.trace.turns import assign_turns
 
@@ -165,7 +165,7 @@ def _records(
 
 
 def _step_key(rec: Mapping[str, Any]) -> tuple[Any, ...]:
-    return (rec["turn_name"], rec["session"], rec["turn"], rec["data"].get("stepIndex"))
+    return (rec["turn_name"], rec["session"], rec["turn"], key_part(rec["data"].get("stepIndex")))
 
 
 def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
@@ -221,11 +221,11 @@ def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
                     "subagent": data.get("subagent"),
                 }
                 rows.append(row)
-                if isinstance(row["call_id"], str):
-                    calls[(rec["session"], row["call_id"])] = row
+                if row["call_id"] is not None:
+                    calls[(rec["session"], key_part(row["call_id"]))] = row
             continue
         call_id = data.get("callId")
-        paired = calls.pop((rec["session"], call_id), None) if isinstance(call_id, str) else None
+        paired = calls.pop((rec["session"], key_part(call_id)), None) if call_id is not None else None
         if paired is not None:
             row = paired
         else:

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from trackerkit.trace.costs import costs_by_day
-from trackerkit.trace.event_data import plain_data
+from trackerkit.trace.event_data import key_part, plain_data
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.frames import steps, tool_calls
 from trackerkit.trace.turns import assemble_turns, turn_events
@@ -76,11 +76,11 @@ def _segments(picked: pd.DataFrame) -> pd.DataFrame:
     ):
         data = plain_data(data)
         data = data if isinstance(data, Mapping) else {}
-        key = (turn, data.get("stepIndex"))
+        key = (turn, key_part(data.get("stepIndex")))
         if name == "eve.step.started":
             started[key] = ts
         elif name == "eve.action.result":
-            tool_errors[data.get("callId")] = _error_text(error_of(name, data))
+            tool_errors[key_part(data.get("callId"))] = _error_text(error_of(name, data))
         elif name in ("eve.step.completed", "eve.step.failed"):
             usage = data["usage"] if isinstance(data.get("usage"), dict) else {}
             begin = started.pop(key, ts)
@@ -108,7 +108,7 @@ def _segments(picked: pd.DataFrame) -> pd.DataFrame:
                 "what": "tool failed" if failed else "tool",
                 "detail": row.failure if failed else str(row.status or ""),
                 "took": _took(row.ts, end),
-                "error": (tool_errors.get(row.call_id) or row.failure) if failed else None,
+                "error": (tool_errors.get(key_part(row.call_id)) or row.failure) if failed else None,
             }
         )
     frame = pd.DataFrame(bars, columns=_BAR_COLUMNS)
