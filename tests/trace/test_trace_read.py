@@ -274,6 +274,21 @@ class TestBrokenLines:
         assert "year 0001-9999" in errors[0].reason
         assert trace_days(tmp_path)["first"].dt.year.tolist() == [2026]
 
+    @pytest.mark.parametrize("year", [b"0001", b"1500", b"2300", b"9999"])
+    def test_a_far_year_is_read_whatever_its_neighbour(
+        self, tmp_path: Path, line: Line, year: bytes
+    ) -> None:
+        """Found when tried: the year 2300 (or 0001, 9999) read alone, but beside a time with a
+        7-digit fraction it was refused as "not an ISO-8601 time" (pandas read the batch at
+        nanoseconds, which cannot hold it)."""
+        far = line().replace(b"2026-03-01T", year + b"-03-01T", 1)
+        fine = line().replace(b"T10:00:00.000Z", b"T10:00:00.1234567Z", 1)
+        assert far != line() and fine != line()
+        _write(tmp_path, "2026-03-01.jsonl", far, fine, line())
+        events, errors = read_trace(tmp_path)
+        assert errors == []
+        assert sorted(events["ts"].dt.year.tolist()) == sorted([int(year), 2026, 2026])
+
     def test_a_long_unfinished_line_is_one_broken_line(self, tmp_path: Path, line: Line) -> None:
         """A file ending in megabytes without a newline (a crash's NUL bytes) is one broken line
         after the good ones (its pieces are joined once, not copied block by block)."""

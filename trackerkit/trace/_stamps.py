@@ -158,8 +158,11 @@ class Stamps:
             texts: list[Any] = [
                 v.upper() if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw
             ]
-            parsed = pd.DatetimeIndex(
-                pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
+            parsed = _far_years_alone(
+                texts,
+                pd.DatetimeIndex(
+                    pd.to_datetime(texts, utc=True, format="ISO8601", errors="coerce")
+                ).as_unit("us"),
             )
             # Year 0 and years past 9999 parse, but no Python date holds them (pandas then
             # fails to print them): they name no moment a journal was written at.
@@ -172,3 +175,22 @@ class Stamps:
                 bad.setdefault(row, f"field ts {raw[missing]!r} {why}")
             micros[rest] = parsed.as_unit("us").asi8
         return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
+
+
+def _far_years_alone(texts: list[Any], parsed: pd.DatetimeIndex) -> pd.DatetimeIndex:
+    """`parsed` with each time of a year nanoseconds cannot hold (before 1678, after 2261) that
+    the batch left NaT read again alone: pandas gives a batch one resolution, and a 7-digit
+    fraction in one value makes it nanoseconds, which would refuse the year 2300 of another."""
+    again = [
+        row
+        for row in np.flatnonzero(pd.isna(parsed)).tolist()
+        if texts[row] is not None and texts[row][:4].isdigit() and not 1678 <= int(texts[row][:4]) <= 2261
+    ]
+    if not again:
+        return parsed
+    micros = parsed.asi8.copy()
+    for row in again:
+        alone = pd.to_datetime([texts[row]], utc=True, format="ISO8601", errors="coerce")
+        if not pd.isna(alone[0]):
+            micros[row] = alone.as_unit("us").asi8[0]
+    return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
