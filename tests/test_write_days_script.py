@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from trackerkit.trace import write, write_days
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "write_days.py"
@@ -80,3 +85,32 @@ def test_make_days_runs_the_script_with_its_settings(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert f'scripts/write_days.py --out "{tmp_path}" --days 3 --seed 11' in done.stdout
+
+
+REAL = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
+"""The real now in the retention tests: after the generated days begin (2026-11-26)."""
+
+
+def test_a_day_file_already_there_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TC-3: generated past days are not written live, so retention deletes nothing of the
+    folder (an assistant's 2026-10-01 stays, as the docstring says other files do)."""
+    monkeypatch.setattr(write, "_real_now", lambda: REAL)
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    kept = folder / "2026-10-01.jsonl"
+    kept.write_text('{"real": true}\n', encoding="utf-8")
+    files = write_days(tmp_path, days=4)
+    assert [p.name for p in files][:4] == [f"2026-11-{d}.jsonl" for d in range(26, 30)]
+    assert kept.read_text(encoding="utf-8") == '{"real": true}\n'
+
+
+def test_forty_days_are_forty_days(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TC-3: a writer never deletes a day it wrote, so 40 generated days all stay."""
+    monkeypatch.setattr(write, "_real_now", lambda: REAL)
+    files = write_days(tmp_path, days=40)
+    names = [p.name for p in files]
+    assert names[0] == "2026-11-26.jsonl"
+    assert "2027-01-04.jsonl" in names
+    assert len(names) >= 40
+    assert all(p.exists() for p in files)
+    assert sorted(p.name for p in (tmp_path / "trace").iterdir()) == names

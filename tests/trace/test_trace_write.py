@@ -91,7 +91,7 @@ class TestFiles:
             (folder / name).write_text("x\n")
         fresh = folder / "2026-01-29.jsonl"  # new mtime does not save it
         fresh.write_text("x\n")
-        with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
+        with TraceWriter(tmp_path, clock=lambda: NOON, wall_clock=lambda: NOON) as writer:
             writer.write(kind="eve", name="x")
         assert sorted(p.name for p in folder.iterdir()) == sorted(keep)
 
@@ -122,7 +122,7 @@ class TestFiles:
         folder.mkdir()
         (folder / name).write_text("x\n")
         (folder / "2000-01-01.jsonl").write_text("x\n")
-        with TraceWriter(tmp_path, clock=lambda: NOON) as writer:
+        with TraceWriter(tmp_path, clock=lambda: NOON, wall_clock=lambda: NOON) as writer:
             writer.write(kind="eve", name="x")
         assert sorted(p.name for p in folder.iterdir()) == sorted([name, "2026-03-01.jsonl"])
         assert day_of(name) is None
@@ -131,7 +131,7 @@ class TestFiles:
         """TC-3: the sweep runs at each change of day file, not only at the first write."""
         folder = tmp_path / "trace"
         now = [NOON]
-        writer = TraceWriter(tmp_path, clock=lambda: now[0])
+        writer = TraceWriter(tmp_path, clock=lambda: now[0], wall_clock=lambda: now[0])
         writer.write(kind="eve", name="x")
         (folder / "2026-01-31.jsonl").write_text("x\n")
         writer.write(kind="eve", name="x")

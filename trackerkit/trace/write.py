@@ -33,6 +33,23 @@ What happens to `data` on the way (`encode_event` does it, a pure function):
   and `markers()` lists it as `traceTrimmed`. A lone surrogate in a key field is written as
   `\\udXXX`; a key field that is not a string is written as its `str()`.
 
+Retention (TC-3) deletes day files older than `keep_days` (30: today's file and the 29 before)
+by the date in their name, never by mtime, and only files named `YYYY-MM-DD.jsonl`. What
+"today" is, and when a writer may delete at all, is fixed so that a writer of simulated or
+generated days never deletes a real journal:
+
+* Today is the real one, `wall_clock()` (the system clock) in the writer's time zone; the clock
+  that stamps events (`clock`, `ts=`) never counts, so a simulated clock a month ahead deletes
+  nothing it would not delete anyway.
+* The clean-up runs only when the writer opens the real today's day file (its first write of
+  the day in the process, and each change of day file while it writes live). A writer writing
+  another day (a simulated clock, generated past days, a back-dated event) deletes nothing.
+* It never deletes a file newer than the kept window, the day file being opened, or any day
+  file this writer has written to.
+* `keep_days=None` turns it off: generators of synthetic days leave every other file alone.
+* Nothing goes unsaid: each removed file is logged as a warning on the `trackerkit.trace`
+  logger (Python prints it to stderr when no handler is set) and listed in `writer.removed`.
+
 So every event is written: `encode_event` always returns a line within the cap, and
 `TraceWriter.write` returns False only when the file cannot be written. Writing never raises
 into the caller: an error goes to the `trackerkit.trace` logger at most once a minute (TC-20).
@@ -112,6 +129,11 @@ _RESULT_FIRST = ("ok", "error", "message", "isError", "code", "exitCode")
 _INT_RANGE = range(-(1 << 63), 1 << 64)  # what JSON numbers orjson writes: i64 and u64
 _KEY_FIELDS = ("turn", "session", "source", "kind", "name")
 _LOG = logging.getLogger("trackerkit.trace")
+
+
+def _real_now() -> dt.datetime:
+    """The system clock, in UTC."""
+    return dt.datetime.now(dt.UTC)
 
 
 def format_ts(moment: dt.datetime) -> str:
@@ -359,7 +381,12 @@ class TraceWriter:
         data_dir: the data directory (`ASSISTANT_DATA_DIR`); files go to its `trace/` folder.
         timezone: the installation's time zone (`ASSISTANT_TIMEZONE`), which names the day file.
         capture_content: keep content fields; None reads `captureContent` of `settings.json`.
-        clock: returns the current time (aware); defaults to the system clock in UTC.
+        clock: returns the time events are stamped with (aware); defaults to the system clock in
+            UTC. A simulated clock goes here; retention never reads it.
+        keep_days: how many days retention keeps (today's file and the days before it); None
+            never deletes anything (for generated or simulated days). Must be 1 or more.
+        wall_clock: the real time retention counts from; defaults to the system clock. Only
+            tests should set it.
 
     Example:
         >>> writer = TraceWriter("data", timezone="Europe/Moscow")  # doctest: +SKIP
@@ -373,13 +400,26 @@ class TraceWriter:
         timezone: str | dt.tzinfo = "UTC",
         capture_content: bool | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        *,
+        keep_days: int | None = RETENTION_DAYS,
+        wall_clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
+        if keep_days is not None and (isinstance(keep_days, bool) or keep_days < 1):
+            raise ValueError(
+                f"keep_days={keep_days!r} would delete today's file; give 1 or more, or None "
+                "to never delete"
+            )
         self.directory = Path(data_dir, "trace")
         self.timezone = zoneinfo.ZoneInfo(timezone) if isinstance(timezone, str) else timezone
         self.capture_content = (
             capture_content_setting(data_dir) if capture_content is None else capture_content
         )
-        self._clock = clock or (lambda: dt.datetime.now(dt.UTC))
+        self._clock = clock or _real_now
+        self.keep_days = keep_days
+        self._wall_clock = wall_clock
+        self._written: set[str] = set()
+        #: Day files retention removed so far, oldest sweep first (each one also logged).
+        self.removed: list[Path] = []
         self._lock = threading.Lock()
         self._day: str | None = None
         self._fd: int | None = None
@@ -438,7 +478,8 @@ class TraceWriter:
             return self._fd
         self.close()
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._sweep(dt.date.fromisoformat(day))  # TC-3: first write and every change of day
+        self._written.add(day)
+        self._sweep(day)  # TC-3: first write and every change of day, when writing live
         self._fd = self._open_regular(path)
         self._day = day
         return self._fd
@@ -475,16 +516,48 @@ class TraceWriter:
             raise
         return fd
 
-    def _sweep(self, today: dt.date) -> None:
-        """Delete day files older than the retention by the date in their name only (TC-3)."""
-        oldest = today - dt.timedelta(days=RETENTION_DAYS - 1)
-        for path in self.directory.iterdir():
+    def real_today(self) -> dt.date:
+        """The real today in the writer's time zone (`wall_clock`), the day retention counts from."""
+        now = (self._wall_clock or _real_now)()
+        if now.tzinfo is None:
+            now = now.replace(tzinfo=dt.UTC)
+        return now.astimezone(self.timezone).date()
+
+    def _sweep(self, opening: str) -> None:
+        """Delete day files older than the retention, by the date in their name only (TC-3).
+
+        Runs only when `opening` (the day file about to be written) is the real today's; never
+        deletes that file, a newer one, or one this writer wrote (see the module's docstring).
+        """
+        if self.keep_days is None:
+            return
+        today = self.real_today()
+        if opening != today.isoformat():
+            return  # not writing live (a simulated or generated day): nothing is deleted
+        oldest = today - dt.timedelta(days=self.keep_days - 1)
+        for path in sorted(self.directory.iterdir()):
             day = day_of(path)
-            if day is not None and dt.date.fromisoformat(day) < oldest and path.is_file():
-                try:
-                    path.unlink()
-                except OSError as exc:
-                    self._report(exc)
+            if (
+                day is None
+                or day in self._written
+                or dt.date.fromisoformat(day) >= oldest
+                or not path.is_file()
+            ):
+                continue
+            try:
+                path.unlink()
+            except OSError as exc:
+                self._report(exc)
+                continue
+            self.removed.append(path)
+            _LOG.warning(
+                "trace retention removed %s: older than the %d days kept (today, %s, and the %d "
+                "before, by the real clock)",
+                path,
+                self.keep_days,
+                today.isoformat(),
+                self.keep_days - 1,
+            )
 
     def _report(self, exc: BaseException) -> None:
         self.failures += 1
