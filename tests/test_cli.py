@@ -499,3 +499,33 @@ def test_changes_with_the_range_reversed_says_so(capsys: pytest.CaptureFixture[s
         "trackerkit: --from m4 comes after --to m2 on this take; "
         "give the earlier message first (--from m2 --to m4)\n"
     )
+
+
+class TestFolderEntriesThatAreNoFile:
+    """Found when tried: a folder holding only a dangling link and a FIFO named `*.json` said
+    "no tracker files" with exit 0; given one by one, the same entries were refused."""
+
+    def test_they_are_refused_in_a_folder_too(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere")
+        os.mkfifo(tmp_path / "fifo.json")
+        (tmp_path / "sub.json").mkdir()  # a folder named like a file is no entry
+        code, out, _ = _run(capsys, "check", str(tmp_path))
+        assert code == 1
+        assert out.splitlines() == [
+            f"{tmp_path / 'dangling.json'}: is a link to nothing readable; it was not read",
+            f"{tmp_path / 'fifo.json'}: is a FIFO, not a regular file; it was not read",
+            f"{tmp_path}: 2 of 2 trackers refused",
+        ]
+
+    def test_a_name_with_a_line_break_stays_on_its_line(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """A file named `a\\nb.json` printed raw looked like two files' lines."""
+        (tmp_path / "a\nb.json").write_text("{", encoding="utf-8")
+        code, out, _ = _run(capsys, "check", str(tmp_path))
+        assert code == 1
+        first, summary = out.splitlines()
+        assert first.startswith(repr(str(tmp_path / "a\nb.json")) + ": is not valid JSON")
+        assert summary == f"{tmp_path}: 1 of 1 tracker refused"

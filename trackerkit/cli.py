@@ -17,7 +17,7 @@ from trackerkit._pieces import read_piece_file
 from trackerkit.design.hints import tracker_hints
 from trackerkit.errors import BadRequestError, Problem, TrackerkitError
 from trackerkit.formats.detect import piece_kind
-from trackerkit.library import Verdict, check_paths
+from trackerkit.library import Verdict, check_paths, shown_path
 
 if TYPE_CHECKING:
     from trackerkit.scene import Linked, Scene
@@ -75,16 +75,16 @@ def _check(args: argparse.Namespace) -> int:
     for path, found in checked:
         if found and all(_is_scene(v) for v in found) and Path(path).is_dir():
             # A folder of scenes given for trackers: one line says so, not every scene's keys.
-            print(f"{path}: {_scenes_folder(Path(path), len(found))}")
+            print(f"{shown_path(path)}: {_scenes_folder(Path(path), len(found))}")
             continue
         for verdict in found:
             for line in verdict.lines():
                 print(line)
             for problem in warned.get(id(verdict), []):
-                print(f"{verdict.file}: warning: {problem}")
+                print(f"{shown_path(verdict.file)}: warning: {problem}")
         if len(found) != 1 or not _is_scene(found[0]) or Path(path).is_dir():
             count = sum(len(warned.get(id(v), [])) for v in found)
-            print(f"{path}: {_summary(found)}{_warning_count(count)}")
+            print(f"{shown_path(path)}: {_summary(found)}{_warning_count(count)}")
     return 0 if all(v.ok for v in verdicts) else 1
 
 

@@ -81,7 +81,7 @@ class Verdict:
 
     def lines(self) -> list[str]:
         """One `file: path: message` line per problem."""
-        return [f"{self.file}: {problem}" for problem in self.problems]
+        return [f"{shown_path(self.file)}: {problem}" for problem in self.problems]
 
     def to_json(self) -> dict[str, Any]:
         """Plain data: `{file, ok, id, problems: [{path, message}]}`."""
@@ -91,6 +91,13 @@ class Verdict:
             "id": self.id,
             "problems": [{"path": p.path, "message": p.message} for p in self.problems],
         }
+
+
+def shown_path(path: str | Path) -> str:
+    """A path for a line of output: as it is, or quoted with escapes when it holds a line break
+    or another control character, so a file named `a\nb.json` cannot pose as two lines."""
+    text = str(path)
+    return repr(text) if any(c < " " or c == "\x7f" for c in text) else text
 
 
 def _load_json(path: Path, within: Path | None = None) -> tuple[object, Problem | None]:
@@ -173,7 +180,10 @@ def check_paths(paths: Iterable[str | Path]) -> list[tuple[str, list[Verdict]]]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            out.append((str(given), [read_piece(p, within=path) for p in _piece_files(path)]))
+            # Every `*.json` entry but a folder: a dangling link or a FIFO is refused in words
+            # (unopened), not skipped as if the folder held nothing.
+            entries = sorted(p for p in path.glob("*.json") if not p.is_dir())
+            out.append((str(given), [read_piece(p, within=path) for p in entries]))
         elif path.exists() or path.is_symlink():
             # A file, or something that is no file (a FIFO, a device): its verdict says which.
             out.append((str(given), [read_piece(path)]))
