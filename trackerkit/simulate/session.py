@@ -15,6 +15,13 @@ block is the turn's outcome (a refused call in the report), never an exception.
 tool calls -> answers -> model call, until the model answers without calls or the round limit),
 commits the reply with its pending deltas (a failed turn keeps none), reads the reply's changes,
 and writes the turn's events (`trackerkit.simulate.events`) when a trace sink is set.
+
+What one turn may take is bounded, so a model (or a server posing as one) cannot make a turn run
+for minutes: a tool call whose arguments pass `MAX_CALL_ARGUMENTS` characters is refused unread
+(the model is told the size and the limit), and a turn whose tool loop (the model's replies and
+calls, and the answers) passes `MAX_TURN_TEXT` characters fails and keeps nothing, with a sentence
+naming the limit (trace code `turn_too_large`). The loop's own messages are counted in tokens one
+message at a time, each once, as it joins the loop (the `turn` part of a round).
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from trackerkit.prompt import (
     render_trackers_block,
 )
 from trackerkit.scene import PieceSource, Scene, load_scene, scene_trackers
-from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
+from trackerkit.simulate.completion import MAX_REPLY_TEXT, PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.events import SessionTrace, TraceSink, TurnTrace
 from trackerkit.simulate.model import (
     Model,
@@ -60,7 +67,9 @@ from trackerkit.tool import TOOL_NAME, ToolDefinition
 from trackerkit.tracker import Tracker
 
 __all__ = [
+    "MAX_CALL_ARGUMENTS",
     "MAX_TOOL_ANSWER",
+    "MAX_TURN_TEXT",
     "ReadTool",
     "Session",
     "TraceSink",
@@ -69,6 +78,16 @@ __all__ = [
 #: Other tools' answers past this many characters are shortened (TR-39: never update_trackers').
 MAX_TOOL_ANSWER = 12_000
 _SHORTENED = "…[truncated]"
+#: The most characters of one tool call's arguments that are read; a longer call is refused unread
+#: (any model's: an OpenAI-compatible server's reply is already held to this when it is read).
+MAX_CALL_ARGUMENTS = MAX_REPLY_TEXT
+#: The most characters one turn's tool loop may hold (the model's replies with their calls, and the
+#: answers); past it the turn fails and keeps nothing.
+MAX_TURN_TEXT = 4 * 1024 * 1024
+
+
+class _TurnTooLargeError(TrackerkitError):
+    """The turn's tool loop passed `MAX_TURN_TEXT` characters."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +114,12 @@ class _Running:
     trace: TurnTrace
     #: The tool loop's messages so far (calls asked, answers given), sent after the history.
     said: list[dict[str, Any]] = field(default_factory=list)
+    #: Tokens of `said`, each message counted once as it joins (the round's `turn` part).
+    said_tokens: int = 0
+    #: Characters of the loop so far: the replies with their calls, and the answers.
+    chars: int = 0
+    #: Tokens of the last reply's message (its text and calls), counted when it arrived.
+    reply_tokens: int = 0
     #: Seconds other tools have spent in this turn (update_trackers is never counted, TR-39).
     spent: float = 0.0
     #: Under the text protocol: the reply without its update block (what the chat keeps).
@@ -392,7 +417,7 @@ class Session:
         request, block = self._request(run.turn)
         if round_index == 0:
             run.report.request, run.report.block = request, block
-        said = count_tokens(_flatten(run.said), self.encoding) if run.said else 0
+        said = run.said_tokens
         parts = {**request.parts, **({"turn": said} if said else {})}
         run.trace.step_started(round_index)
         reply = self.model.complete(
@@ -403,9 +428,9 @@ class Session:
                 counted=sum(parts.values()),
             )
         )
-        out = count_tokens(
-            reply.content + "".join(c.name + c.arguments for c in reply.tool_calls), self.encoding
-        )
+        text = _flatten([_said(reply)])
+        self._grow(run, len(text), "the model's reply")
+        out = run.reply_tokens = _tokens(text, self.encoding)
         tokens_in = reply.usage_in if reply.usage_in is not None else sum(parts.values())
         tokens_out = reply.usage_out if reply.usage_out is not None else out
         names = tuple(c.name for c in reply.tool_calls)
@@ -426,13 +451,8 @@ class Session:
 
     def _answer(self, run: _Running, round_index: int, reply: ModelReply) -> None:
         """Run each call of a reply in order; the model's calls and the answers join the loop's messages."""
-        run.said.append(
-            {
-                "role": "assistant",
-                "content": reply.content or None,
-                "tool_calls": [c.to_openai() for c in reply.tool_calls],
-            }
-        )
+        run.said.append(_said(reply))
+        run.said_tokens += run.reply_tokens  # counted when the reply arrived (`_ask`)
         tool = run.turn.tool
         for call in reply.tool_calls:
             started = time.monotonic()
@@ -440,10 +460,27 @@ class Session:
             if result.name in self.tools:
                 run.spent += time.monotonic() - started
             run.report.calls.append(result)
+            self._grow(run, len(result.answer), f"the answer to call {call.id!r}")
             run.said.append({"role": "tool", "tool_call_id": call.id, "content": result.answer})
+            run.said_tokens += _tokens(result.answer, self.encoding)
             # The trace keeps the update call's number of changes, not its answer (TR-39).
             counts = tool is not None and result.name == tool.name
             run.trace.action_result(round_index, result, counts_changes=counts)
+
+    @staticmethod
+    def _grow(run: _Running, chars: int, what: str) -> None:
+        """Add `chars` to the turn's loop; past `MAX_TURN_TEXT` the turn fails, naming the limit.
+
+        Raises:
+            _TurnTooLargeError: the loop would pass the limit (the turn keeps nothing).
+        """
+        run.chars += chars
+        if run.chars > MAX_TURN_TEXT:
+            raise _TurnTooLargeError(
+                f"This turn's tool loop reached {run.chars:,} characters with {what}, past the "
+                f"{MAX_TURN_TEXT:,} one turn may hold (MAX_TURN_TEXT: the model's replies and "
+                "calls, and the answers); the turn failed and kept nothing."
+            )
 
     def _history(self, turn: Turn) -> list[tuple[str, str]]:
         return [(m.role, m.text) for m in self._seen(turn)]
@@ -512,6 +549,14 @@ class Session:
                 round_index, call.id, call.name, call.arguments, ok, text, changes, failure, offered
             )
 
+        if len(call.arguments) > MAX_CALL_ARGUMENTS:
+            too_long = (
+                f"{len(call.arguments):,} characters of arguments, past the "
+                f"{MAX_CALL_ARGUMENTS:,} one call may send (MAX_CALL_ARGUMENTS)"
+            )
+            if turn.tool is not None and call.name == turn.tool.name:
+                return answer(False, f"Nothing was written: {too_long}.", failure="error")
+            return answer(False, f"The call was not run: {too_long}.", failure="error")
         if turn.tool is not None and call.name == turn.tool.name:
             arguments, problem = read_arguments(call.arguments)
             if problem is not None:
@@ -552,7 +597,33 @@ def _failure(exc: TrackerkitError) -> tuple[str, str]:
         )
     if isinstance(exc, ModelError):
         return "model_error", f"The model failed: {str(exc).rstrip('.')}."
+    if isinstance(exc, _TurnTooLargeError):
+        return "turn_too_large", str(exc)
     return "turn_error", str(exc)
+
+
+_PIECE = 1 << 18
+
+
+def _tokens(text: str, encoding: str) -> int:
+    """`count_tokens` of a model's text, which may be anything: a run of about a million spaces
+    exhausts tiktoken's regex stack (ValueError), so such a text is counted in pieces of
+    `_PIECE` characters, the sum a close count."""
+    try:
+        return count_tokens(text, encoding)
+    except ValueError:
+        return sum(
+            count_tokens(text[at : at + _PIECE], encoding) for at in range(0, len(text), _PIECE)
+        )
+
+
+def _said(reply: ModelReply) -> dict[str, Any]:
+    """The reply as the loop's assistant message: its text and its calls."""
+    return {
+        "role": "assistant",
+        "content": reply.content or None,
+        "tool_calls": [c.to_openai() for c in reply.tool_calls],
+    }
 
 
 def _flatten(messages: Sequence[Mapping[str, Any]]) -> str:
