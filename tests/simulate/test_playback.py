@@ -532,3 +532,39 @@ class TestRenamesBetweenSteps:
         step = {"user": "Hi.", "callsText": "[]"}
         assert pinned(step, tmp_path / "gone.json") == step
         assert pinned(step, FIGHT)["trackerIds"] == {"Health": "health", "Stamina": "stamina"}
+
+
+class TestLongNumbers:
+    """An integer past Python's digit limit (4,300) is a step's refusal in words, never a
+    ValueError out of play_page (whose steps are never the cause of an error)."""
+
+    def test_read_json_says_so(self) -> None:
+        value, problem = read_json("[" + "9" * 5000 + "]", "The tool calls")
+        assert value is None
+        assert problem == (
+            "The tool calls hold a whole number of 5,000 digits; numbers are read up to "
+            "4,300 digits. Write a smaller number. Nothing was sent."
+        )
+        assert read_json("[-" + "9" * 4300 + "]", "x")[1] is None
+
+    def test_play_page_refuses_the_step_and_plays_on(self) -> None:
+        digits = "9" * 5000
+        playback = play_page(
+            FIGHT,
+            [
+                _turn("[" + digits + "]"),
+                _turn(_calls('{"tracker": "Health", "set": {"hp": -' + digits + "}}")),
+                {"action": "edit", "tracker": "Health", "setText": '{"hp": ' + digits + "}"},
+                _turn("[]"),
+            ],
+        )
+        refused = [o.refused for o in playback.page_outcomes]
+        assert refused[:3] == [
+            "The tool calls hold a whole number of 5,000 digits; numbers are read up to "
+            "4,300 digits. Write a smaller number. Nothing was sent.",
+            "The tool calls hold a whole number of 5,000 digits; numbers are read up to "
+            "4,300 digits. Write a smaller number. Nothing was sent.",
+            "The values to set hold a whole number of 5,000 digits; numbers are read up to "
+            "4,300 digits. Write a smaller number. Nothing was sent.",
+        ]
+        assert refused[3] is None
