@@ -13,14 +13,16 @@
   subset: no `additionalProperties`, `$ref`/`$defs`, `oneOf`/`allOf`/`not` or `const`, one type
   per schema (`nullable` instead of type arrays), enums of strings only.
 
-A checker never raises on a malformed definition: what it cannot read is a problem too.
+A checker never raises on a malformed definition: what it cannot read is a problem too (a type
+written as a list or an object, a property list where an object belongs). It walks at most
+20,000 sub-schemas and 200 levels of them, and says so where it stopped.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from trackerkit.errors import Location, Problem
@@ -47,6 +49,11 @@ _OPENAI_MAX_DEPTH = 10
 _OPENAI_MAX_PROPERTIES = 5000
 _OPENAI_MAX_ENUM = 1000
 _OPENAI_MAX_DESCRIPTION = 1024
+#: A walk past this many sub-schemas, or this many levels of them, stops with a problem (no
+#: real tool is near either; OpenAI allows 5,000 properties and 10 levels).
+_MAX_SCHEMAS = 20_000
+_MAX_NESTING = 200
+_Node = tuple[Location, dict[str, Any], int]
 
 
 def _shown(value: object) -> str:
@@ -62,7 +69,7 @@ def _shown(value: object) -> str:
 def _is_json(value: object) -> bool:
     try:
         json.dumps(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return False
     return True
 
@@ -71,25 +78,60 @@ def _join(path: Location, key: str | int) -> Location:
     return (*path, key)
 
 
-def _schemas(
-    schema: object, path: Location, depth: int = 1
-) -> Iterator[tuple[Location, dict[str, Any], int]]:
-    """Every sub-schema with its path and object nesting depth: properties, items, anyOf branches."""
-    if not isinstance(schema, dict):
-        return
-    yield path, schema, depth
-    properties = schema.get("properties")
-    if isinstance(properties, dict):
-        for key, sub in properties.items():
-            yield from _schemas(sub, _join(_join(path, "properties"), key), depth + 1)
-    items = schema.get("items")
-    if isinstance(items, dict):
-        yield from _schemas(items, _join(path, "items"), depth)
-    for branch_key in ("anyOf", "oneOf", "allOf"):
-        branches = schema.get(branch_key)
-        if isinstance(branches, list):
-            for i, sub in enumerate(branches):
-                yield from _schemas(sub, _join(_join(path, branch_key), i), depth)
+def _schemas(schema: object, path: Location) -> tuple[list[_Node], Problem | None]:
+    """Every sub-schema with its path and object nesting depth (properties, items, anyOf, oneOf
+    and allOf branches, in that order, each before its own), and the problem that stopped the
+    walk, if one did.
+
+    Walked with a list, not by recursion, so deep nesting cannot run out of stack; it stops past
+    `_MAX_SCHEMAS` schemas or `_MAX_NESTING` levels of them, which also ends the walk of a
+    structure that refers to itself.
+    """
+    found: list[_Node] = []
+    stack: list[tuple[Location, object, int, int]] = [(path, schema, 1, 1)]
+    while stack:
+        where, node, depth, level = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        if len(found) == _MAX_SCHEMAS:
+            return found, Problem(
+                path, f"holds more than {_MAX_SCHEMAS:,} schemas; trackerkit checks no further"
+            )
+        if level > _MAX_NESTING:
+            return found, Problem(
+                where, f"is nested past {_MAX_NESTING} schemas; trackerkit checks no further"
+            )
+        found.append((where, node, depth))
+        below: list[tuple[Location, object, int, int]] = []
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            below += [
+                (_join(_join(where, "properties"), _part(key)), sub, depth + 1, level + 1)
+                for key, sub in properties.items()
+            ]
+        items = node.get("items")
+        if isinstance(items, dict):
+            below.append((_join(where, "items"), items, depth, level + 1))
+        for branch_key in ("anyOf", "oneOf", "allOf"):
+            branches = node.get(branch_key)
+            if isinstance(branches, list):
+                below += [
+                    (_join(_join(where, branch_key), i), sub, depth, level + 1)
+                    for i, sub in enumerate(branches)
+                ]
+        stack += reversed(below)
+    return found, None
+
+
+def _part(key: object) -> str | int:
+    """A key as a path part: JSON keys are text; a Python caller's other keys are shown as text."""
+    return key if isinstance(key, str | int) and not isinstance(key, bool) else str(key)
+
+
+def _is_type(kind: object, names: frozenset[str]) -> bool:
+    """Whether `kind` is one of `names`; a list or object written as a type is not (and does not
+    make the test raise, as a set lookup of an unhashable value would)."""
+    return isinstance(kind, str) and kind in names
 
 
 def _types(schema: Mapping[str, Any]) -> list[object]:
@@ -160,7 +202,9 @@ def check_openai(tool: object) -> list[Problem]:
     parameters = function.get("parameters")
     problems += _root_problems(parameters, path)
     properties = enums = 0
-    for where, schema, depth in _schemas(parameters, path):
+    nodes, stopped = _schemas(parameters, path)
+    problems += [stopped] if stopped else []
+    for where, schema, depth in nodes:
         problems += _openai_node(where, schema)
         if depth == _OPENAI_MAX_DEPTH + 1:  # named once, where the nesting first goes too deep
             problems.append(
@@ -196,8 +240,13 @@ def _openai_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     problems += [
         Problem(_join(where, "type"), f"must be a JSON Schema type; found {_shown(t)}")
         for t in types
-        if t not in _JSON_TYPES
+        if not _is_type(t, _JSON_TYPES)
     ]
+    if "properties" in schema and not isinstance(schema["properties"], dict):
+        found = _shown(schema["properties"])
+        problems.append(
+            Problem(_join(where, "properties"), f"must be an object of schemas; found {found}")
+        )
     if "object" in types or isinstance(schema.get("properties"), dict):
         if schema.get("additionalProperties") is not False:
             found = _shown(schema.get("additionalProperties"))
@@ -207,7 +256,8 @@ def _openai_node(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
                     f"must be false on every object in strict mode; found {found}",
                 )
             )
-        names = list(schema.get("properties") or {})
+        properties = schema.get("properties")
+        names = [str(n) for n in properties] if isinstance(properties, dict) else []
         required = schema.get("required")
         missing = [n for n in names if not isinstance(required, list) or n not in required]
         if missing:
@@ -253,11 +303,13 @@ def check_anthropic(tool: object) -> list[Problem]:
             Problem(("input_schema",), "is missing; a tool needs its JSON Schema here"),
         ]
     problems += _root_problems(tool["input_schema"], ("input_schema",))
-    for where, schema, _ in _schemas(tool["input_schema"], ("input_schema",)):
+    nodes, stopped = _schemas(tool["input_schema"], ("input_schema",))
+    problems += [stopped] if stopped else []
+    for where, schema, _ in nodes:
         problems += [
             Problem(_join(where, "type"), f"must be a JSON Schema type; found {_shown(t)}")
             for t in _types(schema)
-            if t not in _JSON_TYPES
+            if not _is_type(t, _JSON_TYPES)
         ]
     return problems
 
@@ -285,9 +337,11 @@ def check_gemini(tool: object) -> list[Problem]:
         problems += _description_problems(declaration, path)
         if "parameters" not in declaration:
             continue
-        problems += _root_problems(declaration["parameters"], _join(path, "parameters"))
-        for where, schema, _ in _schemas(declaration["parameters"], _join(path, "parameters")):
-            problems += _gemini_node(where, schema)
+        where = _join(path, "parameters")
+        problems += _root_problems(declaration["parameters"], where)
+        nodes, stopped = _schemas(declaration["parameters"], where)
+        problems += [stopped] if stopped else []
+        problems += [p for at, schema, _ in nodes for p in _gemini_node(at, schema)]
     return problems
 
 
@@ -306,10 +360,12 @@ def _gemini_keys(where: Location, schema: Mapping[str, Any]) -> list[Problem]:
     for key in schema:
         if key in _GEMINI_FORBIDDEN:
             problems.append(
-                Problem(_join(where, key), "is not in Gemini's schema subset (OpenAPI 3.0)")
+                Problem(_join(where, _part(key)), "is not in Gemini's schema subset (OpenAPI 3.0)")
             )
         elif key not in _GEMINI_KEYS:
-            problems.append(Problem(_join(where, key), "is not a key of Gemini's schema object"))
+            problems.append(
+                Problem(_join(where, _part(key)), "is not a key of Gemini's schema object")
+            )
     return problems
 
 
@@ -354,7 +410,7 @@ def _gemini_nullable_required(where: Location, schema: Mapping[str, Any]) -> lis
     properties = schema.get("properties")
     if isinstance(required, list):
         names = properties if isinstance(properties, dict) else {}
-        unknown = [str(n) for n in required if n not in names]
+        unknown = [str(n) for n in required if not isinstance(n, str) or n not in names]
         if unknown:
             problems.append(
                 Problem(
