@@ -16,6 +16,7 @@ import datetime
 import functools
 import os
 import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -34,6 +35,7 @@ __all__ = [
     "detected",
     "entry_name",
     "init_var_entries",
+    "is_character_card",
     "is_init_var_name",
     "parse_document",
     "piece_kind",
@@ -328,8 +330,8 @@ def detect_format(source: str | os.PathLike[str], text: str | None = None) -> Fo
     """Which format a file holds, told by its content (not its name).
 
     Raises:
-        ImportRefusedError: the file cannot be read, is trackerkit's own tracker or scene, or
-            holds none of `FORMATS`.
+        ImportRefusedError: the file cannot be read, is trackerkit's own tracker or scene or a
+            character card holding no trackers, or holds none of `FORMATS`.
     """
     file, data = read_document(source, text)
     return detected(file, data)
@@ -339,7 +341,8 @@ def detected(file: str, data: object) -> Format:
     """The format of a read file's data (see `detect_format`).
 
     Raises:
-        ImportRefusedError: trackerkit's own tracker or scene, or none of `FORMATS`.
+        ImportRefusedError: trackerkit's own tracker or scene, a character card holding no
+            trackers (no trackerkit object, no `[InitVar]` entry), or none of `FORMATS`.
     """
     own = piece_kind(data)
     if own is not None:  # read as another tool's, it would become junk trackers
@@ -352,7 +355,20 @@ def detected(file: str, data: object) -> Format:
     found = sniff(data)
     if found is None:
         raise unknown_format(file, data)
+    if found == "card" and isinstance(data, dict) and not _has_card_trackers(data):
+        raise ImportRefusedError(file, _plain_card_reason(file))
     return found
+
+
+def _plain_card_reason(file: str) -> str:
+    """Why a character card with neither kind of tracker in it imports nothing, and what to do."""
+    out = " --out NEW.png" if file.lower().endswith(".png") else ""  # a PNG is written to a file
+    export = f"trackerkit export --to card --card {shlex.quote(file)}{out} TRACKER.json ..."
+    return (
+        "holds no trackers: it is a character card with no data.extensions.trackerkit object "
+        "and no MagVarUpdate [InitVar] entry in its book, so there is nothing to import "
+        f"(to put trackers in it, run {export})"
+    )
 
 
 def piece_kind(data: object) -> str | None:
@@ -412,11 +428,19 @@ def _plain_variables(node: object, depth: int) -> bool:
 
 
 def sniff(data: object) -> Format | None:
-    """The format of parsed data, or None."""
+    """The format of parsed data, or None.
+
+    A character card is told before any other format, so its own text is never guessed at (two
+    tags look like an MVU `[value, meaning]` pair): `card` when it carries trackerkit trackers,
+    else `mvu` when its book holds `[InitVar]` entries, else `card` (which holds no trackers;
+    `detected` and the card importer say so).
+    """
     if not isinstance(data, dict):
         return "mvu" if _has_mvu_marks(data, 0) else None
     if _has_card_trackers(data):  # before MVU: a card may also carry a book of [InitVar] entries
         return "card"
+    if is_character_card(data):
+        return "mvu" if _has_init_var_entries(data) else "card"
     config = data.get("trackerConfig")
     if isinstance(config, dict) or (
         isinstance(data.get("userStats"), dict)
@@ -445,9 +469,26 @@ def _has_card_trackers(data: dict[str, Any]) -> bool:
     inner = data.get("data")
     extensions = inner.get("extensions") if isinstance(inner, dict) else None
     return (
-        data.get("spec") in ("chara_card_v2", "chara_card_v3")
+        data.get("spec") in _CARD_SPECS
         and isinstance(extensions, dict)
         and isinstance(extensions.get("trackerkit"), dict)
+    )
+
+
+_CARD_SPECS = ("chara_card_v2", "chara_card_v3")
+
+
+def is_character_card(data: object) -> bool:
+    """Whether parsed data is a character card: `spec` `chara_card_v2` or `chara_card_v3`, or a
+    V1 card (no `spec`; a text `name` and `first_mes`, the greeting every V1 card has)."""
+    if not isinstance(data, dict):
+        return False
+    if data.get("spec") in _CARD_SPECS:
+        return True
+    return (
+        "spec" not in data
+        and isinstance(data.get("name"), str)
+        and isinstance(data.get("first_mes"), str)
     )
 
 
