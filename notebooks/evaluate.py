@@ -11,16 +11,31 @@ with app.setup:
     from trackerkit.evaluation import (
         Noise,
         accuracy_figure,
+        count_turns,
         drift_figure,
         field_heatmap,
         serving_noisy,
     )
+    from trackerkit.evaluation.page import (
+        RunGuard,
+        endpoint_name_clash,
+        play_with_progress,
+        read_scenarios,
+        settings_key,
+    )
+    from trackerkit.line import md_text
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
     from trackerkit.views import safe_md, trouble_html
 
-    # Paths, scene names and failure messages (a model server writes them) go through safe_md
-    # before mo.md: mo.md would render the HTML in them.
+    # Paths and scene names go through safe_md before mo.md (mo.md would render the HTML in
+    # them); failure messages and model names (a model server writes them) through md_text,
+    # which escapes markdown and `$` too, so `**m**` and `$x^2$` read as written.
+
+    # A press of Run made during a run arrives when it ends: told apart, not played again.
+    GUARD = RunGuard()
+    #: The last run's results, shown again for such a press.
+    LAST = {}
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
@@ -63,15 +78,38 @@ def _():
 def _():
     try:
         place = workspace(mo.cli_args())
-        scenes = {}
-        for _path in sorted(place.scenes.glob("*.json")):
-            _scene = load_scene(_path)
-            if _scene.turns:
-                scenes[_scene.id] = _path
+        _found = read_scenarios(place.scenes)
     except Exception as _error:
         mo.stop(True, trouble("Could not read the scenarios", _error))
-    mo.stop(not scenes, mo.md(safe_md(f"No scene in `{place.scenes}` has scripted turns.")))
-    mo.md(f"{safe_md(place.describe())} {safe_md(place.describe_trace())} **{len(scenes)} scenarios** with scripted turns.")
+    scenes = _found.scenes
+    # A file that does not read is listed with why, as the library page lists a refused piece;
+    # the good scenarios stay offered.
+    _refused = (
+        [
+            mo.callout(
+                mo.md(
+                    f"**{len(_found.refused)} scene {'file was' if len(_found.refused) == 1 else 'files were'} refused:**\n\n"
+                    + "\n".join(
+                        f"- <code>{md_text(_path.name)}</code>: {md_text(_why)}"
+                        for _path, _why in _found.refused
+                    )
+                ),
+                kind="warn",
+            )
+        ]
+        if _found.refused
+        else []
+    )
+    mo.stop(
+        not scenes,
+        mo.vstack([mo.md(safe_md(f"No scene in `{place.scenes}` has scripted turns.")), *_refused]),
+    )
+    mo.vstack(
+        [
+            mo.md(f"{safe_md(place.describe())} {safe_md(place.describe_trace())} **{len(scenes)} scenarios** with scripted turns."),
+            *_refused,
+        ]
+    )
     return place, scenes
 
 
@@ -151,7 +189,25 @@ def _(
     mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
     mo.stop(not picked_variants.value, mo.md("Pick at least one variant."))
     mo.stop(not picked_protocols.value, mo.md("Pick at least one protocol (tools or text)."))
+    _clash = endpoint_name_clash(picked_variants.value, model_name.value)
+    mo.stop(_clash is not None, mo.callout(mo.md(md_text(_clash)), kind="danger"))
     _paths = [scenes[s] for s in picked_scenes.value]
+    _settings = settings_key(
+        [
+            _paths,
+            picked_variants.value,
+            picked_protocols.value,
+            noise_rate.value,
+            base_url.value,
+            model_name.value,
+            timeout.value,
+            retries.value,
+            runs.value,
+            mode.value,
+            concurrency.value,
+        ]
+    )
+    _echo = GUARD.is_echo(_settings) and "results" in LAST
     _rate = float(noise_rate.value)
     _noise = Noise(
         **dict.fromkeys(
@@ -160,43 +216,70 @@ def _(
         seed=1,
     )
     try:
-        _trace_dir = check_data_dir(place.trace_root)
-        _writer = TraceWriter(_trace_dir)
-        with serving_noisy(_paths, _noise, place.trackers) as _server:
-            # Only the picked variants are made: a bad endpoint URL is refused here, before any
-            # turn is played, and only when the endpoint is picked.
-            _make = {
-                "scripted": lambda: Variant(name="scripted", trackers=place.trackers),
-                "noisy loopback": lambda: Variant(
-                    name="noisy loopback",
-                    model="openai",
-                    base_url=_server.url,
-                    model_name="noisy",
-                    trackers=place.trackers,
-                ),
-                "endpoint": lambda: Variant(
-                    name=model_name.value or "endpoint",
-                    model="openai",
-                    base_url=base_url.value or DEFAULT_BASE_URL,
-                    model_name=model_name.value or "model",
-                    trackers=place.trackers,
-                    timeout=float(timeout.value),
-                    max_retries=int(retries.value),
-                ),
-            }
-            _made = {_name: _make[_name]() for _name in picked_variants.value}
-            with mo.status.spinner(title="Playing the scenarios…"):
-                results = evaluate(
-                    _paths,
-                    with_protocols(
-                        [_made[v] for v in picked_variants.value], picked_protocols.value
-                    ),
-                    runs=int(runs.value),
-                    mode=mode.value,
-                    concurrency=int(concurrency.value),
-                    trace=_writer,
-                )
-        _writer.close()
+        if _echo:
+            # Run was pressed again while this run played: show it, do not play it all again.
+            results, _trace_dir = LAST["results"], LAST["trace_dir"]
+        else:
+            _trace_dir = check_data_dir(place.trace_root)
+            _writer = TraceWriter(_trace_dir)
+            _total = (
+                sum(count_turns(load_scene(_p)) for _p in _paths)
+                * len(picked_variants.value)
+                * len(picked_protocols.value)
+                * int(runs.value)
+            )
+            try:
+                with serving_noisy(_paths, _noise, place.trackers) as _server:
+                    # Only the picked variants are made: a bad endpoint URL is refused here,
+                    # before any turn is played, and only when the endpoint is picked.
+                    _make = {
+                        "scripted": lambda: Variant(name="scripted", trackers=place.trackers),
+                        "noisy loopback": lambda: Variant(
+                            name="noisy loopback",
+                            model="openai",
+                            base_url=_server.url,
+                            model_name="noisy",
+                            trackers=place.trackers,
+                        ),
+                        "endpoint": lambda: Variant(
+                            name=model_name.value or "endpoint",
+                            model="openai",
+                            base_url=base_url.value or DEFAULT_BASE_URL,
+                            model_name=model_name.value or "model",
+                            trackers=place.trackers,
+                            timeout=float(timeout.value),
+                            max_retries=int(retries.value),
+                        ),
+                    }
+                    _made = {_name: _make[_name]() for _name in picked_variants.value}
+                    with mo.status.progress_bar(
+                        total=max(_total, 1),
+                        title="Playing the scenarios…",
+                        subtitle="A press of Run now is not played again: this run's results show when it ends.",
+                        remove_on_exit=True,
+                    ) as _bar:
+
+                        def _moved(done, _total):
+                            _bar.update(increment=done - _bar.current, subtitle=f"{done} of {_total} turns played")
+
+                        results = play_with_progress(
+                            lambda progress: evaluate(
+                                _paths,
+                                with_protocols(
+                                    [_made[v] for v in picked_variants.value], picked_protocols.value
+                                ),
+                                runs=int(runs.value),
+                                mode=mode.value,
+                                concurrency=int(concurrency.value),
+                                trace=_writer,
+                                progress=progress,
+                            ),
+                            _moved,
+                        )
+            finally:
+                _writer.close()
+                GUARD.ended(_settings)
+            LAST.update(results=results, trace_dir=_trace_dir)
     except Exception as _error:
         mo.stop(True, trouble("The evaluation could not run", _error))
     _failed = int((results.turns["failed"] != "").sum())
@@ -212,7 +295,7 @@ def _(
                     mo.callout(
                         mo.md(
                             "**Failed turns are not scored** (they are not the model's answers):\n\n"
-                            + "\n".join(f"- {safe_md(_line)}" for _line in results.failure_lines())
+                            + "\n".join(f"- {md_text(_line)}" for _line in results.failure_lines())
                         ),
                         kind="warn",
                     )

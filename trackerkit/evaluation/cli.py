@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
+def _runs(text: str) -> int:
+    """`--runs`: 1 to `MAX_RUNS` (every run's turns are kept in memory); argparse's `type`."""
+    from trackerkit.evaluation.harness import MAX_RUNS
+
+    value = positive_int(text)
+    if value > MAX_RUNS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is too many; give 1 to {MAX_RUNS} (every run's turns are kept in memory)"
+        )
+    return value
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The `eval` command."""
     command = sub.add_parser(
@@ -52,9 +64,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     command.add_argument(
         "--runs",
         metavar="K",
-        type=positive_int,
+        type=_runs,
         default=1,
-        help="repeats of each scenario (default 1)",
+        help="repeats of each scenario, 1 to 1000 (default 1)",
     )
     command.add_argument(
         "--mode",

@@ -131,6 +131,8 @@ class EndpointModel(OpenAIModel):
                 raise ModelError(
                     f"the model server at {url} did not answer within {self.timeout:g} s"
                 )
+            # To the millisecond: a timeout says "within 1 s", not the 0.999999 s left of it.
+            left = max(round(left, 3), 0.001)
             answer = post(
                 url, body, headers, timeout=left, max_body=self.max_body, verify=self._tls
             )

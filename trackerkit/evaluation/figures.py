@@ -127,7 +127,15 @@ def field_heatmap(results: EvaluationResults) -> go.Figure:
             colorbar={"title": "right"},
         )
     )
-    figure.update_layout(title="Slot accuracy per field", autosize=True)
+    rows = list(table.index)
+    figure.update_layout(
+        title="Slot accuracy per field",
+        autosize=True,
+        # Every field labelled (plotly drops every other label of a crowded axis): each row its
+        # own tick, and the figure tall enough for a line of text per row.
+        height=max(450, 160 + 24 * len(rows)),
+        yaxis={"tickmode": "array", "tickvals": rows, "ticktext": rows, "automargin": True},
+    )
     return figure
 
 
@@ -192,8 +200,12 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
                     ),
                 )
             )
+    # Turns are whole numbers: ticks at 1, 2, 3 (never 1.5), a step of 2, 5, 10… on a long scene.
+    last = int(mine["turn"].max()) + 1
+    step = next(d for d in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, last) if last / d <= 20)
     figure.update_layout(
         title=f"Joint accuracy over the turns of {scenario}",
+        xaxis={"tick0": 0, "dtick": step, "tickformat": "d"},
         xaxis_title="turn",
         yaxis_title="joint accuracy (share of runs)",
         yaxis_range=[-0.05, 1.05],

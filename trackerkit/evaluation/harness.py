@@ -15,23 +15,33 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from trackerkit.errors import BadRequestError
-from trackerkit.evaluation.metrics import field_frame, turn_frame
+from trackerkit.evaluation.metrics import field_frame, turn_frame, unscored
 from trackerkit.evaluation.results import EvaluationResults
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
+from trackerkit.evaluation.scoring import expectation_problems
 from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
 from trackerkit.steps import decode_steps
 from trackerkit.tokens import load_encoding
+from trackerkit.tracker import Tracker
 
-__all__ = ["count_turns", "evaluate"]
+__all__ = ["MAX_RUNS", "count_turns", "evaluate"]
 
 Progress = Callable[[int, int], None]
 
 
+#: The most repeats `evaluate` plays of each scenario and variant (`trackerkit eval --runs`, the
+#: page's Runs box): every run's turns are kept in memory, so a mistyped 10**11 is refused.
+MAX_RUNS = 1000
+#: Problems named in one refusal before the rest are counted.
+_SHOWN = 10
+
+
 def _scenes(
     scenarios: Sequence[str | Path | Scene], trackers: Path | None
-) -> list[tuple[Scene, Path]]:
+) -> list[tuple[Scene, Path, str]]:
+    """Each scenario, its tracker folder and how a message names it (its file, or its id)."""
     found = []
     for item in scenarios:
         if isinstance(item, Scene):
@@ -40,18 +50,54 @@ def _scenes(
                     f"scene {item.id!r} was given as a Scene, not a file: pass trackers= (the "
                     "folder of its tracker pieces)"
                 )
-            found.append((item, trackers))
+            found.append((item, trackers, f"scene {item.id}"))
             continue
+        if not isinstance(item, str | Path):
+            raise BadRequestError(
+                f"a scenario must be a scene file's path or a Scene; found {type(item).__name__}"
+            )
         path = Path(item)
         scene = load_scene(path)
         if not scene.turns:
             raise BadRequestError(f"{path}: has no scripted turns to evaluate")
-        found.append((scene, scene_trackers(path, trackers)))
-    ids = [s.id for s, _ in found]
+        found.append((scene, scene_trackers(path, trackers), str(path)))
+    ids = [s.id for s, _, _ in found]
     twice = sorted({i for i in ids if ids.count(i) > 1})
     if twice:
-        raise BadRequestError(f"two scenarios have the id {twice[0]!r}; each run is named by it")
+        files = [label for s, _, label in found if s.id == twice[0]]
+        raise BadRequestError(
+            f"two scenarios have the id {twice[0]!r} ({' and '.join(files)}); each run is named "
+            "by it, so each scenario needs its own"
+        )
     return found
+
+
+def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], folder: Path) -> None:
+    """Refuse a scenario whose `expect`s name what the design cannot score (see
+    `expectation_problems`): scoring would skip it without a word."""
+    problems = expectation_problems(scene, design)
+    if not problems:
+        return
+    more = len(problems) - _SHOWN
+    shown = "; ".join(problems[:_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+    raise BadRequestError(
+        f"{label}: {len(problems)} {'expectation' if len(problems) == 1 else 'expectations'} "
+        f"the trackers in {folder} cannot score, so nothing was played: {shown}"
+    )
+
+
+def _check_settings(mode: str, runs: int, concurrency: int) -> None:
+    if mode not in MODES:
+        raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
+        raise BadRequestError(
+            f"runs must be a whole number from 1 to {MAX_RUNS} (every run's turns are kept); "
+            f"found {runs!r}"
+        )
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise BadRequestError(
+            f"concurrency must be a whole number, at least 1; found {concurrency!r}"
+        )
 
 
 def count_turns(scene: Scene) -> int:
@@ -77,10 +123,11 @@ def evaluate(
     """Play every scenario with every variant `runs` times and score each turn.
 
     Args:
-        scenarios: scene files (or `Scene`s, with `trackers`) whose steps carry `expect`.
+        scenarios: scene files (or `Scene`s, with `trackers`) whose steps carry `expect`; one
+            path or `Scene` alone is one scenario.
         variants: what is compared (models, designs, tool styles, protocols); one scripted
             variant when None.
-        runs: repeats per scenario and variant (pass^k uses all of them).
+        runs: repeats per scenario and variant (pass^k uses all of them), at most `MAX_RUNS`.
         mode: "free" (errors carry) or "forced" (each turn starts from the expected state).
         concurrency: runs in flight at once (turns of one run stay in order).
         trackers: the tracker folder for scenes a variant does not name one for.
@@ -89,33 +136,39 @@ def evaluate(
         progress: called with (turns done, turns in all) after each scored turn.
 
     Raises:
-        BadRequestError: a bad argument, a scene without turns, or two scenes with one id.
+        BadRequestError: a bad argument, a scene without turns, two scenes with one id, or an
+            `expect` naming a tracker or field the design does not have, or a value its field
+            cannot hold (every such place named, before any turn is played).
     """
-    if mode not in MODES:
-        raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
-    if runs < 1 or concurrency < 1:
-        raise BadRequestError("runs and concurrency must be at least 1")
+    _check_settings(mode, runs, concurrency)
     chosen = [Variant(name="scripted")] if variants is None else list(variants)
     if not chosen:
         raise BadRequestError(
             "no variant to evaluate: give at least one (variants=None plays the scripted model)"
         )
     names = [v.name for v in chosen]
-    if len(set(names)) != len(names):
-        raise BadRequestError("two variants share a name; names must differ")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise BadRequestError(
+            f"two variants are named {twice[0]!r}; names must differ (each names a column of "
+            "the results)"
+        )
+    if isinstance(scenarios, str | Path | Scene):
+        scenarios = [scenarios]  # one scenario, given alone rather than in a list
     if not list(scenarios):
         raise BadRequestError("no scenario to evaluate: give at least one scene file")
     scenes = _scenes(scenarios, Path(trackers) if trackers is not None else None)
-    designs = {
-        (v.name, scene.id): load_design(scene, v.trackers or folder)
-        for v in chosen
-        for scene, folder in scenes
-    }
+    designs: dict[tuple[str, str], list[Tracker]] = {}
+    for v in chosen:
+        for scene, folder, label in scenes:
+            design = load_design(scene, v.trackers or folder)
+            _check_expectations(label, scene, design, v.trackers or folder)
+            designs[(v.name, scene.id)] = design
     # The tokenizer loads once per process (a second or two): load it before the first turn, so
     # that turn's latency is the model's and trackerkit's own work, not the load.
     load_encoding()
-    jobs = [(v, scene, run) for v in chosen for scene, _ in scenes for run in range(runs)]
-    lengths = {scene.id: count_turns(scene) for scene, _ in scenes}
+    jobs = [(v, scene, run) for v in chosen for scene, _, _ in scenes for run in range(runs)]
+    lengths = {scene.id: count_turns(scene) for scene, _, _ in scenes}
     total = sum(lengths[scene.id] for _, scene, _ in jobs)
     done = 0
     lock = threading.Lock()
@@ -153,7 +206,5 @@ def evaluate(
         ) as pool:
             futures = {i: pool.submit(one, jobs[i]) for i in order}
             results = [futures[i].result() for i in range(len(jobs))]
-    return EvaluationResults(
-        turn_frame(t for r in results for t in r.turns),
-        field_frame(c for r in results for c in r.fields),
-    )
+    turns = turn_frame(t for r in results for t in r.turns)
+    return EvaluationResults(turns, unscored(turns, field_frame(c for r in results for c in r.fields)))

@@ -2,7 +2,9 @@
 
 One Parquet file holds everything, tidy: one row per run x turn x field, each row carrying its
 turn's columns (prefixed `turn_` where a name would clash), so DuckDB or pandas can read it
-alone; `read_results` splits it back into the two frames exactly.
+alone; `read_results` splits it back into the two frames exactly. A failed turn's field rows
+keep what was expected and found but no score (`correct`, `within_tolerance`, `abs_error` null),
+so the mean of `correct` over a file is the table's slot accuracy (rows of kind `row` aside).
 """
 
 from __future__ import annotations
@@ -128,4 +130,7 @@ def read_results(path: str | Path) -> EvaluationResults:
         .reset_index(drop=True)
     )
     cells = tidy.loc[tidy["kind"] != _NO_FIELD, [*TURN_KEYS, *_FIELD_ONLY]].reset_index(drop=True)
-    return EvaluationResults(turns, cells.astype({"within_tolerance": "boolean"}))
+    # Results written before failed turns' fields were left unscored are read as they are.
+    return EvaluationResults(
+        turns, cells.astype({"correct": "boolean", "within_tolerance": "boolean"})
+    )

@@ -16,11 +16,14 @@ from typing import Any
 
 import orjson
 
+from trackerkit.fields import describe_value
+from trackerkit.scene import Scene
+from trackerkit.steps import decode_steps
 from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
-from trackerkit.values import same_value
+from trackerkit.values import AnyField, refusal, same_value
 
-__all__ = ["FieldScore", "score_turn"]
+__all__ = ["FieldScore", "expectation_problems", "score_turn"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,3 +179,88 @@ def _field(
         not same_value(want, was),
         not same_value(have, was),
     )
+
+
+def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]:
+    """What in `scene`'s `expect`s the linked `trackers` cannot be scored on, each with its path.
+
+    `score_turn` scores only what it finds in the design, so an expectation naming a tracker, a
+    field or a row shape the design does not have would be skipped without a word and the scores
+    would rise (an attack trial: `Helth` and `stamnia` scored 1). Each such place is refused here:
+    a tracker the scene does not link, a field its tracker does not have, a value its field
+    cannot hold (a word for a number, a choice not among its choices, a number outside its range),
+    a record's field given rows or a list's row given a bare value. `null` is accepted (a value
+    or row that is not there).
+
+    Returns:
+        one line per problem, such as `turns[0].expect.Helth: the scene links no tracker named
+        Helth (it links Health, Stamina)`; empty when every expectation can be scored.
+    """
+    by_name = {t.name: t for t in trackers}
+    linked = ", ".join(by_name) or "no tracker"
+    problems: list[str] = []
+    for index, step in enumerate(decode_steps(scene.turns)):
+        if step.expect is None:
+            continue
+        where = f"turns[{index}].expect"
+        for name, want in step.expect.as_mapping().items():
+            if name == "absent":
+                problems += _absent_problems(f"{where}.absent", by_name, want)
+                continue
+            tracker = by_name.get(name)
+            if tracker is None:
+                problems.append(
+                    f"{where}.{name}: the scene links no tracker named {name} (it links {linked})"
+                )
+                continue
+            fields = {f.name: f for f in tracker.fields}
+            if tracker.layout == "record":
+                problems += _values_problems(f"{where}.{name}", tracker.name, fields, want)
+                continue
+            for row, values in want.items():
+                if values is None:
+                    continue
+                if not isinstance(values, Mapping):
+                    problems.append(
+                        f"{where}.{name}.{row}: {name} is a list: each row must be an object of "
+                        f"fields; found {describe_value(values)}"
+                    )
+                    continue
+                problems += _values_problems(f"{where}.{name}.{row}", tracker.name, fields, values)
+    return problems
+
+
+def _absent_problems(where: str, by_name: Mapping[str, Tracker], absent: Mapping[str, Any]) -> list[str]:
+    problems = []
+    for name in absent:
+        tracker = by_name.get(name)
+        if tracker is None:
+            problems.append(
+                f"{where}.{name}: the scene links no tracker named {name} (it links "
+                f"{', '.join(by_name) or 'no tracker'})"
+            )
+        elif tracker.layout != "list":
+            problems.append(
+                f"{where}.{name}: {name} is a record, not a list; it has no rows to be absent"
+            )
+    return problems
+
+
+def _values_problems(
+    where: str, tracker: str, fields: Mapping[str, AnyField], values: Mapping[str, Any]
+) -> list[str]:
+    problems = []
+    for name, value in values.items():
+        field = fields.get(name)
+        if field is None:
+            problems.append(
+                f"{where}.{name}: {tracker} has no field {name} (its fields: "
+                f"{', '.join(fields) or 'none'})"
+            )
+        elif isinstance(value, Mapping):
+            problems.append(
+                f"{where}.{name}: {tracker} is a record: a field holds a value, not rows"
+            )
+        elif value is not None and (why := refusal(field, value)) is not None:
+            problems.append(f"{where}.{name}: {why}")
+    return problems

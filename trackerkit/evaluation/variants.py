@@ -7,11 +7,11 @@ that holds one.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -116,9 +116,15 @@ def read_variants(path: str | Path) -> list[Variant]:
     """
     path = Path(path)
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
         raise BadRequestError(f"{path}: cannot read the variants ({exc})") from None
+    try:
+        # orjson, as every other JSON input: nesting past its depth is refused as not JSON
+        # (Python's json would recurse until RecursionError).
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRequestError(f"{path}: the variants are not valid JSON ({exc})") from None
     try:
         variants = _VARIANTS.validate_python(data)
     except pydantic.ValidationError as exc:
