@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from trackerkit.errors import TrackerkitError
 from trackerkit.tokens import (
     DEFAULT_ENCODING,
     ENCODINGS,
+    _count_around_runs,
     available_encodings,
     count_tokens,
     count_tool_tokens,
@@ -185,4 +188,41 @@ class TestToolTokens:
         assert text == (
             '{"type":"function","function":{"name":"t","description":"café",'
             '"parameters":{"type":"object"}}}'
+        )
+
+
+class TestLongWhitespace:
+    """Found when tried: tiktoken's regex gives up on a run of about a million spaces or tabs
+    before a non-space ("Max stack size exceeded for backtracking", a ValueError), so a model's
+    reply of that shape crashed the next turn's prompt. `count_tokens` counts it, exactly."""
+
+    @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+    @pytest.mark.parametrize(
+        "text",
+        [" " * 1_000_000 + "a", "x!\n\n" + "\t" * 1_000_000 + "\n" + " " * 1_000_000 + "5y"],
+        ids=["spaces", "tabs-and-breaks"],
+    )
+    def test_it_is_counted(self, text: str, encoding: str) -> None:
+        coder = load_encoding(encoding)
+        with pytest.raises(ValueError, match="stack"):
+            coder.encode(text, disallowed_special=())
+        assert count_tokens(text, encoding) == _count_around_runs(coder, text)
+        assert count_tokens(text, encoding) > 0
+
+    @settings(max_examples=300, deadline=None)
+    @given(
+        st.lists(
+            st.sampled_from(["a", "Hello", "5", "123456", "!", "?!", "été", "'s", "/", "中", "<|endoftext|>"])
+            | st.text(alphabet=" \t\n\r\u00a0\u3000", max_size=40),
+            max_size=12,
+        ),
+        st.sampled_from(["cl100k_base", "o200k_base"]),
+    )
+    def test_the_split_count_is_tiktokens_own(self, parts: list[str], encoding: str) -> None:
+        """Law: cutting the text around whitespace runs (here every run of 2 or more) gives the
+        count tiktoken gives the whole text, in both encodings."""
+        coder = load_encoding(encoding)
+        text = "".join(parts)
+        assert _count_around_runs(coder, text, least=2) == len(
+            coder.encode(text, disallowed_special=())
         )

@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,41 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
     Raises:
         TrackerkitError: The encoding cannot be loaded without the network.
     """
-    return len(load_encoding(encoding).encode(text, disallowed_special=()))
+    coder = load_encoding(encoding)
+    try:
+        return len(coder.encode(text, disallowed_special=()))
+    except ValueError:  # tiktoken's regex gives up on a very long run of whitespace
+        return _count_around_runs(coder, text)
+
+
+#: Whitespace runs at least this long are split off before tiktoken's regex sees them.
+_LONG_RUN = 10_000
+_RUNS = re.compile(rf"\s{{{_LONG_RUN},}}")
+
+
+def _count_around_runs(coder: tiktoken.Encoding, text: str, least: int = _LONG_RUN) -> int:
+    """The exact count of `text` when tiktoken's regex cannot split it: a run of about a million
+    spaces before a non-space exhausts its backtracking stack ("Max stack size exceeded").
+
+    Both encodings split a whitespace run the same way: up to its last line break in one piece
+    (`\\s*[\\r\\n]`), then the rest but its last character (`\\s+(?!\\S)`), which joins what
+    follows; and no piece before a run takes a space or a tab from it. So the text is counted in
+    segments cut exactly where those pieces begin and end, each long tail merged as the one piece
+    it is, and the sum is the count tiktoken would give (`tests/test_tokens.py` compares them on
+    shorter runs).
+    """
+    runs = _RUNS if least == _LONG_RUN else re.compile(rf"\s{{{least},}}")
+    total, at = 0, 0
+    for run in runs.finditer(text):
+        start, end = run.span()
+        breaks = max(text.rfind("\n", start, end), text.rfind("\r", start, end))
+        head = breaks + 1 if breaks >= 0 else start  # the segment before the tail
+        total += len(coder.encode(text[at:head], disallowed_special=()))
+        tail_end = end if end == len(text) else end - 1  # the last one joins what follows
+        if tail_end > head:  # one piece: its byte-pair merges alone, no regex
+            total += len(coder._encode_single_piece(text[head:tail_end]))
+        at = max(tail_end, head)
+    return total + len(coder.encode(text[at:], disallowed_special=()))
 
 
 def tool_json(name: str, description: str, parameters: Mapping[str, Any]) -> str:

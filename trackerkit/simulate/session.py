@@ -430,7 +430,7 @@ class Session:
         )
         text = _flatten([_said(reply)])
         self._grow(run, len(text), "the model's reply")
-        out = run.reply_tokens = _tokens(text, self.encoding)
+        out = run.reply_tokens = count_tokens(text, self.encoding)
         tokens_in = reply.usage_in if reply.usage_in is not None else sum(parts.values())
         tokens_out = reply.usage_out if reply.usage_out is not None else out
         names = tuple(c.name for c in reply.tool_calls)
@@ -462,7 +462,7 @@ class Session:
             run.report.calls.append(result)
             self._grow(run, len(result.answer), f"the answer to call {call.id!r}")
             run.said.append({"role": "tool", "tool_call_id": call.id, "content": result.answer})
-            run.said_tokens += _tokens(result.answer, self.encoding)
+            run.said_tokens += count_tokens(result.answer, self.encoding)
             # The trace keeps the update call's number of changes, not its answer (TR-39).
             counts = tool is not None and result.name == tool.name
             run.trace.action_result(round_index, result, counts_changes=counts)
@@ -600,21 +600,6 @@ def _failure(exc: TrackerkitError) -> tuple[str, str]:
     if isinstance(exc, _TurnTooLargeError):
         return "turn_too_large", str(exc)
     return "turn_error", str(exc)
-
-
-_PIECE = 1 << 18
-
-
-def _tokens(text: str, encoding: str) -> int:
-    """`count_tokens` of a model's text, which may be anything: a run of about a million spaces
-    exhausts tiktoken's regex stack (ValueError), so such a text is counted in pieces of
-    `_PIECE` characters, the sum a close count."""
-    try:
-        return count_tokens(text, encoding)
-    except ValueError:
-        return sum(
-            count_tokens(text[at : at + _PIECE], encoding) for at in range(0, len(text), _PIECE)
-        )
 
 
 def _said(reply: ModelReply) -> dict[str, Any]:
