@@ -24,6 +24,32 @@ def trouble(title, error):
     return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
+@app.function
+def tracker_choices(trackers):
+    """The "Tracker" picker's options, label to id, sorted by label: each tracker as
+    "Name (id)", as the designer's picker names them, so two trackers of one name (a copied
+    file, an import made twice) can each be opened."""
+    return dict(sorted((f"{t.name} ({t.id})", t.id) for t in trackers))
+
+
+@app.function
+def missing_folder(place):
+    """What of the folder the library reads is not there, in a sentence (Markdown); "" when it
+    is there. A mistyped --data path reads as an empty library, so it is said outright."""
+    if not place.root.is_dir():
+        return (
+            f"**The data folder is not there:** nothing is at <code>{md_text(place.root)}</code> "
+            f"(from {md_text(place.source)}), so there are no trackers to read. Check the path."
+        )
+    if not place.trackers.is_dir():
+        return (
+            f"**No trackers folder:** the data folder <code>{md_text(place.root)}</code> has no "
+            f"<code>trackers/</code> folder (looked for <code>{md_text(place.trackers)}</code>), "
+            "so there are no trackers to read."
+        )
+    return ""
+
+
 @app.cell(hide_code=True)
 def _():
     mo.md("""
@@ -50,15 +76,16 @@ def _():
 @app.cell
 def _(place):
     try:
+        missing = missing_folder(place)
         verdicts = Library(place.trackers).verdicts()
         scenes = load_scenes(place.scenes)
     except Exception as _error:
         mo.stop(True, trouble(f"Could not read the library in {place.root}", _error))
-    return scenes, verdicts
+    return missing, scenes, verdicts
 
 
 @app.cell
-def _(place, scenes, verdicts):
+def _(missing, place, scenes, verdicts):
     refused = [v for v in verdicts if not v.ok]
     try:
         _rows = [
@@ -79,9 +106,13 @@ def _(place, scenes, verdicts):
     verdict_table = mo.ui.table(_rows, selection=None, page_size=10, label="Decoder verdicts")
     mo.vstack(
         [
-            mo.md(
+            mo.callout(mo.md(missing), kind="warn")
+            if missing
+            else mo.md(
                 f"**{len(verdicts)} trackers** in <code>{md_text(place.trackers)}</code>: "
                 + (f"{len(refused)} refused" if refused else "all decode")
+                if verdicts
+                else f"**No tracker files** in <code>{md_text(place.trackers)}</code>."
             ),
             verdict_table,
         ]
@@ -101,17 +132,18 @@ def _(refused):
 
 @app.cell
 def _(verdicts):
-    decoded = {v.tracker.name: v.tracker for v in verdicts if v.tracker is not None}
-    picked = mo.ui.dropdown(
-        options=sorted(decoded), value=min(decoded, default=None), label="Tracker"
-    )
+    # Keyed by id, never by name: two trackers may share a name, and each must open.
+    decoded = {v.tracker.id: v for v in verdicts if v.tracker is not None}
+    _choices = tracker_choices(v.tracker for v in decoded.values())
+    picked = mo.ui.dropdown(options=_choices, value=next(iter(_choices), None), label="Tracker")
     picked
     return decoded, picked
 
 
 @app.cell
 def _(decoded, picked):
-    tracker = decoded.get(picked.value) if picked.value else None
+    _verdict = decoded.get(picked.value) if picked.value else None
+    tracker = _verdict.tracker if _verdict is not None else None
     mo.stop(tracker is None, mo.md("No tracker decodes."))
     try:
         _rows = [
@@ -133,6 +165,7 @@ def _(decoded, picked):
             mo.md(
                 # Every text here is the tracker file's: escaped, so it shows as written.
                 f"### {md_text(tracker.name)}\n\n{md_text(tracker.description)}\n\n"
+                f"Id <code>{md_text(tracker.id)}</code>, read from <code>{md_text(_verdict.file)}</code>.\n\n"
                 f"Laid out as a *{md_text(tracker.layout)}*; changes shown as *{md_text(tracker.style)}*.\n\n"
                 f"**Note for the model:** {md_text(tracker.body.note)}"
                 + (f"\n\nTemplate: <code>{md_text(tracker.body.template)}</code>" if tracker.body.template else "")

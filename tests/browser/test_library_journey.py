@@ -69,8 +69,9 @@ def test_library_lists_verdicts_and_opens_each_tracker(
     expect(fields.get_by_text("one of: calm, tense", exact=True)).to_have_count(1)
     expect(fields.get_by_text('{"', exact=False)).to_have_count(0)
 
-    # Picking another tracker opens it: its description and its own fields.
-    page.get_by_role("combobox").select_option(label="Stamina")
+    # Picking another tracker opens it: its description and its own fields. Each is offered as
+    # "Name (id)", as in the designer's picker.
+    page.get_by_role("combobox").select_option(label="Stamina (stamina)")
     page.get_by_role("heading", name="Stamina").wait_for()
     fields = _table(page, "Fields")
     expect(fields.get_by_text("hp_max", exact=True)).to_have_count(0)
@@ -85,6 +86,40 @@ def test_library_lists_verdicts_and_opens_each_tracker(
         expect(fields.get_by_text(name, exact=True)).to_have_count(0)
     expect(fields.get_by_text(names[-1], exact=True)).to_have_count(1)
     screenshot(page, "library_stamina")
+
+
+def test_two_trackers_of_one_name_each_open(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], data_copy: Path
+) -> None:
+    """Found by testers: health.json and a copy of it, both named "Health", were one picker
+    entry (keyed by name), so the copy could never be opened. Each is its own "Name (id)"."""
+    piece = json.loads((data_copy / "trackers" / "health.json").read_text())
+    piece["id"] = "health-copy"
+    piece["description"] = "The copy, changed."
+    (data_copy / "trackers" / "health-copy.json").write_text(json.dumps(piece))
+
+    page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
+    picker = page.get_by_role("combobox")
+    expect(picker.locator("option", has_text="Health (health)")).to_have_count(1)
+    expect(picker.locator("option", has_text="Health (health-copy)")).to_have_count(1)
+    page.get_by_text("Id health, read from", exact=False).first.wait_for()
+    picker.select_option(label="Health (health-copy)")
+    page.get_by_text("The copy, changed.", exact=True).first.wait_for()
+    page.get_by_text("Id health-copy, read from", exact=False).first.wait_for()
+    expect(page.get_by_text("Id health, read from", exact=False)).to_have_count(0)
+
+
+def test_a_data_folder_that_is_not_there_is_said(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
+) -> None:
+    """Found by testers: a mistyped --data folder read as "0 trackers ... all decode". The page
+    says the folder is not there and which folder it looked in."""
+    typo = tmp_path / "dta"
+    page = open_page(serve("library.py", "--data", str(typo)), "The tracker library")
+    page.get_by_text("The data folder is not there:", exact=False).first.wait_for()
+    page.get_by_text(str(typo), exact=True).first.wait_for()
+    expect(page.get_by_text("all decode", exact=False)).to_have_count(0)
+    assert not typo.exists(), "reading the library made the folder"
 
 
 def test_a_data_folder_that_is_a_file_is_a_message_on_the_page(
