@@ -114,3 +114,17 @@ def test_forty_days_are_forty_days(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert len(names) >= 40
     assert all(p.exists() for p in files)
     assert sorted(p.name for p in (tmp_path / "trace").iterdir()) == names
+
+
+def test_generated_days_that_reach_today_delete_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """TC-3: the sample's writer keeps no retention, so generated days whose range holds the
+    real today (where a writer with retention would clean up) leave an old file alone."""
+    monkeypatch.setattr(write, "_real_now", lambda: dt.datetime(2026, 11, 28, 12, 0, tzinfo=dt.UTC))
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    old = folder / "2026-01-01.jsonl"
+    old.write_text('{"real": true}\n', encoding="utf-8")
+    write_days(tmp_path, days=4)
+    assert old.read_text(encoding="utf-8") == '{"real": true}\n'

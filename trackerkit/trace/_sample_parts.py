@@ -38,7 +38,10 @@ class Install:
     """One installation's writer, with a clock that only moves forward."""
 
     def __init__(self, data_dir: Path, rng: random.Random) -> None:
-        self.writer = TraceWriter(data_dir, timezone=SAMPLE_TIMEZONE, capture_content=True)
+        # Generated days delete nothing (retention is the assistant's own writer's, TC-3).
+        self.writer = TraceWriter(
+            data_dir, timezone=SAMPLE_TIMEZONE, capture_content=True, keep_days=None
+        )
         self.rng = rng
         self.now = dt.datetime(2026, 11, 26, 0, 5, tzinfo=MSK)
         self.update = 5000
