@@ -151,3 +151,15 @@ def test_what_is_not_a_card(data: object) -> None:
     """Without a card's spec or a V1 card's name and greeting, nothing is called a card."""
     assert not is_character_card(data)
     assert sniff(data) != "card"
+
+
+def test_a_v1_card_given_as_a_card_says_it_holds_no_trackers(tmp_path: Path) -> None:
+    """`--from card` on a V1 card (the six text fields at the top, no `data`) said it was "not a
+    Character Card V2 … or a V1 card with name, description, …", which it is: it is read as the
+    V2 card it makes, and holds no trackers."""
+    fields = ("name", "description", "personality", "scenario", "first_mes", "mes_example")
+    v1 = dict.fromkeys(fields, "x")
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(v1), encoding="utf-8")
+    with pytest.raises(ImportRefusedError, match=r"holds no trackers: the card has no data\."):
+        import_file(path, "card")

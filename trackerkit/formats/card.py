@@ -152,7 +152,8 @@ def card_from_data(card: object, file: str) -> Imported:
         ImportRefusedError: not a Character Card V2, no trackerkit key, a version this trackerkit
             does not read, or a tracker the decoder refuses (named by its path in the card).
     """
-    data = _v2_data(card, file)
+    # A V1 card is read as the V2 card it makes (it then holds no trackers, and says so).
+    data = _v2_data(_upgraded(card) if isinstance(card, dict) else card, file)
     mine = data.get("extensions", {}).get(CARD_KEY)
     if not isinstance(mine, dict):
         raise ImportRefusedError(
