@@ -283,7 +283,8 @@ class TestBrokenLines:
         nanoseconds, which cannot hold it)."""
         far = line().replace(b"2026-03-01T", year + b"-03-01T", 1)
         fine = line().replace(b"T10:00:00.000Z", b"T10:00:00.1234567Z", 1)
-        assert far != line() and fine != line()
+        assert far != line()
+        assert fine != line()
         _write(tmp_path, "2026-03-01.jsonl", far, fine, line())
         events, errors = read_trace(tmp_path)
         assert errors == []
