@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from trackerkit.errors import BadRequestError
 from trackerkit.trace import TraceWriter
 
 REAL = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
@@ -84,9 +85,9 @@ def test_keep_days_none_never_deletes(tmp_path: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == JOURNAL
 
 
-@pytest.mark.parametrize("keep", [0, -3, True])
+@pytest.mark.parametrize("keep", [0, -3, True, 2.5, "30"])
 def test_keep_days_below_one_is_refused(tmp_path: Path, keep: int) -> None:
-    with pytest.raises(ValueError, match="give 1 or more, or None"):
+    with pytest.raises(BadRequestError, match=r"keep_days must be a whole number of days, 1 or more"):
         TraceWriter(tmp_path, keep_days=keep)
 
 

@@ -72,6 +72,7 @@ from typing import Any
 
 import orjson
 
+from trackerkit.errors import BadRequestError
 from trackerkit.trace.read import day_of
 
 __all__ = [
@@ -388,6 +389,9 @@ class TraceWriter:
         wall_clock: the real time retention counts from; defaults to the system clock. Only
             tests should set it.
 
+    Raises:
+        BadRequestError: `keep_days` is not a whole number of 1 or more, nor None.
+
     Example:
         >>> writer = TraceWriter("data", timezone="Europe/Moscow")  # doctest: +SKIP
         >>> writer.write(turn="turn_0", session="wrun_1", source="telegram",
@@ -404,10 +408,12 @@ class TraceWriter:
         keep_days: int | None = RETENTION_DAYS,
         wall_clock: Callable[[], dt.datetime] | None = None,
     ) -> None:
-        if keep_days is not None and (isinstance(keep_days, bool) or keep_days < 1):
-            raise ValueError(
-                f"keep_days={keep_days!r} would delete today's file; give 1 or more, or None "
-                "to never delete"
+        if keep_days is not None and (
+            isinstance(keep_days, bool) or not isinstance(keep_days, int) or keep_days < 1
+        ):
+            raise BadRequestError(
+                f"keep_days must be a whole number of days, 1 or more (0 would delete today's "
+                f"file), or None to never delete; found {keep_days!r}"
             )
         self.directory = Path(data_dir, "trace")
         self.timezone = zoneinfo.ZoneInfo(timezone) if isinstance(timezone, str) else timezone
