@@ -107,7 +107,7 @@ def test_a_name_no_macro_can_write(
     assert code == 0
     [line] = _warnings(out)
     assert line.startswith(f"{folder / 'stamina.json'}: warning: name: {reason}")
-    assert line.endswith("(the prompt line cannot name it)")
+    assert line.endswith("(no macro can name this tracker)")
 
 
 def test_namesakes_whatever_the_case(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,6 +120,33 @@ def test_namesakes_whatever_the_case(folder: Path, capsys: pytest.CaptureFixture
     assert len(found) == 2
     assert f'matches the name of {folder / "health2.json"} ("HEALTH") whatever the case' in found[0]
     assert f'matches the name of {folder / "health.json"} ("Health")' in found[1]
+
+
+def test_the_same_name_twice_reaches_only_the_first(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two trackers called Health exactly: no spelling reaches the second (found when tried:
+    the warning said its exact spelling would)."""
+    piece = orjson.loads((folder / "health.json").read_bytes())
+    (folder / "health-copy.json").write_bytes(orjson.dumps(dict(piece, id="health-copy")))
+    _code, out = _run(capsys, "check", str(folder))
+    found = _warnings(out)
+    assert len(found) == 2
+    assert found[1] == (
+        f"{folder / 'health.json'}: warning: name: is the name of {folder / 'health-copy.json'} "
+        "too: the update tool finds a tracker by its name, so in a scene linking both it reaches "
+        "only the first linked"
+    )
+
+
+def test_a_file_named_twice_is_no_namesake_of_itself(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`check data/trackers data/trackers/health.json` (found when tried: health.json was
+    called a namesake of itself)."""
+    code, out = _run(capsys, "check", str(DATA_TRACKERS), str(DATA_TRACKERS / "health.json"))
+    assert code == 0
+    assert _warnings(out) == []
 
 
 def test_json_lists_warnings_beside_problems(

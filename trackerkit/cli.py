@@ -91,7 +91,13 @@ def _check(args: argparse.Namespace) -> int:
 def _warnings(verdicts: list[Verdict]) -> dict[int, list[Problem]]:
     """Each decoded verdict's warnings (`design.tracker_hints`), by the verdict's identity: the
     trackers of every path checked are judged together, as a scene could link them."""
-    decoded = [v for v in verdicts if v.tracker is not None]
+    decoded: list[Verdict] = []
+    seen: set[Path] = set()
+    for verdict in verdicts:  # a file named twice (a folder and a file in it) is judged once
+        where = Path(verdict.file).resolve()
+        if verdict.tracker is not None and where not in seen:
+            seen.add(where)
+            decoded.append(verdict)
     hints = tracker_hints([v.tracker for v in decoded if v.tracker], [v.file for v in decoded])
     return {id(v): found for v, found in zip(decoded, hints, strict=True) if found}
 

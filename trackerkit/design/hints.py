@@ -76,7 +76,7 @@ def tracker_hints(trackers: Sequence[Tracker], files: Sequence[str] = ()) -> lis
 
 
 def _named(problem: Problem) -> Problem:
-    return Problem(problem.where, f"{problem.message} (the prompt line cannot name it)", problem.code)
+    return Problem(problem.where, f"{problem.message} (no macro can name this tracker)", problem.code)
 
 
 def _template_issues(trackers: Sequence[Tracker]) -> dict[str, list[MacroIssue]]:
@@ -124,18 +124,18 @@ def _namesakes(index: int, trackers: Sequence[Tracker], where: Sequence[str]) ->
     if not tracker.name.strip():
         return []
     key = name_key(tracker.name)
-    others = [
-        f'{where[i]} ("{other.name}")'
-        for i, other in enumerate(trackers)
-        if i != index and name_key(other.name) == key
-    ]
-    if not others:
+    same = [i for i, other in enumerate(trackers) if i != index and name_key(other.name) == key]
+    if not same:
         return []
-    return [
-        Problem(
-            ("name",),
-            f"matches the name of {', '.join(others)} whatever the case, as the update tool "
-            "matches names: a scene linking both reaches the second only by its exact spelling",
-            "namesake",
+    if all(trackers[i].name == tracker.name for i in same):
+        message = (
+            f"is the name of {', '.join(where[i] for i in same)} too: the update tool finds a "
+            "tracker by its name, so in a scene linking both it reaches only the first linked"
         )
-    ]
+    else:
+        others = ", ".join(f'{where[i]} ("{trackers[i].name}")' for i in same)
+        message = (
+            f"matches the name of {others} whatever the case, as the update tool matches "
+            "names: a scene linking both reaches the second only by its exact spelling"
+        )
+    return [Problem(("name",), message, "namesake")]
