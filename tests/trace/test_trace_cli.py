@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from trackerkit.cli import build_parser, main
-from trackerkit.trace import assemble_turns, read_trace
+from trackerkit.errors import NotFoundError
+from trackerkit.trace import assemble_turns, read_trace, resolve_turn
 from trackerkit.trace.cli import summary
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
@@ -177,9 +178,26 @@ class TestShow:
         assert err == (
             f"trackerkit: no turn {name!r} began in 2026-11-27's file, though the file holds its "
             "rows: it began on an earlier day (a turn is listed on the day it began); "
-            f"`trace show {name}` without --day shows it whole.\n"
+            f"`trace show {name} --dir {SAMPLE}` without --day shows it whole.\n"
         )
         assert _run(capsys, "trace", "show", name, "--dir", str(SAMPLE))[0] == 0
+
+    def test_a_subagent_step_names_the_turn_that_ran_it(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Found when tried: `trace show 'turn_3#planner'` showed the newest turn_3, which ran no
+        planner; it shows the newest turn_3 that did, and says when none did."""
+        code, out, _ = _run(capsys, "trace", "show", "turn_3#planner", "--json", "--dir", str(SAMPLE))
+        assert code == 0
+        shown = orjson.loads(out)
+        assert "turn_3#planner" in {e["turn"] for e in shown["events"]}
+        turns = assemble_turns(read_trace(SAMPLE)[0])
+        assert resolve_turn(turns, "turn_3#planner") == shown["name"] != resolve_turn(turns, "turn_3")
+        code, _, err = _run(capsys, "trace", "show", "turn_3#nobody", "--dir", str(SAMPLE))
+        assert code == 1
+        assert "no turn ran the subagent step 'turn_3#nobody'" in err
+        with pytest.raises(NotFoundError, match="no turn numbered 'turn_3' ran the subagent 'nobody'"):
+            resolve_turn(turns, "turn_3#nobody")
 
     def test_a_turn_of_a_day_is_shown_whole(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`--day` finds the turn among the day's, then shows it with the next file's events."""

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import shlex
 import sys
 import warnings
 from collections.abc import Mapping
@@ -269,7 +270,8 @@ def _show(args: argparse.Namespace) -> int:
         except NotFoundError:
             held = _turns_holding(read.events, args.name)
             if held:
-                named = " or ".join(f"`trace show {name}`" for name in held)
+                where = f" --dir {shlex.quote(str(args.dir))}" if args.dir else ""
+                named = " or ".join(f"`trace show {name}{where}`" for name in held)
                 raise NotFoundError(
                     f"no turn {args.name.strip()!r} began in {args.day}'s file, though the file "
                     "holds its rows: it began on an earlier day (a turn is listed on the day it "

@@ -271,7 +271,8 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
 
 
 def resolve_turn(turns: pd.DataFrame, ref: str) -> str:
-    """The full name a reference means: `<session>/turn_3` exactly, a bare `turn_3` the newest (TC-13).
+    """The full name a reference means: `<session>/turn_3` exactly, a bare `turn_3` the newest (TC-13),
+    a bare `turn_3#planner` the newest that ran that subagent (when `turns` has `subagents`).
 
     Raises:
         BadRequestError: the reference is empty.
@@ -289,6 +290,14 @@ def resolve_turn(turns: pd.DataFrame, ref: str) -> str:
             f"no turn is named {name!r}; `trace turns DAY` lists the turns of a day."
         )
     matches = turns[turns["turn"] == _base(ref)]
+    if "#" in ref and "subagents" in turns.columns:  # `turn_3#planner`: the turns that ran it
+        node = ref.split("#", 1)[1]
+        matches = matches[[node in str(s).split(",") for s in matches["subagents"]]]
+        if matches.empty:
+            raise NotFoundError(
+                f"no turn numbered {_base(ref)!r} ran the subagent {node!r}; `trace turns DAY` "
+                "lists the turns and their subagents."
+            )
     if matches.empty:
         raise NotFoundError(
             f"no turn is numbered {_base(ref)!r}; `trace turns DAY` lists the turns."
@@ -297,10 +306,19 @@ def resolve_turn(turns: pd.DataFrame, ref: str) -> str:
 
 
 def turn_events(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> pd.DataFrame:
-    """One turn's events in `ts` order with a `turn_name` column; a bare `turn_N` means the newest."""
+    """One turn's events in `ts` order with a `turn_name` column; a bare `turn_N` means the newest,
+    and a bare `turn_N#node` the newest that ran that subagent."""
     turn_names = _names_of(events, names)
     if "/" not in name:
         starts = events["ts"].groupby(turn_names).min()
+        if "#" in name:  # `turn_3#planner`: the turns that ran that subagent (TC-22)
+            ran = set(turn_names[(events["turn"] == name.strip()).to_numpy()].dropna())
+            starts = starts[starts.index.isin(ran)]
+            if starts.empty:
+                raise NotFoundError(
+                    f"no turn ran the subagent step {name.strip()!r}; `trace turns DAY` lists "
+                    "the turns and their subagents."
+                )
         frame = pd.DataFrame({"name": starts.index.astype(str), "start": starts.to_numpy()})
         frame["turn"] = frame["name"].str.rsplit("/", n=1).str[1]
         name = resolve_turn(frame, name)
