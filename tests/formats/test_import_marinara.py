@@ -198,8 +198,8 @@ class TestWhatIsLostIsSaid:
     def test_numbers_written_as_text(self) -> None:
         assert self._lines({"value": "12", "max": "20"}) == [
             "guessed: playerStats.stats[0].max -> Player.mana_max: number from 0: the top of "
-            'Mana (CharacterStat max); not kept: its max the text "20" (not a number of 0 or '
-            "more), so the top starts at 0",
+            'Mana (CharacterStat max); not kept: its max the text "20" (not a number), so the '
+            "top starts at 0",
             "guessed: playerStats.stats[0].value -> Player.mana: number from 0 up to the field "
             'mana_max (CharacterStat value); not kept: its value the text "12" (not a number), '
             "so it starts at 0",
@@ -265,3 +265,12 @@ class TestRefused:
             "state.json: is not a Marinara Engine game state: no scene fields, playerStats, "
             "personaStats or presentCharacters"
         )
+
+
+@pytest.mark.parametrize("big", [10**30, 1e300])
+def test_a_number_too_large_is_said_to_be_one(big: float) -> None:
+    """Found when tried: a max of 10**30 was called "not a number"; it is one, past 2^53."""
+    lines = TestWhatIsLostIsSaid._lines({"value": 5, "max": big})
+    lost = [line for line in lines if "not kept" in line]
+    assert lost
+    assert all("(not a finite number within 2^53)" in line for line in lost)

@@ -24,7 +24,7 @@ class TestFixture:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
-            "guessed: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0, no top; persistInHistory not kept (trackerkit keeps every value's history); not kept: its maxValue the text \"lots\" (not a number of 0 or more)",
+            "guessed: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0, no top; persistInHistory not kept (trackerkit keeps every value's history); not kept: its maxValue the text \"lots\" (not a number)",
             "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "guessed: trackerConfig.rpgAttributes.attributes[0] -> User stats.str: number from 0, guessed: an attribute score has no top in the source",

@@ -126,7 +126,7 @@ class TestRpgCompanion:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 "
             "to maxValue 100; starts at its value 80",
             "guessed: trackerConfig.userStats.customStats[1] -> User stats.mana: number from 0 "
-            "to maxValue 50; not kept: its value 90 (outside the range or not a number)",
+            "to maxValue 50; not kept: its value 90 (above its maxValue 50)",
         ]
 
     def test_items_are_rows(self) -> None:

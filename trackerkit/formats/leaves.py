@@ -47,6 +47,13 @@ def number(value: object) -> int | float | None:
     return value if isinstance(value, int | float) and is_number(value) else None
 
 
+def number_fault(value: object) -> str:
+    """Why `number(value)` is None, in words: a number past what trackerkit holds, or no number."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return "not a finite number within 2^53"
+    return "not a number"
+
+
 def _number(text: str) -> int | float:
     value = float(text)
     return int(value) if value.is_integer() and "." not in text else value

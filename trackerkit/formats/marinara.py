@@ -21,7 +21,7 @@ from trackerkit.errors import ImportRefusedError
 from trackerkit.fields import ICON_PATTERN, describe_value
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import leaf, number, plain_text
+from trackerkit.formats.leaves import leaf, number, number_fault, plain_text
 
 __all__ = ["import_marinara", "marinara_from_data"]
 
@@ -164,9 +164,10 @@ def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> 
         if most is not None and most >= 0:
             top_spec["default"] = most
         elif "max" in stat:
+            why = "below 0" if most is not None else number_fault(stat.get("max"))
             top_lost = (
-                f"; not kept: its max {describe_value(stat.get('max'))} (not a number of 0 or "
-                "more), so the top starts at 0"
+                f"; not kept: its max {describe_value(stat.get('max'))} ({why}), so the top "
+                "starts at 0"
             )
         color = "; its color is not kept" if "color" in stat else ""
         top = draft.add(
@@ -187,7 +188,7 @@ def _stats(builder: Builder, draft: TrackerDraft, where: str, stats: object) -> 
             spec["default"] = ceiling
             lost = f"; its value {value} lies above its top {ceiling}, so it starts at {ceiling}"
         elif "value" in stat:
-            why = "below 0" if value is not None else "not a number"
+            why = "below 0" if value is not None else number_fault(stat.get("value"))
             lost = (
                 f"; not kept: its value {describe_value(stat.get('value'))} ({why}), so it "
                 "starts at 0"

@@ -18,7 +18,7 @@ from trackerkit.errors import ImportRefusedError
 from trackerkit.fields import describe_value
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import number, quoted
+from trackerkit.formats.leaves import number, number_fault, quoted
 
 __all__ = ["import_rpg_companion", "rpg_companion_from_data"]
 
@@ -92,6 +92,29 @@ def _enabled(item: object) -> str:
     )
 
 
+def _stat_range(stat: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
+    """A stat's number spec (from 0, up to its maxValue when that is a number of 0 or more),
+    the line's detail, and what of the file's top it could not keep."""
+    top = number(stat.get("maxValue"))
+    spec: dict[str, Any] = {"type": "number", "min": 0}
+    if top is not None and top >= 0:
+        spec["max"] = top
+        return spec, f"number from 0 to maxValue {top}", []
+    if "maxValue" not in stat:
+        return spec, "number from 0, no top (the file gives no maxValue)", []
+    why = "below 0" if top is not None else number_fault(stat.get("maxValue"))
+    return spec, "number from 0, no top", [f"its maxValue {describe_value(stat.get('maxValue'))} ({why})"]
+
+
+def _lost_start(stat: dict[str, Any], start: int | float | None, spec: dict[str, Any]) -> str:
+    """Why a stat's value cannot be its start: no number, below 0, or above its top."""
+    if start is None:
+        why = number_fault(stat.get("value"))
+    else:
+        why = "below 0" if start < 0 else f"above its maxValue {spec['max']}"
+    return f"its value {describe_value(stat.get('value'))} ({why})"
+
+
 def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: str) -> None:
     if not isinstance(section, dict):
         return
@@ -108,18 +131,7 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
             if not isinstance(stat, dict):
                 builder.unmapped(at, "a stat that is not an object")
                 continue
-            top = number(stat.get("maxValue"))
-            spec: dict[str, Any] = {"type": "number", "min": 0}
-            lost: list[str] = []
-            if top is not None and top >= 0:
-                spec["max"] = top
-                detail = f"number from 0 to maxValue {top}"
-            elif "maxValue" in stat:
-                detail = "number from 0, no top"
-                shown = describe_value(stat.get("maxValue"))
-                lost.append(f"its maxValue {shown} (not a number of 0 or more)")
-            else:
-                detail = "number from 0, no top (the file gives no maxValue)"
+            spec, detail, lost = _stat_range(stat)
             extra = (
                 "; persistInHistory not kept (trackerkit keeps every value's history)"
                 if "persistInHistory" in stat
@@ -130,8 +142,7 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 spec["default"] = start
                 extra += f"; starts at its value {start}"
             elif "value" in stat:
-                shown = describe_value(stat.get("value"))
-                lost.append(f"its value {shown} (outside the range or not a number)")
+                lost.append(_lost_start(stat, start, spec))
             if lost:
                 extra += f"; not kept: {'; '.join(lost)}"
             # The model writes a stat by its id (`{"id": "mana", "value": 80}`): the field is
