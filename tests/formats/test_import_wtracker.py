@@ -8,7 +8,7 @@ import orjson
 import pytest
 from imported_fields import field_of
 
-from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
+from trackerkit import ImportRefusedError, Library, decode_tracker, encode_tracker
 from trackerkit.formats import import_wtracker
 
 FIXTURE = Path(__file__).parent / "fixtures" / "wtracker_settings.json"
@@ -267,3 +267,23 @@ class TestExportRoundTrip:
         imported = import_wtracker("s.json", orjson.dumps(schema).decode())
         assert [t.name for t in imported.trackers] == ["s a", "s b"]
         assert not imported.report.of("unmapped")
+
+    def test_every_bundled_tracker_keeps_its_description_and_note(self) -> None:
+        """Found when tried: the export ends the one description WTracker has with the note,
+        and the import kept it all as the description, so each note (the model's instruction
+        in the tool line) was lost without a word. The note is named beside it and comes back."""
+        from trackerkit.formats.wtracker_export import NOTE_KEY, export_wtracker
+        from trackerkit.formats.wtracker_import import wtracker_from_data
+
+        bundled = Library(Path(__file__).parents[2] / "data" / "trackers").trackers()
+        assert any(t.body.note for t in bundled)
+        settings = orjson.loads(orjson.dumps(export_wtracker(bundled).settings))
+        for preset in settings["schemaPresets"].values():  # WTracker's model still reads both
+            value = preset["value"]
+            told = value if "description" in value else value["properties"]["rows"]
+            assert NOTE_KEY in told
+            assert told["description"].endswith(told[NOTE_KEY])
+        back = {t.name: t for t in wtracker_from_data(settings, "presets.json").trackers}
+        for tracker in bundled:
+            assert back[tracker.name].description == tracker.description
+            assert back[tracker.name].body.note == tracker.body.note

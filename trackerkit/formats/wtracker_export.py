@@ -20,10 +20,12 @@ from trackerkit.formats.names import piece_id
 from trackerkit.tracker import Tracker
 from trackerkit.values import AnyField
 
-__all__ = ["ROWS_KEY", "WTrackerExport", "export_wtracker"]
+__all__ = ["NOTE_KEY", "ROWS_KEY", "WTrackerExport", "export_wtracker"]
 
 #: The property a list's preset keeps its rows under.
 ROWS_KEY = "rows"
+#: The keyword beside a preset's description that names the tracker's note, which ends it.
+NOTE_KEY = "x-trackerkit-note"
 _SCHEMA = "http://json-schema.org/draft-07/schema#"
 
 
@@ -86,10 +88,15 @@ def _preset(tracker: Tracker, left: list[str]) -> dict[str, Any]:
     where = tracker.name
     fields = {f.name: _field_schema(f, left, f"{where}.{f.name}") for f in tracker.fields}
     about = " ".join(part for part in (tracker.description, tracker.body.note) if part.strip())
+    # WTracker has one description, which its model reads; the note (the model's instruction)
+    # ends it, and is named again under NOTE_KEY (a keyword JSON Schema ignores) so that the
+    # import takes the two apart again.
+    told = {"description": about} if about else {}
+    if tracker.body.note.strip():
+        told[NOTE_KEY] = tracker.body.note
     if tracker.layout == "record":
         schema: dict[str, Any] = {"$schema": _SCHEMA, "title": tracker.name, "type": "object"}
-        if about:
-            schema["description"] = about
+        schema |= told
         schema |= {"properties": fields, "required": list(fields)}
     else:
         row = {
@@ -97,9 +104,7 @@ def _preset(tracker: Tracker, left: list[str]) -> dict[str, Any]:
             "properties": {"name": {"type": "string", "description": "The row's name."}, **fields},
             "required": ["name", *fields],
         }
-        rows: dict[str, Any] = {"type": "array", "items": row}
-        if about:
-            rows["description"] = about
+        rows: dict[str, Any] = {"type": "array", "items": row, **told}
         schema = {
             "$schema": _SCHEMA,
             "title": tracker.name,

@@ -22,6 +22,7 @@ from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, ReportLine, TrackerDraft, own_start
 from trackerkit.formats.leaves import NAME_KEYS, plain_text, quoted
+from trackerkit.formats.wtracker_export import NOTE_KEY
 from trackerkit.line import line_of
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
@@ -96,11 +97,13 @@ def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> 
     if schema.get("type") != "object" or not isinstance(properties, dict):
         builder.unmapped(where or name, "its schema is not an object with properties")
         return
-    about = schema.get("description")
+    about, note = _described(schema)
     lists = [key for key, prop in properties.items() if _is_rows(prop)]
     draft = None
     if len(lists) < len(properties) or not properties:
-        draft = builder.tracker(name, "record", about if isinstance(about, str) else "")
+        draft = builder.tracker(name, "record", about)
+        if note:
+            draft.notes.append(note)
     path = f"{where}.properties" if where else "properties"
     for key, prop in properties.items():
         here = f"{path}.{key}"
@@ -111,13 +114,24 @@ def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> 
                 name if whole else f"{name} {key}",
                 here,
                 prop,
-                about if whole and isinstance(about, str) else "",
+                about if whole else "",
             )
         else:
             assert draft is not None
             _field(builder, draft, here, key, prop, [])
     if draft is not None:
         _tops(builder, draft)
+
+
+def _described(node: dict[str, Any]) -> tuple[str, str]:
+    """A schema's description, and the tracker note that ends it when `export --to wtracker`
+    named it under NOTE_KEY (the description then without it); else the description whole."""
+    about = node.get("description")
+    about = about if isinstance(about, str) else ""
+    note = node.get(NOTE_KEY)
+    if isinstance(note, str) and note.strip() and about.endswith(note):
+        return about[: -len(note)].rstrip(), note
+    return about, ""
 
 
 def _is_rows(prop: object) -> bool:
@@ -380,9 +394,10 @@ def _keyed_list(
             "an array of objects with no name-like text key (name, title, id) to key rows by",
         )
         return
-    own = prop.get("description")
-    text = own if isinstance(own, str) and own.strip() else about
-    draft = builder.tracker(name, "list", text, where)
+    own, note = _described(prop)
+    draft = builder.tracker(name, "list", own if own.strip() else about, where)
+    if note:
+        draft.notes.append(note)
     first = len(builder.lines)
     for column, column_prop in properties.items():
         if column == key:
