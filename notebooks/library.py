@@ -15,6 +15,7 @@ with app.setup:
         load_scenes,
         workspace,
     )
+    from trackerkit.design import tracker_hints
     from trackerkit.views import md_text, safe_md, trouble_html
 
 
@@ -126,6 +127,33 @@ def _(refused):
         "\n".join(f"- <code>{md_text(v.file)}</code>: {md_text(p)}" for v in refused for p in v.problems)
         if refused
         else "No file was refused."
+    )
+    return
+
+
+@app.cell
+def _(verdicts):
+    # What `trackerkit check` warns of: a file that decodes but will not read as meant.
+    _decoded = [v for v in verdicts if v.tracker is not None]
+    try:
+        _hints = tracker_hints([v.tracker for v in _decoded], [v.file for v in _decoded])
+    except Exception as _error:
+        mo.stop(True, trouble("Could not check the trackers' macros and names", _error))
+    _lines = [
+        f"- <code>{md_text(v.file)}</code>: {md_text(p)}"
+        for v, _found in zip(_decoded, _hints, strict=True)
+        for p in _found
+    ]
+    (
+        mo.callout(
+            mo.md(
+                f"**{len(_lines)} warning{'' if len(_lines) == 1 else 's'}**: these files decode, "
+                "but will not read as meant (as `trackerkit check` says).\n\n" + "\n".join(_lines)
+            ),
+            kind="warn",
+        )
+        if _lines
+        else mo.md("No warnings: every template's macros name trackers and fields here.")
     )
     return
 

@@ -98,3 +98,15 @@ def test_a_data_folder_without_trackers_is_said(
     defs = _run(monkeypatch, tmp_path)
     assert defs["missing"].startswith("**No trackers folder:** the data folder")
     assert f"<code>{md_text(tmp_path / 'trackers')}</code>" in defs["missing"]
+
+
+def test_the_page_shows_what_check_warns_of(
+    twins: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found when tried: the page said "all decode" for a folder `trackerkit check` gave
+    warnings for (two trackers of one name here); it shows the same warnings."""
+    monkeypatch.setattr(sys, "argv", [str(PAGE), "--data", str(twins)])
+    outputs, _ = _page().app.run()
+    shown = " ".join(str(getattr(o, "text", o)) for o in outputs)
+    assert "2 warnings" in shown
+    assert md_text("is the name of") in shown or "is the name of" in shown
