@@ -379,7 +379,7 @@ def test_simulator_shows_failures_in_their_section(
     not_a_folder = data_copy / "scenes" / "fight.json"
     other = open_page(serve("simulator.py", "--data", str(not_a_folder)), HEADING)
     other.locator(".tk-failure").filter(
-        has_text=f"The data folder could not be shown: BadRequestError: --data: {not_a_folder} is not a folder"
+        has_text=f"The data folder could not be shown: --data: {not_a_folder} is not a folder"
     ).first.wait_for()
     other.get_by_text("No scene is playing; the message above says why.").first.wait_for()
     other.close()

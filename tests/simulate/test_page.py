@@ -72,6 +72,11 @@ class TestFailure:
             'role="alert">The chat could not be shown: ValueError: bad &lt;thing&gt;</div>' in html
         )
         assert "(no message)" in failure_html("The bars", RuntimeError())
+        from trackerkit.errors import NotFoundError
+
+        told = failure_html("The data folder", NotFoundError("--data: x is not there"))
+        assert "NotFoundError" not in told
+        assert "could not be shown: --data: x is not there" in told
 
     def test_the_played_marker_carries_the_count(self) -> None:
         """The marker a journey waits on holds the number of steps played and shows nothing."""

@@ -334,3 +334,13 @@ def test_trouble_html_says_a_validation_error_in_words() -> None:
     assert "is not an http(s) address" in html
     assert "pydantic" not in html
     assert "input_value" not in html
+
+
+def test_trouble_html_gives_a_trackerkit_error_as_its_sentence() -> None:
+    """Found when tried: a page showed "BadRequestError: --data: … is not a folder"; a
+    trackerkit error is its own sentence, and only an unexpected error is named by its class."""
+    from trackerkit.errors import BadRequestError
+
+    html = trouble_html("The data folder", BadRequestError("--data: x is not a folder"))
+    assert "BadRequestError" not in html
+    assert "--data: x is not a folder" in html

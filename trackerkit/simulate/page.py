@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from html import escape
 
 from trackerkit.chat import Chat
+from trackerkit.errors import TrackerkitError
 from trackerkit.fields import NumberField, is_number
 from trackerkit.simulate.playback import Outcome
 from trackerkit.values import initial_value
@@ -74,9 +75,11 @@ def played_marker(steps: int) -> str:
 def failure_html(where: str, exc: BaseException) -> str:
     """An exception as a readable message in its section, instead of a blank app."""
     text = str(exc).strip() or "(no message)"
+    if not isinstance(exc, TrackerkitError):  # a fault of the app: named by its class
+        text = f"{type(exc).__name__}: {text}"
     return (
         f'{_STYLE}<div class="tk-note tk-failure" role="alert">{escape(where)} could not be '
-        f"shown: {escape(type(exc).__name__)}: {escape(text)}</div>"
+        f"shown: {escape(text)}</div>"
     )
 
 

@@ -22,7 +22,7 @@ from trackerkit.changes import (
     number_bar,
 )
 from trackerkit.chat import Chat
-from trackerkit.errors import BadRequestError
+from trackerkit.errors import BadRequestError, TrackerkitError
 from trackerkit.line import fields_line, line_of
 from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import CHANGES_STYLES, Tracker
@@ -306,11 +306,14 @@ def _record_items(tracker: Tracker, values: Mapping[str, Any]) -> str:
 def trouble_html(title: str, error: BaseException) -> str:
     """A failure as an app's page shows it: what could not be done, then the error in words.
 
-    The title in bold, then the error's class and message, escaped, wrapping anywhere so a long
+    The title in bold, then the error's message (after its class when it is no trackerkit
+    error, a fault of the app rather than of what was given), escaped, wrapping anywhere so a long
     path never runs off the page. A notebook puts it in a `mo.callout(..., kind="danger")`.
     """
     if isinstance(error, pydantic.ValidationError):  # settings typed on the page: in words
         words = escape(problem_sentence(plain_problems(error)))
+    elif isinstance(error, TrackerkitError):  # a trackerkit error is its own sentence
+        words = escape(str(error))
     else:
         words = escape(f"{type(error).__name__}: {error}")
     return f'<p><strong>{escape(title)}</strong></p><p style="overflow-wrap: anywhere">{words}</p>'
