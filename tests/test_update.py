@@ -415,7 +415,9 @@ class TestAllOrNothing:
         assert result.deltas == ()
         assert [e.index for e in result.errors] == [1]
         assert reason in str(result.errors[0])
-        assert result.answer.startswith("Nothing was written: 1 error.")
+        assert result.answer.startswith(
+            "Nothing was written: 1 error. Fix it and send the whole call again."
+        )
 
     def test_every_items_error_is_listed(self) -> None:
         """A refused batch lists every item's error, each named by its item number, and writes nothing."""

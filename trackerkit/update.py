@@ -657,5 +657,8 @@ def _answer(touched: Sequence[Tracker], changes: Sequence[Change]) -> str:
 
 def _refused(errors: Sequence[ItemRefusal]) -> UpdateResult:
     count = len(errors)
-    head = f"Nothing was written: {count} {'error' if count == 1 else 'errors'}. Fix them and send the whole call again."
+    head = (
+        f"Nothing was written: {count} {'error' if count == 1 else 'errors'}. "
+        f"Fix {'it' if count == 1 else 'them'} and send the whole call again."
+    )
     return UpdateResult(False, (), "\n".join([head, *(f"- {e}" for e in errors)]), tuple(errors))

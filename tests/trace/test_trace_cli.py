@@ -119,7 +119,7 @@ class TestTurns:
             True
         ] * 3  # the day's own broken lines, not its neighbours'
         code, out, _ = _run(capsys, "trace", "turns", "2026-11-26", "--dir", str(SAMPLE))
-        assert "1 of these turns run on into the next day's file" in out
+        assert "1 of these turns runs on into the next day's file" in out
 
     def test_missing_day_is_one_line(self, capsys: pytest.CaptureFixture[str]) -> None:
         """A day without a file: exit 1 and one line naming it, no traceback."""

@@ -247,7 +247,8 @@ def _turns(args: argparse.Namespace) -> int:
     )
     if running_on:
         print(
-            f"{len(running_on)} of these turns run on into the next day's file; their figures "
+            f"{len(running_on)} of these turns {'runs' if len(running_on) == 1 else 'run'} on "
+            "into the next day's file; their figures "
             "count those events too."
         )
     for error in errors:
@@ -347,7 +348,9 @@ def _export(args: argparse.Namespace) -> int:
         return 0
     for path, rows in written:
         print(f"{path}  {rows} events")
-    print(f"{len(written)} day file(s) written, {len(errors)} broken line(s) left out.")
+    print(
+        f"{_count(len(written), 'day file')} written, {_count(len(errors), 'broken line')} left out."
+    )
     for error in errors:
         print(f"  {error}")
     for note in notes:
