@@ -10,23 +10,20 @@ with app.setup:
     from trackerkit import Variant, evaluate, load_scene, workspace
     from trackerkit.evaluation import (
         Noise,
+        RunGuard,
         accuracy_figure,
         count_turns,
         drift_figure,
-        field_heatmap,
-        serving_noisy,
-    )
-    from trackerkit.evaluation.page import (
-        RunGuard,
         endpoint_name_clash,
+        field_heatmap,
         play_with_progress,
         read_scenarios,
+        serving_noisy,
         settings_key,
     )
-    from trackerkit.line import md_text
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
-    from trackerkit.views import safe_md, trouble_html
+    from trackerkit.views import md_text, safe_md, trouble_html
 
     # Paths and scene names go through safe_md before mo.md (mo.md would render the HTML in
     # them); failure messages and model names (a model server writes them) through md_text,

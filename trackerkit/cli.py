@@ -17,7 +17,8 @@ from trackerkit._pieces import read_piece_file
 from trackerkit.design.hints import tracker_hints
 from trackerkit.errors import BadRequestError, Problem, TrackerkitError
 from trackerkit.formats.detect import piece_kind
-from trackerkit.library import Verdict, check_paths, shown_path
+from trackerkit.library import Verdict, check_paths
+from trackerkit.line import shown_path
 
 if TYPE_CHECKING:
     from trackerkit.scene import Linked, Scene

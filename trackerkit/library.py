@@ -38,6 +38,7 @@ from trackerkit.errors import (
     TrackerDecodeError,
 )
 from trackerkit.fields import describe_value
+from trackerkit.line import shown_path
 from trackerkit.scene import Scene, read_scene
 from trackerkit.tracker import Tracker, blank_tracker, decode_tracker, encode_tracker
 
@@ -91,13 +92,6 @@ class Verdict:
             "id": self.id,
             "problems": [{"path": p.path, "message": p.message} for p in self.problems],
         }
-
-
-def shown_path(path: str | Path) -> str:
-    """A path for a line of output: as it is, or quoted with escapes when it holds a line break
-    or another control character, so a file named `a\nb.json` cannot pose as two lines."""
-    text = str(path)
-    return repr(text) if any(c < " " or c == "\x7f" for c in text) else text
 
 
 def _load_json(path: Path, within: Path | None = None) -> tuple[object, Problem | None]:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Mapping
 from html import escape
 
 import orjson
 
-__all__ = ["fields_line", "line_of", "md_text", "quoted_line"]
+__all__ = ["fields_line", "line_of", "md_text", "quoted_line", "shown_path"]
 
 # Every character Python's str.splitlines() breaks on, plus the two-character \r\n as one break.
 _BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
@@ -93,3 +94,10 @@ def md_text(value: object) -> str:
     '&lt;b&gt;hp&lt;/b&gt; &amp; &#42;mp&#42;'
     """
     return str(value).translate(_TABLE)
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """A path for a line of output: as it is, or quoted with escapes when it holds a line break
+    or another control character, so a file named `a\\nb.json` cannot pose as two lines."""
+    text = str(path)
+    return repr(text) if any(c < " " or c == "\x7f" for c in text) else text

@@ -20,6 +20,14 @@ from trackerkit.evaluation.metrics import (
     turn_frame,
 )
 from trackerkit.evaluation.noisy import Noise, NoisyServer, serving_noisy
+from trackerkit.evaluation.page import (
+    RunGuard,
+    ScenarioFolder,
+    endpoint_name_clash,
+    play_with_progress,
+    read_scenarios,
+    settings_key,
+)
 from trackerkit.evaluation.results import EvaluationResults, read_results
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluation.scoring import FieldScore, score_turn
@@ -34,24 +42,30 @@ __all__ = [
     "Mode",
     "Noise",
     "NoisyServer",
+    "RunGuard",
     "RunResult",
+    "ScenarioFolder",
     "TurnRecord",
     "Variant",
     "accuracy_figure",
     "bootstrap_mean",
     "count_turns",
     "drift_figure",
+    "endpoint_name_clash",
     "evaluate",
     "field_frame",
     "field_heatmap",
     "load_design",
     "pass_at_k",
     "play_run",
+    "play_with_progress",
     "read_results",
+    "read_scenarios",
     "read_variants",
     "retry_after",
     "score_turn",
     "serving_noisy",
+    "settings_key",
     "summarize_runs",
     "summarize_variants",
     "turn_frame",
