@@ -213,7 +213,7 @@ class TestLongWhitespace:
     @given(
         st.lists(
             st.sampled_from(["a", "Hello", "5", "123456", "!", "?!", "été", "'s", "/", "中", "<|endoftext|>"])
-            | st.text(alphabet=" \t\n\r\u00a0\u3000", max_size=40),
+            | st.text(alphabet=" \t\n\r\x0b\x1c\x85\u00a0\u2028\u3000", max_size=40),
             max_size=12,
         ),
         st.sampled_from(["cl100k_base", "o200k_base"]),

@@ -157,7 +157,10 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
 
 #: Whitespace runs at least this long are split off before tiktoken's regex sees them.
 _LONG_RUN = 10_000
-_RUNS = re.compile(rf"\s{{{_LONG_RUN},}}")
+#: Unicode's White_Space, what `\s` means to tiktoken's regex (Python's `\s` also takes
+#: U+001C..U+001F, which tiktoken's does not).
+_SPACE = "[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_RUNS = re.compile(f"{_SPACE}{{{_LONG_RUN},}}")
 
 
 def _count_around_runs(coder: tiktoken.Encoding, text: str, least: int = _LONG_RUN) -> int:
@@ -171,7 +174,7 @@ def _count_around_runs(coder: tiktoken.Encoding, text: str, least: int = _LONG_R
     it is, and the sum is the count tiktoken would give (`tests/test_tokens.py` compares them on
     shorter runs).
     """
-    runs = _RUNS if least == _LONG_RUN else re.compile(rf"\s{{{least},}}")
+    runs = _RUNS if least == _LONG_RUN else re.compile(f"{_SPACE}{{{least},}}")
     total, at = 0, 0
     for run in runs.finditer(text):
         start, end = run.span()
