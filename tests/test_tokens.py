@@ -194,7 +194,8 @@ class TestToolTokens:
 class TestLongWhitespace:
     """Found when tried: tiktoken's regex gives up on a run of about a million spaces or tabs
     before a non-space ("Max stack size exceeded for backtracking", a ValueError), so a model's
-    reply of that shape crashed the next turn's prompt. `count_tokens` counts it, exactly."""
+    reply of that shape crashed the next turn's prompt; in tiktoken 0.12 it takes time growing
+    with the square of the run. `count_tokens` counts long runs apart, exactly."""
 
     @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
     @pytest.mark.parametrize(
@@ -203,11 +204,10 @@ class TestLongWhitespace:
         ids=["spaces", "tabs-and-breaks"],
     )
     def test_it_is_counted(self, text: str, encoding: str) -> None:
+        """Counted in pieces, without tiktoken's regex over the runs (which gives up on them in
+        tiktoken 0.14, and takes minutes in 0.12): the pieces' counts add up."""
         coder = load_encoding(encoding)
-        with pytest.raises(ValueError, match="stack"):
-            coder.encode(text, disallowed_special=())
-        assert count_tokens(text, encoding) == _count_around_runs(coder, text)
-        assert count_tokens(text, encoding) > 0
+        assert count_tokens(text, encoding) == _count_around_runs(coder, text) > 0
 
     @settings(max_examples=300, deadline=None)
     @given(

@@ -149,23 +149,32 @@ def count_tokens(text: str, encoding: str = DEFAULT_ENCODING) -> int:
         TrackerkitError: The encoding cannot be loaded without the network.
     """
     coder = load_encoding(encoding)
-    try:
+    if _RUNS.search(text) is None:
         return len(coder.encode(text, disallowed_special=()))
-    except ValueError:  # tiktoken's regex gives up on a very long run of whitespace
-        return _count_around_runs(coder, text)
+    return _count_around_runs(coder, text)
 
 
-#: Whitespace runs at least this long are split off before tiktoken's regex sees them.
-_LONG_RUN = 10_000
+#: Whitespace runs at least this long are counted apart from tiktoken's regex, which takes time
+#: growing with the square of a run's length before a non-space (a run of 100,000 spaces: about
+#: 4 s with tiktoken 0.12) and, in newer versions, gives up near a million ("Max stack size
+#: exceeded for backtracking", a ValueError).
+_LONG_RUN = 256
 #: Unicode's White_Space, what `\s` means to tiktoken's regex (Python's `\s` also takes
 #: U+001C..U+001F, which tiktoken's does not).
 _SPACE = "[\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
-_RUNS = re.compile(f"{_SPACE}{{{_LONG_RUN},}}")
+
+
+def _runs(least: int) -> re.Pattern[str]:
+    """Whitespace runs of at least `least` characters, each looked at once from its start (the
+    lookbehind keeps the search linear in the text's length)."""
+    return re.compile(f"(?<!{_SPACE}){_SPACE}{{{least},}}")
+
+
+_RUNS = _runs(_LONG_RUN)
 
 
 def _count_around_runs(coder: tiktoken.Encoding, text: str, least: int = _LONG_RUN) -> int:
-    """The exact count of `text` when tiktoken's regex cannot split it: a run of about a million
-    spaces before a non-space exhausts its backtracking stack ("Max stack size exceeded").
+    """The exact count of `text`, its long whitespace runs counted without tiktoken's regex.
 
     Both encodings split a whitespace run the same way: up to its last line break in one piece
     (`\\s*[\\r\\n]`), then the rest but its last character (`\\s+(?!\\S)`), which joins what
@@ -174,7 +183,7 @@ def _count_around_runs(coder: tiktoken.Encoding, text: str, least: int = _LONG_R
     it is, and the sum is the count tiktoken would give (`tests/test_tokens.py` compares them on
     shorter runs).
     """
-    runs = _RUNS if least == _LONG_RUN else re.compile(f"{_SPACE}{{{least},}}")
+    runs = _RUNS if least == _LONG_RUN else _runs(least)
     total, at = 0, 0
     for run in runs.finditer(text):
         start, end = run.span()
