@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 
@@ -31,6 +32,14 @@ def field_box(page: Any, label: str) -> Any:
 def pick_field(page: Any, entry: str) -> None:
     """Select a field in the designer's list (`3. mood (choice)`) and wait until the field
     editor shows it: the editor's boxes belong to the field chosen before until it does."""
-    page.get_by_label(entry, exact=True).check()
+    radio = page.get_by_label(entry, exact=True)
+    for _attempt in range(4):
+        try:
+            radio.check()
+            break
+        except PlaywrightError:  # the list was drawn anew under the click: click the new one
+            page.wait_for_timeout(250)
+    else:
+        radio.check()
     name = entry.split(". ", 1)[1].rsplit(" (", 1)[0]
     expect(field_box(page, "Name")).to_have_value(name)
