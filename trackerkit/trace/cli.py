@@ -302,11 +302,12 @@ def _show(args: argparse.Namespace) -> int:
 def _turns_holding(events: pd.DataFrame, ref: str) -> list[str]:
     """The full names (`<session>/turn_N`) of the turns `ref` names that have rows in `events`."""
     session, _, turn = ref.strip().rpartition("/")
-    rows = events["turn"].astype(str).str.split("#", n=1).str[0] == turn.split("#", 1)[0]
+    base = turn.split("#", 1)[0]  # `turn_3` for `turn_3#planner` (TC-22)
+    rows = events["turn"].astype(str).str.split("#", n=1).str[0] == base
     if session:
         rows &= events["session"] == session
     sessions = sorted({s for s in events.loc[rows, "session"].astype(str) if s})
-    return [f"{s}/{turn.split('#', 1)[0]}" for s in sessions]
+    return [f"{s}/{base}" for s in sessions]
 
 
 _COLUMN_TYPES = ("int", "float", "str", "bool")
