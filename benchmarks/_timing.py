@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import resource
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ def interleaved_ms(
     runs: Mapping[str, Callable[[], object]],
     repeat: int,
     cpu: dict[str, list[float]] | None = None,
+    faults: dict[str, list[int]] | None = None,
 ) -> dict[str, list[float]]:
     """Each run's wall times in ms over `repeat` rounds that run them all in turn.
 
@@ -29,17 +31,22 @@ def interleaved_ms(
     weigh on every run alike, so ratios between them hold. The garbage is collected before
     each run, and its result is dropped after the clock stops. Given `cpu`, each run's CPU
     time of this process (ms) is put there too: on a machine shared with other work it moves
-    less than the wall time.
+    less than the wall time. Given `faults`, each run's minor page faults (fresh memory
+    touched for the first time) are put there.
     """
     times: dict[str, list[float]] = {name: [] for name in runs}
     for round_ in range(repeat):
         for name in list(runs) if round_ % 2 == 0 else list(reversed(list(runs))):
             gc.collect()
+            start_faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             start, start_cpu = time.perf_counter(), time.process_time()
             result = runs[name]()
             times[name].append((time.perf_counter() - start) * 1000)
             if cpu is not None:
                 cpu.setdefault(name, []).append((time.process_time() - start_cpu) * 1000)
+            if faults is not None:
+                minor = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start_faults
+                faults.setdefault(name, []).append(minor)
             del result
     return times
 
