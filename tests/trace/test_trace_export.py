@@ -79,7 +79,6 @@ class TestParquet:
             export_parquet(tmp_path / "nope", tmp_path / "out")
         assert not (tmp_path / "out").exists()
 
-
     def test_a_fifo_at_a_days_name_is_refused_before_any_write(self, tmp_path: Path) -> None:
         """Found when tried: a FIFO named like a day's output hung the export forever."""
         out = tmp_path / "out"
@@ -289,7 +288,9 @@ def test_values_a_typed_column_cannot_hold_are_counted_aloud(
     """Found when tried: `--column vi=v:int` wrote nulls without a word. The library warns with
     the count by path; the command prints it as a note (and in --json)."""
     folder = _day_of(tmp_path / "d", [b"%d" % BIG, b"5", b'"five"', b"null"])
-    with pytest.warns(UserWarning, match=r"^2 value\(s\) not of their column's type .*: data\.n 2$"):
+    with pytest.warns(
+        UserWarning, match=r"^2 value\(s\) not of their column's type .*: data\.n 2$"
+    ):
         export_parquet(folder, tmp_path / "o", columns=[ColumnSpec("n", "n", "int")])
     argv = ["trace", "export", str(folder), "--parquet", str(tmp_path / "o"), "--column", "n=n:int"]
     assert main(argv) == 0
@@ -357,3 +358,53 @@ def test_a_column_and_one_under_it_are_exported(
     rows = [r for r in table.select(["usage", "cost_usd"]).to_pylist() if r["usage"] is not None]
     assert rows
     assert all(r["cost_usd"] == r["usage"]["costUsd"] for r in rows)
+
+
+def _days_of(folder: Path, days: dict[str, list[bytes]]) -> Path:
+    """Day files whose events hold `{"n": value}`, each value as written."""
+    folder.mkdir(parents=True, exist_ok=True)
+    line = (
+        b'{"ts":"%sT10:00:%02dZ","turn":"t","session":"s","source":"web",'
+        b'"kind":"eve","name":"x","data":{"n":%s}}'
+    )
+    for day, values in days.items():
+        (folder / f"{day}.jsonl").write_bytes(
+            b"".join(line % (day.encode(), i, v) + b"\n" for i, v in enumerate(values))
+        )
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("days", "kind", "back"),
+    [
+        (
+            {"2026-03-01": [b"true"], "2026-03-02": [b'"handled"', b"false"]},
+            pa.string(),
+            ["true", '"handled"', "false"],
+        ),
+        ({"2026-03-01": [b"1"], "2026-03-02": [b"2.5"]}, pa.float64(), [1.0, 2.5]),
+        ({"2026-03-01": [b"null"], "2026-03-02": [b"true"]}, pa.bool_(), [None, True]),
+        ({"2026-03-01": [b"5"], "2026-03-02": [b"%d" % BIG]}, pa.decimal128(38, 0), [5, BIG]),
+    ],
+    ids=["bool-and-text", "int-and-float", "null-and-bool", "int-and-big"],
+)
+def test_a_column_typed_by_its_values_has_one_type_in_every_day_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    days: dict[str, list[bytes]],
+    kind: object,
+    back: list[object],
+) -> None:
+    """Found when tried: `--column accepted` wrote `bool` on days of booleans and JSON text on
+    a day with `"handled"`, and DuckDB and `pd.read_parquet` then refused the export folder.
+    Each file now has the type the column has over the whole export."""
+    folder = _days_of(tmp_path / "d", days)
+    assert (
+        main(["trace", "export", str(folder), "--parquet", str(tmp_path / "o"), "--column", "n"])
+        == 0
+    )
+    capsys.readouterr()
+    files = sorted((tmp_path / "o").glob("*.parquet"))
+    assert [pq.read_schema(f).field("n").type for f in files] == [kind] * len(days)
+    got = pd.read_parquet(tmp_path / "o")["n"].tolist()
+    assert [v if isinstance(v, str | bool | float) or v is None else int(v) for v in got] == back

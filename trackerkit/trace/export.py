@@ -12,6 +12,8 @@ An extracted column keeps its type. One that pandas holds as Python objects is w
 no value is lost: integers past 64 bits as `decimal128(38, 0)` (pandas reads them back as
 `Decimal`, DuckDB as `DECIMAL(38,0)`), or as their digits in text when one passes 38 digits;
 values Arrow cannot hold in one type (numbers and text mixed, say) as the JSON text of each.
+A column typed by its values has one type in every file of an export, the type it has over all
+the files together, so a folder of day files reads as one table.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 from trackerkit._pieces import regular_target, replace_atomically
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace._columns import SKIPPED, ColumnSpec
-from trackerkit.trace._data import column_specs
+from trackerkit.trace._data import INFERRED, column_specs
 from trackerkit.trace._lazy import LazyData, as_text
 from trackerkit.trace.read import _files_of, day_of, read_trace
 
@@ -59,27 +61,50 @@ _DECIMAL = pa.decimal128(38, 0)
 _DECIMAL_MAX = 10**38  # decimal128(38, 0) holds up to 38 digits
 
 
-def _extracted(values: pd.Series) -> Any:
-    """An extracted column as Arrow, every value kept (see the module's docstring)."""
+def _extracted(values: pd.Series) -> tuple[Any, str]:
+    """An extracted column as Arrow, every value kept (see the module's docstring), and how
+    its values were written: `plain`, `decimal`, `digits` (integers as text) or `texts` (JSON)."""
     if values.dtype != object:
-        return pa.Array.from_pandas(values)
-    items = [None if _missing(v) else v for v in values.tolist()]
+        return pa.Array.from_pandas(values), "plain"
+    items = _items(values)
     present = [v for v in items if v is not None]
     integers = bool(present) and all(type(v) is int for v in present)
     if integers and any(not -(1 << 63) <= v < 1 << 63 for v in present):  # past int64
         if all(-_DECIMAL_MAX < v < _DECIMAL_MAX for v in present):
-            return pa.array([None if v is None else Decimal(v) for v in items], _DECIMAL)
-        return pa.array([None if v is None else str(v) for v in items], pa.string())
+            return pa.array([None if v is None else Decimal(v) for v in items], _DECIMAL), "decimal"
+        return pa.array([None if v is None else str(v) for v in items], pa.string()), "digits"
     try:
-        return pa.array(items, from_pandas=True)
+        return pa.array(items, from_pandas=True), "plain"
     except (
         pa.ArrowException,
         OverflowError,
         TypeError,
         ValueError,
     ):  # no one Arrow type holds them
-        texts = [None if v is None else as_text(v).decode() for v in items]
-        return pa.array(texts, type=pa.string())
+        return _json_texts(items), "texts"
+
+
+def _items(values: pd.Series) -> list[Any]:
+    return [None if _missing(v) else v for v in values.tolist()]
+
+
+def _json_texts(items: list[Any]) -> Any:
+    return pa.array([None if v is None else as_text(v).decode() for v in items], type=pa.string())
+
+
+def _extracted_like(values: pd.Series, like: tuple[Any, str]) -> Any:
+    """A day's extracted column written as the same column over every day was (`like`: its
+    Arrow type and how its values were written), so the files of one export agree."""
+    kind, how = like
+    items = _items(values)
+    if how == "texts":
+        return _json_texts(items)
+    if how == "decimal":
+        return pa.array([None if v is None else Decimal(v) for v in items], _DECIMAL)
+    if how == "digits":
+        return pa.array([None if v is None else str(v) for v in items], pa.string())
+    array, _how = _extracted(values)
+    return array if array.type == kind else array.cast(kind)
 
 
 def _missing(value: Any) -> bool:
@@ -108,6 +133,12 @@ def events_to_arrow(events: pd.DataFrame) -> Any:
     Raises:
         BadRequestError: the frame lacks one of the seven fields.
     """
+    return _table(events, {})
+
+
+def _table(events: pd.DataFrame, like: dict[str, tuple[Any, str]]) -> Any:
+    """The table of `events_to_arrow`; an extracted column named in `like` is written as
+    that column over every day of an export was (`_extracted_like`)."""
     missing = [c for c in EXPORT_FIELDS[:7] if c not in events.columns]
     if missing:
         raise BadRequestError(
@@ -123,8 +154,27 @@ def events_to_arrow(events: pd.DataFrame) -> Any:
     columns["day"] = _strings(day)
     extra = [c for c in events.columns if c not in (*EXPORT_FIELDS, "file", "line")]
     for name in extra:
-        columns[str(name)] = _extracted(events[name])
+        values = events[name]
+        columns[str(name)] = (
+            _extracted_like(values, like[name]) if name in like else _extracted(values)[0]
+        )
     return pa.table(columns)
+
+
+def _export_kinds(files: list[Path], specs: list[ColumnSpec]) -> dict[str, tuple[Any, str]]:
+    """How each column typed by its values is written in every file of an export: as that
+    column over all the files together would be, so that no day's file gets a type of its own
+    (`bool` on one day and JSON text on the next would stop DuckDB and pandas reading the
+    folder). Found by reading the files once more for those columns alone."""
+    inferred = [spec for spec in specs if spec.doc == INFERRED]
+    if not inferred or len(files) < 2:
+        return {}
+    whole, _broken = read_trace(files, data="none", columns=inferred)
+    found = {}
+    for spec in inferred:
+        array, how = _extracted(whole[spec.name])
+        found[spec.name] = (array.type, how)
+    return found
 
 
 def export_parquet(
@@ -159,8 +209,7 @@ def export_parquet(
         raise BadRequestError(
             f"{folder} is a file; --parquet takes a folder to write one file per day into."
         )
-    if columns is not None:
-        column_specs(columns)  # a bad request is refused before anything is written
+    specs = column_specs(columns) if columns is not None else []  # refused before any write
     files = _files_of(path_or_dir, days)
     # Every target is checked before the first write: a FIFO or a device at a day's name is
     # refused up front (it would hang the writer, or swallow the rows).
@@ -169,18 +218,20 @@ def export_parquet(
     written: list[tuple[Path, int]] = []
     errors: list[TraceLineError] = []
     lost: Counter[str] = Counter()
+    like = _export_kinds(files, specs)
     for source, target in zip(files, targets, strict=True):
         events, broken = read_trace(source, data="raw", columns=columns)
         errors.extend(broken)
         lost.update(events.attrs.get(SKIPPED, {}))
-        table = events_to_arrow(events)
+        table = _table(events, like)
         try:
             # Through a temporary renamed over the day's file: a failed write keeps the old one.
             replace_atomically(target, partial(pq.write_table, table))
         except OSError as exc:
             done = f"; {len(written)} day file(s) were written before it" if written else ""
             raise OSError(
-                exc.errno, f"cannot write {target}: {exc.strerror or exc}; the file there before is kept{done}"
+                exc.errno,
+                f"cannot write {target}: {exc.strerror or exc}; the file there before is kept{done}",
             ) from exc
         written.append((target, len(events)))
     if lost:
