@@ -346,6 +346,25 @@ def test_the_readme_ways_to_parquet_work_and_the_one_it_warns_of_fails(tmp_path:
     assert len(pd.read_parquet(tmp_path / "arrow.parquet")) == len(events)
 
 
+def test_the_readme_warns_that_to_parquet_of_dicts_can_succeed_and_change_them(
+    tmp_path: Path,
+) -> None:
+    """Found when tried: the README said a frame of dicts does not go by `to_parquet`; on dicts
+    of one kind it goes, and each comes back with every key (missing ones None). The README
+    says so now, and the export keeps each dict as written."""
+    folder = _days_of(tmp_path / "d", {"2026-03-01": [b"1"]})
+    day = folder / "2026-03-01.jsonl"
+    day.write_bytes(day.read_bytes() + day.read_bytes().replace(b'{"n":1}', b'{"m":2}'))
+    events, _ = read_trace(day)
+    events.to_parquet(tmp_path / "dicts.parquet")  # no error ...
+    back = pd.read_parquet(tmp_path / "dicts.parquet")["data"].tolist()
+    assert back[0] != {"n": 1}  # ... and the dicts changed: {"m": None, "n": 1}
+    assert "succeeds while changing them" in " ".join(README.split())
+    export_parquet(day, tmp_path / "o")
+    texts = pd.read_parquet(tmp_path / "o")["data"].tolist()
+    assert [orjson.loads(t) for t in texts] == [{"n": 1}, {"m": 2}]
+
+
 def test_a_column_and_one_under_it_are_exported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -408,3 +427,50 @@ def test_a_column_typed_by_its_values_has_one_type_in_every_day_file(
     assert [pq.read_schema(f).field("n").type for f in files] == [kind] * len(days)
     got = pd.read_parquet(tmp_path / "o")["n"].tolist()
     assert [v if isinstance(v, str | bool | float) or v is None else int(v) for v in got] == back
+
+
+def _odd_day(folder: Path) -> None:
+    """A day with a turn whose subagent alone failed, and steps costing -0.03, 1e400 and 0.01."""
+    folder.mkdir(parents=True)
+    rows = []
+
+    def row(second: int, session: str, turn: str, name: str, data: str) -> None:
+        rows.append(
+            f'{{"ts":"2026-10-08T10:00:{second:02d}.000Z","turn":"{turn}","session":"{session}",'
+            f'"source":"http","kind":"eve","name":"{name}","data":{data}}}'
+        )
+
+    sub = '"subagent":"planner","parentCallId":"c9"'
+    row(0, "a", "turn_0", "turn.started", '{"sequence":0}')
+    row(1, "a", "turn_0#planner", "step.failed", f'{{"stepIndex":0,"code":"E_SUB",{sub}}}')
+    row(2, "a", "turn_0#planner", "turn.failed", f'{{"code":"E_SUB","message":"down",{sub}}}')
+    row(3, "a", "turn_0", "turn.completed", '{"sequence":5}')
+    for i, cost in enumerate(["-0.03", "1e400", "0.01"]):
+        turn = f"turn_{i + 1}"
+        usage = f'{{"in":10,"out":5,"costUsd":{cost}}}'
+        row(10 + 3 * i, "b", turn, "turn.started", "{}")
+        row(11 + 3 * i, "b", turn, "step.completed", f'{{"stepIndex":0,"usage":{usage}}}')
+        row(12 + 3 * i, "b", turn, "turn.failed" if i == 2 else "turn.completed", "{}")
+    (folder / "2026-10-08.jsonl").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def test_the_readme_sql_counts_as_the_turns_frame_does_on_odd_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found when tried: the README's SQL counted a turn failed when only its subagent failed,
+    and summed a negative or infinite cost the turns frame reads as unknown."""
+    duckdb = pytest.importorskip("duckdb")
+    _odd_day(tmp_path / "data" / "trace")
+    monkeypatch.chdir(tmp_path)
+    assert main(_readme_export()) == 0
+    capsys.readouterr()
+    per_day, per_session = (duckdb.sql(q).df() for q in _readme_sql())
+    events, errors = read_trace(tmp_path / "data" / "trace")
+    assert errors == []
+    turns = assemble_turns(events)
+    by_day = costs_by_day(turns)
+    assert per_day["cost_usd"].tolist() == pytest.approx(by_day["cost_usd"].tolist()) == [0.01]
+    assert per_day["steps_without_cost"].tolist() == by_day["steps_without_cost"].tolist() == [2]
+    failed = turns[turns["status"] == "failed"].groupby("session").size().to_dict()
+    assert dict(zip(per_session["session"], per_session["failed_turns"], strict=True)) == failed
+    assert failed == {"b": 1}
