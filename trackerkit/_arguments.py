@@ -29,24 +29,34 @@ def _constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON; send a number")
 
 
-def read_arguments(text: str) -> tuple[object, str | None]:
+def read_arguments(text: str, *, block: str | None = None) -> tuple[object, str | None]:
     """The arguments as JSON, or `(None, reason)`; never raises.
 
     Empty text reads as `{}`. `NaN` and `Infinity` are refused (JSON has no such literals); an
     integer too long for the interpreter reads as an infinity of its sign; nesting too deep for
     the interpreter is refused with a reason. Lone surrogates are kept: the update rules refuse
     text holding one wherever it would be written (see `unicode_problem`).
+
+    Args:
+        text: the JSON text as the model wrote it.
+        block: the label of the text protocol's fenced block when the text is its body (the
+            reasons then name the block); both ways of sending a call read alike (TR-37).
     """
+    subject, are, nest = (
+        ("the arguments", "are", "nest") if block is None else (f"the {block} block", "is", "nests")
+    )
     if not text.strip():
         return {}, None
     try:
         return json.loads(text, parse_int=_number, parse_constant=_constant), None
     except json.JSONDecodeError as exc:
-        return None, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+        # A block is lines, so its place is a line and column, as a person counts them.
+        where = f"character {exc.pos}" if block is None else f"line {exc.lineno} column {exc.colno}"
+        return None, f"{subject} {are} not valid JSON ({exc.msg} at {where})"
     except RecursionError:
-        return None, "the arguments nest too deep to read; an update call needs four levels"
+        return None, f"{subject} {nest} too deep to read; an update call needs four levels"
     except ValueError as exc:
-        return None, f"the arguments are not valid JSON ({exc})"
+        return None, f"{subject} {are} not valid JSON ({exc})"
 
 
 def unicode_problem(text: str) -> str | None:

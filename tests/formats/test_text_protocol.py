@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from state_strategies import batches, linked, stored_states
 
 from trackerkit import Tracker, apply_tracker_updates, decode_tracker
+from trackerkit._arguments import read_arguments
 from trackerkit.formats.text_protocol import (
     BLOCK_LABEL,
     TextUpdates,
@@ -115,6 +117,96 @@ class TestParse:
         assert apply_tracker_updates(trackers, state, parsed.arguments) == apply_tracker_updates(
             trackers, state, arguments
         )
+
+
+def _tool_outcome(trackers: list[Tracker], body: str) -> object:
+    """What the tool path makes of `body`: refused before the rules, or the batch's result."""
+    arguments, problem = read_arguments(body)
+    return "refused" if problem is not None else apply_tracker_updates(trackers, {}, arguments)
+
+
+def _text_outcome(trackers: list[Tracker], body: str) -> object:
+    """What the text protocol makes of the same `body` sent as the reply's block."""
+    parsed = parse_text_updates(f"Hit.\n```{BLOCK_LABEL}\n{body}\n```")
+    if parsed.arguments is None:
+        assert parsed.error is not None
+        return "refused"
+    return apply_tracker_updates(trackers, {}, parsed.arguments)
+
+
+def _health_body(hp: str) -> str:
+    return '{"updates":[{"tracker":"Health","set":{"hp":' + hp + "}}]}"
+
+
+_JSON_TEXT = st.recursive(
+    st.sampled_from(["null", "true", "false", "0", "-1", "22", "1.5"])
+    | st.sampled_from(["Infinity", "-Infinity", "NaN", "9" * 5000, "-" + "9" * 5000, "1e400"])
+    | st.text(st.characters(blacklist_characters="`"), max_size=5).map(json.dumps),
+    lambda inner: (
+        st.lists(inner, max_size=3).map(lambda xs: "[" + ",".join(xs) + "]")
+        | st.dictionaries(
+            st.sampled_from(["updates", "tracker", "set", "hp", "Health"]), inner, max_size=3
+        ).map(lambda d: "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in d.items()) + "}")
+    ),
+    max_leaves=8,
+)
+
+
+class TestSameReaderAsTheTool:
+    """The block's body is read exactly as a tool call's argument text (TR-37)."""
+
+    @pytest.mark.parametrize(
+        "body",
+        [
+            _health_body("22"),
+            _health_body("Infinity"),
+            _health_body("-Infinity"),
+            _health_body("NaN"),
+            _health_body("9" * 5000),
+            _health_body("-" + "9" * 5000),
+            _health_body("1e400"),
+            _health_body('"\\ud800"'),
+            "{}",
+            "",
+            "[" * 5000,
+            '{"updates": [}',
+        ],
+        ids=["plain", "infinity", "minus-infinity", "nan", "5000-digits", "minus-5000-digits",
+             "1e400", "lone-surrogate", "empty-object", "empty", "deep", "bad-json"],
+    )  # fmt: skip
+    def test_table(self, body: str) -> None:
+        """Found when tried: Infinity was written as hp 30 and 5,000 digits refused in the interpreter's words."""
+        health = [BUNDLED["health"]]
+        assert _text_outcome(health, body) == _tool_outcome(health, body)
+
+    def test_reasons_are_the_tools_in_the_blocks_name(self) -> None:
+        """A refused literal is named as the tool path names it, with no interpreter advice."""
+        infinity = parse_text_updates(f"```{BLOCK_LABEL}\n{_health_body('Infinity')}\n```")
+        assert infinity.error == (
+            "the update_trackers block is not valid JSON (Infinity is not JSON; send a number)"
+        )
+        digits = parse_text_updates(f"```{BLOCK_LABEL}\n{_health_body('9' * 5000)}\n```")
+        assert digits.error is None
+        assert digits.arguments == {"updates": [{"tracker": "Health", "set": {"hp": math.inf}}]}
+
+    @settings(max_examples=200, deadline=None)
+    @given(_JSON_TEXT, st.sampled_from(["", " ", "\n  "]))
+    def test_any_body_reads_as_the_tool_reads_it(self, body: str, pad: str) -> None:
+        """Any JSON-like body, odd literals and huge numbers included, reads as the same value or
+        the same reason (in the block's name); only a value that is no object is refused besides."""
+        text = pad + body
+        value, problem = read_arguments(text)
+        parsed = parse_text_updates(f"Hit.\n```{BLOCK_LABEL}\n{text}\n```")
+        if problem is not None:
+            assert parsed.error == problem.replace(
+                "the arguments are", "the update_trackers block is"
+            ).replace("the arguments nest", "the update_trackers block nests")
+        elif isinstance(value, dict):
+            assert (parsed.arguments, parsed.error) == (value, None)
+        else:
+            assert parsed.arguments is None
+            assert parsed.error is not None
+            assert parsed.error.startswith("the update_trackers block must hold an object")
 
 
 class TestScenarios:

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from trackerkit._arguments import read_arguments
 from trackerkit.tool import TOOL_NAME, tracker_line
 from trackerkit.tracker import Tracker
 from trackerkit.update import UpdateResult
@@ -109,15 +110,8 @@ def _blocks(reply: str) -> list[_Block]:
 
 
 def _read(body: str) -> tuple[object, str | None]:
-    """The block's JSON, or `(None, reason)`; never raises, however deep the model nested it."""
-    try:
-        return json.loads(body), None
-    except ValueError as exc:  # JSONDecodeError, and an integer past the interpreter's digits
-        return None, f"the {BLOCK_LABEL} block is not valid JSON ({exc})"
-    except RecursionError:
-        return None, (
-            f"the {BLOCK_LABEL} block nests too deep to read; an update call needs four levels"
-        )
+    """The block's JSON, or `(None, reason)`: read exactly as a tool call's arguments (TR-37)."""
+    return read_arguments(body, block=BLOCK_LABEL)
 
 
 def _is_updates_json(block: _Block) -> bool:
