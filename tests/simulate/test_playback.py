@@ -17,6 +17,7 @@ from trackerkit.simulate.playback import (
     pinned,
     play_page,
     read_json,
+    turn_clamps,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,6 +86,39 @@ class TestClamps:
     def test_a_number_written_as_asked_is_no_clamp(self) -> None:
         """Equal numbers (1 and 1.0 too) are no clamp."""
         assert clamps_of([{"tracker": "Health", "set": {"hp": 1.0}}], {"Health": {"hp": 1}}) == ()
+
+    def test_a_persons_edit_under_a_regenerate_is_no_clamp(self) -> None:
+        """Found in a trial: after an edit (hp 18), a regenerate asking hp 3 (in range) was noted
+        "Clamped: asked 3, written 18"; a clamp compares the ask with what the write stored."""
+        steps = [
+            _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
+            {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}'},
+            {
+                "action": "regenerate",
+                "callsText": _calls('{"tracker": "Health", "set": {"hp": 3}}'),
+            },
+        ]
+        playback = play_page(FIGHT, steps, scripted=2)
+        regenerated = playback.page_outcomes[-1]
+        assert regenerated.report is not None
+        assert regenerated.clamps == ()
+        assert turn_clamps(regenerated.report) == ()
+        assert playback.session.values()["Health"]["hp"] == 18  # the edit still lies over it
+
+    def test_a_clamp_under_a_persons_edit_is_still_a_clamp(self) -> None:
+        """A regenerate asking past the top is noted with the number its version stored, not the edit's."""
+        steps = [
+            _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
+            {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}'},
+            {
+                "action": "regenerate",
+                "callsText": _calls('{"tracker": "Health", "set": {"hp": 99}}'),
+            },
+        ]
+        playback = play_page(FIGHT, steps, scripted=2)
+        assert [str(c) for c in playback.page_outcomes[-1].clamps] == [
+            "Health · hp: asked 99, written 30"
+        ]
 
 
 class TestPlayPage:

@@ -163,7 +163,12 @@ def clamps_of(asked: object, values: Mapping[str, Any]) -> tuple[Clamp, ...]:
 
 
 def turn_clamps(report: TurnReport) -> tuple[Clamp, ...]:
-    """The numbers a turn's accepted update calls asked for that its values hold otherwise (none for a failed turn)."""
+    """The numbers a turn's accepted update calls asked for that its reply version stored otherwise
+    (none for a failed turn).
+
+    Only the range rules make a clamp: a person's edit on the message lies over every version
+    (TR-27), so the values are read as the version wrote them (`report.written`), not as shown.
+    """
     updates: list[object] = []
     for call in report.calls:
         if call.ok and call.name == report.tool_name:
@@ -171,7 +176,8 @@ def turn_clamps(report: TurnReport) -> tuple[Clamp, ...]:
             if problem is None and isinstance(arguments, Mapping):
                 found = arguments.get("updates")
                 updates.extend(found if isinstance(found, list) else [])
-    return clamps_of(updates, report.values) if report.ok else ()
+    written = report.written if report.written is not None else report.values
+    return clamps_of(updates, written) if report.ok else ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,10 @@ class TurnReport:
     reply: str | None = None
     message_id: str | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    #: Each tracker's value as the reply's own version stored it, without a person's edits on
+    #: its message (they lie over every version, TR-27): what a clamp is read against. None for a
+    #: report made elsewhere, which is read against `values`.
+    written: dict[str, Any] | None = None
     changes: MessageChanges | None = None
     failed: str | None = None
     #: How the updates travelled: "tools" (tool calls) or "text" (the reply's update block).

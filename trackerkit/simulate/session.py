@@ -60,11 +60,12 @@ from trackerkit.simulate.model import (
 )
 from trackerkit.simulate.report import CallReport, RoundReport, TurnReport
 from trackerkit.simulate.scenario import ScenarioPlayer, Script
-from trackerkit.state import Message
+from trackerkit.state import Message, fold
 from trackerkit.steps import Step
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
 from trackerkit.tool import TOOL_NAME, ToolDefinition
 from trackerkit.tracker import Tracker
+from trackerkit.update import tracker_values
 
 __all__ = [
     "MAX_CALL_ARGUMENTS",
@@ -332,12 +333,19 @@ class Session:
         report.reply = message.text
         report.message_id = message.id
         report.values = self.chat.values()
+        report.written = self._written(message)
         read = tracker_changes_between(self.chat, None, message.id, message.id)
         report.changes = read.of(message.id)
         run.trace.message_completed(len(report.rounds) - 1, reply.finish_reason, shown)
         run.trace.turn_completed()
         self.reports.append(report)
         return report
+
+    def _written(self, message: Message) -> dict[str, Any]:
+        """The values at `message` with its shown version's writes and not the person's edits on it."""
+        take = self.chat.take
+        state = fold(message.version.deltas, take.state_before(take.index_of(message.id)))
+        return tracker_values(self.chat.linked().trackers, state)
 
     def _fail(self, run: _Running, sentence: str, code: str) -> TurnReport:
         """Close the turn keeping nothing; the report says why."""
