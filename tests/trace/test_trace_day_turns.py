@@ -83,3 +83,33 @@ def test_the_calendars_first_and_last_days_read(tmp_path: Path, day: str) -> Non
     read = read_day_turns(tmp_path, day)
     assert len(read.events) == 1
     assert main(["trace", "turns", day, "--dir", str(tmp_path)]) == 0
+
+
+def test_a_turn_begun_before_the_days_read_says_it_was_not_started(every: pd.DataFrame) -> None:
+    """Found when tried: `read_trace(days=...)` then `assemble_turns` listed the tail of a turn
+    begun the day before as a turn of the day, completed and without the failure it had before
+    midnight, with nothing to tell it from a whole turn. `started` says whether its own
+    eve.turn.started was read."""
+    assert every["started"].all()
+    cut = assemble_turns(read_trace(SAMPLE, days="2026-11-27")[0]).set_index("name")
+    assert not cut.loc[CROSSING, "started"]
+    assert cut.drop(index=CROSSING)["started"].all()
+    assert read_day_turns(SAMPLE, "2026-11-26").turns["started"].all()
+
+
+def test_a_subagents_start_does_not_start_its_turn(tmp_path: Path) -> None:
+    rows = [
+        ("10:00:01", "turn_0#planner", "turn.started"),
+        ("10:00:02", "turn_0#planner", "turn.completed"),
+        ("10:00:03", "turn_0", "turn.completed"),
+    ]
+    (tmp_path / "2026-10-08.jsonl").write_text(
+        "".join(
+            f'{{"ts":"2026-10-08T{t}Z","turn":"{turn}","session":"s","source":"http",'
+            f'"kind":"eve","name":"{name}","data":{{}}}}\n'
+            for t, turn, name in rows
+        ),
+        encoding="utf-8",
+    )
+    turns = assemble_turns(read_trace(tmp_path)[0])
+    assert turns["started"].tolist() == [False]

@@ -111,7 +111,22 @@ TURN_COLUMNS: list[ColumnSpec] = [
         "of the first failed tool call (TC-16); None without a failure",
     ),
     ColumnSpec("error", "error", "str", doc="that failure's message as written"),
-    ColumnSpec("subagents", "subagents", "str", "", doc="subagent suffixes seen, `#node` (TC-22)"),
+    ColumnSpec(
+        "started",
+        "started",
+        "bool",
+        False,
+        doc="whether the turn's own eve.turn.started is among the events: False when the turn "
+        "began before them (a day read alone by read_trace(days=...) cuts a turn begun the "
+        "day before; read_day_turns gives each turn whole)",
+    ),
+    ColumnSpec(
+        "subagents",
+        "subagents",
+        "str",
+        "",
+        doc="the subagents seen, by node (`planner` for `turn_3#planner`, TC-22), comma-separated",
+    ),
     ColumnSpec("orphans", "orphans", "int", 0, doc="orphan rows during the turn, same chat"),
 ]
 """The columns of the turns frame, in order."""
@@ -237,9 +252,7 @@ def build(
     # A subagent's own turn events (`turn_3#planner`) end the subagent, not the turn (TC-8).
     turns = events["turn"].iloc[ends.index]
     own = ~turns.str.contains("#", regex=False, na=False).to_numpy(dtype=bool)
-    np.minimum.at(
-        rank, ends.codes[own], np.asarray([_END[n] for n in names[own]], dtype=np.int64)
-    )
+    np.minimum.at(rank, ends.codes[own], np.asarray([_END[n] for n in names[own]], dtype=np.int64))
     source = _first_sources(events, codes, ts, size)
     days = _first_days(events, codes, ts, size)
     errors = _first_errors(events, codes, ts, size)
@@ -265,6 +278,7 @@ def build(
     frame["status"] = [_STATUS[rank[i]] for i in order]
     frame["error_class"] = [errors[i][0] for i in order]
     frame["error"] = [errors[i][1] for i in order]
+    frame["started"] = _started(events, codes, size)[order]
     frame["subagents"] = [subagents[i] for i in order]
     frame["orphans"] = _orphans_during(events, codes, ts, frame)
     frame = frame[[spec.name for spec in TURN_COLUMNS]]
@@ -346,6 +360,14 @@ def _first_errors(
             found[code] = error
             seen.add(code)
     return found
+
+
+def _started(events: pd.DataFrame, codes: np.ndarray[Any, Any], size: int) -> Any:
+    """Whether each turn's own eve.turn.started (not a subagent's) is among the events."""
+    begun = _Rows(events, codes, {"eve.turn.started"})
+    turns = events["turn"].iloc[begun.index]
+    own = ~turns.str.contains("#", regex=False, na=False).to_numpy(dtype=bool)
+    return np.bincount(begun.codes[own], minlength=size) > 0
 
 
 def _subagents(events: pd.DataFrame, codes: np.ndarray[Any, Any], size: int) -> list[str]:

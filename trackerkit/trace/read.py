@@ -412,6 +412,8 @@ def read_trace(
         path_or_dir: a day file, a folder of day files (only `YYYY-MM-DD.jsonl` is read,
             TC-3), or a list of either.
         days: only these days (`"2026-11-28"` or dates): the day's file, not a UTC window (TC-2).
+            A turn begun the day before is cut (its turns row says `started` False), and one
+            running past midnight is open: `read_day_turns` gives the day's turns whole.
         strict: raise the first broken line (in file and line order) instead of returning the
             errors; every line is read first, as a `ts` that names no moment shows only then.
         progress: a progress bar (bytes read) on standard error; by default shown only when
