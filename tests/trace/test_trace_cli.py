@@ -115,9 +115,9 @@ class TestTurns:
         turn = next(t for t in reports["2026-11-26"]["turns"] if t["name"] == crossing[0])
         whole = every[every["name"] == crossing[0]].iloc[0]
         assert (turn["status"], turn["steps"]) == (whole["status"], whole["steps"]) != ("open", 1)
-        assert [b["file"].endswith("2026-11-27.jsonl") for b in reports["2026-11-27"]["broken"]] == [
-            True
-        ] * 3  # the day's own broken lines, not its neighbours'
+        assert [
+            b["file"].endswith("2026-11-27.jsonl") for b in reports["2026-11-27"]["broken"]
+        ] == [True] * 3  # the day's own broken lines, not its neighbours'
         code, out, _ = _run(capsys, "trace", "turns", "2026-11-26", "--dir", str(SAMPLE))
         assert "1 of these turns runs on into the next day's file" in out
 
@@ -187,16 +187,22 @@ class TestShow:
     ) -> None:
         """Found when tried: `trace show 'turn_3#planner'` showed the newest turn_3, which ran no
         planner; it shows the newest turn_3 that did, and says when none did."""
-        code, out, _ = _run(capsys, "trace", "show", "turn_3#planner", "--json", "--dir", str(SAMPLE))
+        code, out, _ = _run(
+            capsys, "trace", "show", "turn_3#planner", "--json", "--dir", str(SAMPLE)
+        )
         assert code == 0
         shown = orjson.loads(out)
         assert "turn_3#planner" in {e["turn"] for e in shown["events"]}
         turns = assemble_turns(read_trace(SAMPLE)[0])
-        assert resolve_turn(turns, "turn_3#planner") == shown["name"] != resolve_turn(turns, "turn_3")
+        assert (
+            resolve_turn(turns, "turn_3#planner") == shown["name"] != resolve_turn(turns, "turn_3")
+        )
         code, _, err = _run(capsys, "trace", "show", "turn_3#nobody", "--dir", str(SAMPLE))
         assert code == 1
         assert "no turn ran the subagent step 'turn_3#nobody'" in err
-        with pytest.raises(NotFoundError, match="no turn numbered 'turn_3' ran the subagent 'nobody'"):
+        with pytest.raises(
+            NotFoundError, match="no turn numbered 'turn_3' ran the subagent 'nobody'"
+        ):
             resolve_turn(turns, "turn_3#nobody")
 
     def test_a_turn_of_a_day_is_shown_whole(self, capsys: pytest.CaptureFixture[str]) -> None:
@@ -261,7 +267,26 @@ def test_show_summarises_values_as_the_prompt_shows_them() -> None:
         "calls": [1, 2],
         "name": "x",
     }
-    assert summary(data) == "ok=true error=null result={ok=false, note=a b} calls=[2] name='x'"
+    assert summary(data) == "ok=true error=null result={ok=false, note=a b} calls=[1, 2] name='x'"
+
+
+@pytest.mark.parametrize(
+    ("items", "shown"),
+    [
+        ([23], "[23]"),
+        ([], "[]"),
+        (["a", "b"], "['a', 'b']"),
+        ([True, None], "[true, null]"),
+        ([{"x": 1}], "(1 item)"),
+        (list(range(30)), "(30 items)"),
+    ],
+)
+def test_trace_show_prints_a_list_as_its_values_or_its_length_in_words(
+    items: list[object], shown: str
+) -> None:
+    """Found when tried: a list printed as its length in brackets (`partChars=[1]` for `[23]`,
+    `findings=[0]` for `[]`), which reads as the list itself."""
+    assert summary({"k": items}) == f"k={shown}"
 
 
 class TestWhichFolder:
@@ -321,7 +346,9 @@ class TestWhichFolder:
     ) -> None:
         """Found when tried: with one real day present, misnamed files were skipped without a
         word. They are named on standard error (the output stays clean for --json)."""
-        (tmp_path / "2026-03-01.jsonl").write_bytes((DAYS / "tc10" / "2026-03-01.jsonl").read_bytes())
+        (tmp_path / "2026-03-01.jsonl").write_bytes(
+            (DAYS / "tc10" / "2026-03-01.jsonl").read_bytes()
+        )
         for name in ("2026-11-4.jsonl", "2026-11-05.json", "2026-02-30.jsonl"):
             (tmp_path / name).write_text("")
         args = [a.replace("{path}", str(tmp_path)) for a in argv]

@@ -161,6 +161,19 @@ def _time(stamp: Any) -> str:
     return "" if pd.isna(stamp) else pd.Timestamp(stamp).strftime("%H:%M:%S.%f")[:-3]
 
 
+_LIST_SHOWN = 40
+"""A list of plain values is shown whole up to this many characters, else by its length."""
+
+
+def _list_summary(items: list[Any]) -> str:
+    """`[23, 7]` or `['a', 'b']` for a short list of plain values; else `(3 items)`."""
+    if not any(isinstance(item, dict | list) for item in items):
+        shown = "[" + ", ".join(repr(i) if isinstance(i, str) else line_of(i) for i in items) + "]"
+        if len(shown) <= _LIST_SHOWN:
+            return shown
+    return f"({len(items)} item{'' if len(items) == 1 else 's'})"
+
+
 def summary(data: Mapping[str, Any]) -> str:
     """A short readable line of an event's data: sizes, names and outcomes before content."""
     if not isinstance(data, Mapping):
@@ -171,7 +184,7 @@ def summary(data: Mapping[str, Any]) -> str:
             flat = {k: v for k, v in value.items() if not isinstance(v, dict | list)}
             value = "{" + fields_line(flat) + "}"
         elif isinstance(value, list):
-            value = f"[{len(value)}]"
+            value = _list_summary(value)
         elif isinstance(value, str) and len(value) > 60:
             value = repr(value[:57] + "...")
         elif isinstance(value, str):
