@@ -29,7 +29,7 @@ class TestDays:
         code, out, err = _run(capsys, "trace", "days", str(DAYS / "tc10"))
         assert (code, err) == (0, "")
         assert out.splitlines() == [
-            "       day  lines  events  broken               first                last",
+            "       day  lines  events  broken         first (UTC)          last (UTC)",
             "2026-03-01      5       5       0 2026-03-01 23:30:00 2026-03-01 23:30:08",
             "2026-03-02      5       5       0 2026-03-02 23:30:00 2026-03-02 23:30:08",
         ]

@@ -205,7 +205,7 @@ def _days(args: argparse.Namespace) -> int:
         shown[column] = shown[column].map(
             lambda t: "" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M:%S")
         )
-    print(_table(shown))
+    print(_table(shown.rename(columns={"first": "first (UTC)", "last": "last (UTC)"})))
     return 0
 
 
