@@ -193,7 +193,15 @@ class TestRefused:
             ),
             (
                 png(chunk(b"tEXt", b"chara\0" + base64.b64encode(b"[1,"))),
-                "is not JSON, YAML or JSON5",
+                "holds a tEXt chunk 'chara' whose card is not JSON (unexpected end of data at line 1, column 4)",
+            ),
+            (
+                png(chunk(b"tEXt", b"chara\0" + base64.b64encode(b"a: 1"))),
+                "holds a tEXt chunk 'chara' whose card is not JSON (",
+            ),
+            (
+                png(chunk(b"tEXt", b"chara\0" + base64.b64encode(b"3"))),
+                "holds a tEXt chunk 'chara' whose card is no JSON object or list",
             ),
         ],
         ids=[
@@ -207,6 +215,8 @@ class TestRefused:
             "ztxt-cut",
             "not-utf8",
             "not-json",
+            "yaml-is-not-a-card",
+            "a-number",
         ],
     )
     def test_refused(self, image: bytes, reason: str, tmp_path: Path) -> None:
@@ -241,6 +251,70 @@ class TestRefused:
             f"trackerkit: {path}: is a broken PNG: it has no IEND chunk\n"
         )
         assert not data.exists()
+
+
+def _ztxt(keyword: str, text: bytes) -> bytes:
+    """A zTXt chunk whose text is `text` (already base64), compressed."""
+    return chunk(b"zTXt", keyword.encode() + b"\0\0" + zlib.compress(text, 9))
+
+
+def _json_b64(size: int) -> bytes:
+    """Base64 of a JSON object about `size` bytes long that is no card."""
+    return base64.b64encode(b'{"a":"' + b"x" * size + b'"}')
+
+
+class TestBounded:
+    """A card PNG unpacks at most 32 MiB of text in all, and only the chunks readers use."""
+
+    def test_only_the_last_chunk_of_a_keyword_is_unpacked(self) -> None:
+        """Found when tried: every chara chunk was unpacked (60 of them took 1.7 GB); earlier ones are not read."""
+        card = export_card(BUNDLED[:1], name="Vera")
+        broken = chunk(b"zTXt", b"chara\0\0not zlib at all")
+        image = png(*[broken] * 50, text_chunk("chara", card))
+        assert png_card(image, "vera.png") == card
+        assert [c.keyword for c in png_card_chunks(image, "vera.png")] == ["chara"]
+
+    def test_chara_is_not_unpacked_when_ccv3_is_a_v3_card(self) -> None:
+        """The V2 copy is left packed when the V3 card is the one read."""
+        card = v3(export_card(BUNDLED[:1], name="Vera"))
+        image = png(chunk(b"zTXt", b"chara\0\0not zlib"), text_chunk("ccv3", card))
+        assert png_card(image, "vera.png") == card
+
+    def test_the_cap_is_for_all_chunks_together(self) -> None:
+        """Two chunks of 20 MiB each pass one by one, but not together: refused in words."""
+        image = png(_ztxt("ccv3", _json_b64(15 * 2**20)), _ztxt("chara", _json_b64(15 * 2**20)))
+        past = (
+            "holds a zTXt chunk 'chara' whose text unpacks past what is left of the 32 MiB a "
+            "PNG's card chunks may hold in all (a card is kilobytes)"
+        )
+        for read in (png_card, png_card_chunks):
+            with pytest.raises(ImportRefusedError, match=re.escape(f"vera.png: {past}")):
+                read(image, "vera.png")
+
+    def test_one_chunk_past_the_cap(self) -> None:
+        """A chunk unpacking past 32 MiB is refused, never unpacked whole."""
+        image = png(_ztxt("chara", b"QUFB" * (8 * 2**20 + 1)))
+        with pytest.raises(
+            ImportRefusedError, match="whose text unpacks past what is left of the 32 MiB"
+        ):
+            png_card(image, "vera.png")
+
+    def test_long_text_that_is_not_json_is_refused_as_json(self, tmp_path: Path) -> None:
+        """Found when tried: 24 MB of base64 text that is no JSON went through YAML and JSON5 (10-37 s); now one JSON read refuses it."""
+        path = tmp_path / "vera.png"
+        path.write_bytes(png(_ztxt("chara", b"QUFB" * (2 * 2**20))))
+        with pytest.raises(
+            ImportRefusedError,
+            match=re.escape(f"{path}: holds a zTXt chunk 'chara' whose card is not JSON ("),
+        ):
+            import_file(path)
+
+    def test_export_into_a_card_reads_the_same_chunks(self) -> None:
+        """Writing trackers into a PNG reads only the last chunk of each keyword too."""
+        card = export_card(BUNDLED[:1], name="Vera")
+        image = png(*[chunk(b"zTXt", b"chara\0\0not zlib")] * 20, text_chunk("chara", card))
+        out = card_into_png(image, export_card(BUNDLED[:2], card), "vera.png")
+        assert list(import_file_bytes(out, "vera.png").trackers) == BUNDLED[:2]
 
 
 class TestCli:

@@ -17,7 +17,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
-from trackerkit.formats.detect import entry_name, is_init_var_name, parse_document, png_card
+from trackerkit.formats.detect import (
+    entry_name,
+    is_init_var_name,
+    parse_card_text,
+    png_card,
+)
 from trackerkit.formats.imported import Imported, ImportReport, ReportLine
 from trackerkit.formats.leaves import quoted
 from trackerkit.formats.png import PNG_SIGNATURE, png_card_chunks, png_chunk, png_chunks
@@ -260,7 +265,7 @@ def card_into_png(png: bytes, card: Mapping[str, Any], file: str) -> bytes:
     mine = extensions.get(CARD_KEY) if isinstance(extensions, dict) else None
     cards: dict[str, dict[str, Any]] = {}
     for chunk in png_card_chunks(png, file):
-        found = parse_document(chunk.text, file)
+        found = parse_card_text(chunk, file)
         wanted = "chara_card_v3" if chunk.keyword == "ccv3" else "chara_card_v2"
         if (
             isinstance(found, dict)

@@ -24,7 +24,7 @@ from typing import Any, Literal, TypeAlias
 import orjson
 
 from trackerkit.errors import ImportRefusedError
-from trackerkit.formats.png import is_png, png_card_chunks
+from trackerkit.formats.png import MAX_TEXT_BYTES, CardChunk, card_chunk, is_png, png_chunks
 
 __all__ = [
     "FORMATS",
@@ -37,6 +37,7 @@ __all__ = [
     "init_var_entries",
     "is_character_card",
     "is_init_var_name",
+    "parse_card_text",
     "parse_document",
     "piece_kind",
     "png_card",
@@ -102,25 +103,53 @@ def read_document(source: str | os.PathLike[str], text: str | None = None) -> tu
 def png_card(png: bytes, file: str) -> object:
     """The card a PNG carries, parsed: its `ccv3` chunk when that holds a V3 card, else `chara`.
 
+    Only the last chunk of each keyword counts (as card editors read them), and `chara` is
+    unpacked only when `ccv3` holds no V3 card; both together unpack to at most `MAX_TEXT_BYTES`.
+
     Raises:
         ImportRefusedError: a broken PNG, a card chunk that is not base64 of JSON, or no card.
     """
-    chunks = png_card_chunks(png, file)
-    if not chunks:
-        raise ImportRefusedError(
-            file, "is a PNG with no character card in it (no chara or ccv3 text chunk)"
-        )
-    read: dict[str, object] = {}
-    for chunk in chunks:  # the last chunk of a keyword wins, as card editors read them
-        read[chunk.keyword] = parse_document(chunk.text, file)
-    v3 = read.get("ccv3")
+    chunks = png_chunks(png, file)
+    v3_chunk = card_chunk(chunks, "ccv3", file)
+    v3 = None if v3_chunk is None else parse_card_text(v3_chunk, file)
     if (
         isinstance(v3, dict)
         and v3.get("spec") == "chara_card_v3"
         and isinstance(v3.get("data"), dict)
     ):
         return v3
-    return read.get("chara", v3)
+    left = MAX_TEXT_BYTES - (0 if v3_chunk is None else v3_chunk.unpacked)
+    v2_chunk = card_chunk(chunks, "chara", file, left)
+    if v2_chunk is not None:
+        return parse_card_text(v2_chunk, file)
+    if v3_chunk is None:
+        raise ImportRefusedError(
+            file, "is a PNG with no character card in it (no chara or ccv3 text chunk)"
+        )
+    return v3
+
+
+def parse_card_text(chunk: CardChunk, file: str) -> object:
+    """A card chunk's text read as JSON (what the card format stores), as plain JSON data.
+
+    Never YAML or JSON5: a card chunk is JSON, and the long text of a broken one is refused
+    at once rather than tried as each of the other two.
+
+    Raises:
+        ImportRefusedError: the text is not JSON, is JSON past the reader's limits, or holds
+            neither an object nor a list.
+    """
+    try:
+        found = orjson.loads(chunk.text.removeprefix("\ufeff"))
+    except orjson.JSONDecodeError as error:
+        reason = _json_past_limits(error) or (
+            f"holds a {chunk.what} whose card is not JSON ({error.msg} at line {error.lineno}, "
+            f"column {error.colno})"
+        )
+        raise ImportRefusedError(file, reason) from None
+    if not isinstance(found, dict | list):
+        raise ImportRefusedError(file, f"holds a {chunk.what} whose card is no JSON object or list")
+    return _plain(found, file)
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -400,8 +429,10 @@ def unknown_format(file: str, data: object = None) -> ImportRefusedError:
     that imports it as such.
     """
     known = ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
-    if isinstance(data, dict) and _plain_variables(data, 0) and any(
-        isinstance(v, dict) for v in data.values()
+    if (
+        isinstance(data, dict)
+        and _plain_variables(data, 0)
+        and any(isinstance(v, dict) for v in data.values())
     ):
         hint = (
             "It has the shape of MagVarUpdate variables with plain values only (no "
@@ -548,7 +579,9 @@ def init_var_entries(data: dict[str, Any]) -> list[object]:
 
 def _has_init_var_entries(data: dict[str, Any]) -> bool:
     return any(
-        isinstance(e, dict) and is_init_var_name(entry_name(e)) and isinstance(e.get("content"), str)
+        isinstance(e, dict)
+        and is_init_var_name(entry_name(e))
+        and isinstance(e.get("content"), str)
         for e in _entries(data)
     )
 
