@@ -216,9 +216,9 @@ MALFORMED: list[tuple[str, bytes, str]] = [
         "its body is not JSON (invalid unicode code point at line 1 column 1",
     ),
     (
-        "lone-surrogate",
-        _reply_with(_set(f"{MESSAGE}.content", "\ud800")),
-        "its body is not JSON (unexpected end of hex escape at line 1 column 127)",
+        "bad-hex-escape",
+        _reply_with(_set(f"{MESSAGE}.content", "x")).replace(b'"x"', b'"\\u12"'),
+        "its body is not JSON (",
     ),
     (
         "digits-past-4300",
@@ -257,6 +257,30 @@ MALFORMED: list[tuple[str, bytes, str]] = [
         "its body is not JSON (recursion limit exceeded",
     ),
 ]
+
+
+class TestLoneSurrogates:
+    """A lone surrogate escape is legal JSON: read as U+FFFD, as the trace reader reads it."""
+
+    @pytest.mark.parametrize(
+        ("escaped", "read"),
+        [("Vera smiles \\ud83d", "Vera smiles \ufffd"), ("\\udc00 and \\ud83d\\ude00", "\ufffd and \U0001f600")],
+        ids=["cut-pair", "low-half-and-a-pair"],
+    )  # fmt: skip
+    def test_a_lone_half_reads_as_the_replacement_character(
+        self, server: LoopbackServer, escaped: str, read: str
+    ) -> None:
+        """Found when tried: a reply cut inside an emoji's pair failed the whole turn as "not JSON"."""
+        body = json.dumps(completion("PLACE")).replace("PLACE", escaped).encode()
+        server.script(Answer(body))
+        assert openai_model(server).complete(ask()).content == read
+
+    def test_a_lone_half_in_the_arguments_reads_too(self, server: LoopbackServer) -> None:
+        """The tool call's argument text is read the same way."""
+        body = json.dumps(completion(None, [("c0", "look", {"q": "PLACE"})]))
+        server.script(Answer(body.replace("PLACE", "\\ud83d").encode()))
+        (call,) = openai_model(server).complete(ask()).tool_calls
+        assert call.arguments == '{"q": "\ufffd"}'
 
 
 class TestMalformedReplies:

@@ -17,6 +17,7 @@ from pydantic_core import from_json
 
 from trackerkit.errors import ModelError
 from trackerkit.fields import describe_value
+from trackerkit.trace._lazy import loads as well_formed_loads
 
 __all__ = [
     "MAX_TOKENS",
@@ -112,7 +113,7 @@ def read_completion(raw: bytes, url: str) -> ModelReply:
             names the part (`choices[0].message.content must be text or null; found an object`).
     """
     try:
-        data = from_json(raw, allow_inf_nan=False)
+        data = _loads(raw)
     except ValueError as exc:
         reason = f"its body is not JSON ({exc})"
     else:
@@ -123,6 +124,27 @@ def read_completion(raw: bytes, url: str) -> ModelReply:
     raise ModelError(
         f"the model server at {url} answered something that is not a chat completion: {reason}"
     )
+
+
+def _loads(raw: bytes) -> object:
+    """The body as JSON; a lone surrogate escape in it reads as U+FFFD, as the trace reader reads it.
+
+    A server that cuts a reply inside an emoji's surrogate pair writes `"…\\ud83d"`: legal JSON
+    that pydantic's reader refuses, so the trace reader's `loads` reads what it refused. A number
+    past a double's range (which that reads as an infinity) stays refused.
+
+    Raises:
+        ValueError: not JSON (pydantic's words, which name the place).
+    """
+    try:
+        return from_json(raw, allow_inf_nan=False)
+    except ValueError as exc:
+        try:
+            value = well_formed_loads(raw)
+            json.dumps(value, allow_nan=False)  # refuses the infinity a huge number was read as
+        except (ValueError, RecursionError):
+            raise exc from None
+        return value
 
 
 def _reply(data: object) -> ModelReply:
