@@ -152,6 +152,63 @@ _JSON_TEXT = st.recursive(
 )
 
 
+_BODY = json.dumps(CALL)
+
+
+class TestCommonMarkFences:
+    """A block is found where CommonMark finds a fenced code block, and nowhere else."""
+
+    @pytest.mark.parametrize(
+        "block",
+        [
+            f" ```update_trackers\n {_BODY}\n ```",
+            f"  ```update_trackers\n  {_BODY}\n  ```",
+            f"   ```update_trackers\n   {_BODY}\n   ```",
+            f"~~~update_trackers\n{_BODY}\n~~~",
+            f"  ~~~~ update_trackers\n{_BODY}\n~~~~~~",
+            f"```update_trackers\n{_BODY}\n   ````",
+            f"~~~update_trackers\n{_BODY}\n~~~\r\n",
+            f"  ```json\n  {_BODY}\n  ```",
+        ],
+        ids=["indent-1", "indent-2", "indent-3", "tildes", "long-tildes", "indented-close", "crlf-close", "indented-json"],
+    )  # fmt: skip
+    def test_fenced_blocks_are_read(self, block: str) -> None:
+        """Found when tried: a block indented 1-3 spaces or fenced with ~~~ was left in the reply, unread and unanswered."""
+        assert parse_text_updates(f"Ouch.\n{block}") == TextUpdates("Ouch.", CALL)
+
+    def test_the_body_loses_the_fences_indentation(self) -> None:
+        """As many spaces as the fence was indented come off each line, no more."""
+        parsed = parse_text_updates('   ```update_trackers\n   {"updates":\n      []}\n   ```')
+        assert parsed.body == '{"updates":\n   []}'
+
+    @pytest.mark.parametrize(
+        "reply",
+        [
+            f"Ouch.\n    ```update_trackers\n    {_BODY}\n    ```",
+            f"Ouch. ```update_trackers {_BODY} ```",
+            f"Ouch.\n``update_trackers\n{_BODY}\n``",
+        ],
+        ids=["indent-4-is-code", "inline", "two-backticks"],
+    )
+    def test_what_commonmark_does_not_fence_stays_text(self, reply: str) -> None:
+        """Four spaces make an indented code block, not a fence: the reply stays as written."""
+        assert parse_text_updates(reply) == TextUpdates(reply)
+
+    @pytest.mark.parametrize(
+        ("reply", "error"),
+        [
+            (f"Ouch.\n```update_trackers\n{_BODY}\n~~~", "the update_trackers block is not closed with ```"),
+            (f"Ouch.\n~~~~update_trackers\n{_BODY}\n~~~", "the update_trackers block is not closed with ~~~~"),
+            (f"Ouch.\n```update_trackers\n{_BODY}\n    ```", "the update_trackers block is not closed with ```"),
+        ],
+        ids=["other-character", "shorter", "close-indented-4"],
+    )  # fmt: skip
+    def test_a_fence_closes_only_as_commonmark_closes_it(self, reply: str, error: str) -> None:
+        """A closing fence of the other character, shorter, or indented four spaces leaves the block open."""
+        parsed = parse_text_updates(reply)
+        assert (parsed.visible, parsed.arguments, parsed.error) == ("Ouch.", None, error)
+
+
 class TestSameReaderAsTheTool:
     """The block's body is read exactly as a tool call's argument text (TR-37)."""
 

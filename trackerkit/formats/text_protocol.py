@@ -38,8 +38,11 @@ __all__ = [
 #: The fence's info string.
 BLOCK_LABEL = TOOL_NAME
 
-# A fence opens a line with three or more backticks (CommonMark); the info string follows it.
-_OPEN = re.compile(r"^(?P<fence>`{3,})[ \t]*(?P<info>[^\n`]*)$", re.MULTILINE)
+# A fence opens a line as CommonMark has it: up to three spaces, then three or more backticks
+# (and no backtick in the info string after them) or three or more tildes; the info string follows.
+_OPEN = re.compile(
+    r"^(?P<indent> {0,3})(?P<fence>`{3,}(?=[^`\n]*$)|~{3,})(?P<info>[^\n]*)$", re.MULTILINE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,37 +77,33 @@ class _Block:
     info: str
     body: str
     closed: bool
+    fence: str
 
 
 def _blocks(reply: str) -> list[_Block]:
-    """Every fenced block of the reply, in order; one left open runs to the end."""
+    """Every fenced block of the reply, in order; one left open runs to the end.
+
+    As CommonMark reads them: the closing fence is of the opening's character and at least its
+    length, indented up to three spaces; as many spaces as the opening fence was indented are
+    taken off the start of each line inside.
+    """
     found: list[_Block] = []
     at = 0
     while (opened := _OPEN.search(reply, at)) is not None:
-        fence = opened.group("fence")
+        fence, indent = opened.group("fence"), len(opened.group("indent"))
+        info = opened.group("info").strip()
         body_start = opened.end() + 1
-        closing = re.compile(rf"^{fence}`*[ \t\r]*$", re.MULTILINE)  # CRLF lines too
-        closed = closing.search(reply, body_start) if body_start <= len(reply) else None
-        if closed is None:
-            found.append(
-                _Block(
-                    opened.start(),
-                    len(reply),
-                    opened.group("info").strip(),
-                    reply[body_start:],
-                    False,
-                )
-            )
-            break
-        found.append(
-            _Block(
-                opened.start(),
-                closed.end(),
-                opened.group("info").strip(),
-                reply[body_start : closed.start()],
-                True,
-            )
+        closing = re.compile(  # CRLF lines too
+            rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t\r]*$", re.MULTILINE
         )
+        closed = closing.search(reply, body_start) if body_start <= len(reply) else None
+        end = len(reply) if closed is None else closed.end()
+        body = reply[body_start : len(reply) if closed is None else closed.start()]
+        if indent:
+            body = re.sub(rf"^ {{1,{indent}}}", "", body, flags=re.MULTILINE)
+        found.append(_Block(opened.start(), end, info, body, closed is not None, fence))
+        if closed is None:
+            break
         at = closed.end()
     return found
 
@@ -155,7 +154,9 @@ def parse_text_updates(reply: str) -> TextUpdates:
         )
     if not last.closed:
         return TextUpdates(
-            visible, error=f"the {BLOCK_LABEL} block is not closed with ```", body=body
+            visible,
+            error=f"the {BLOCK_LABEL} block is not closed with {last.fence}",
+            body=body,
         )
     if reply[last.end :].strip():
         return TextUpdates(
