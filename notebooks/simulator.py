@@ -350,8 +350,17 @@ def _(playback, set_steps):
         label="Show version",
         on_click=lambda _: _add({"action": "show_version", "message": message_pick.value, "version": version_pick.value}),
     )
-    cut = mo.ui.button(label="Cut here", on_click=lambda _: _add({"action": "cut", "message": message_pick.value}))
-    fork = mo.ui.button(label="Fork here", on_click=lambda _: _add({"action": "fork", "message": message_pick.value}))
+    # A cut drops the message picked and every one after it; a fork keeps the one picked.
+    cut = mo.ui.button(
+        label="Cut from here",
+        tooltip="Drop the message picked and every message after it",
+        on_click=lambda _: _add({"action": "cut", "message": message_pick.value}),
+    )
+    fork = mo.ui.button(
+        label="Fork here",
+        tooltip="A new take sharing the history up to and including the message picked",
+        on_click=lambda _: _add({"action": "fork", "message": message_pick.value}),
+    )
     use_take = mo.ui.button(label="Show take", on_click=lambda _: _add({"action": "use", "take": take_pick.value}))
     return cut, fork, message_pick, show, take_pick, use_take, version_pick
 

@@ -443,7 +443,7 @@ def test_simulator_every_other_control(
 
     _settled(page, 8)
     # The message controls keep each label on one line at the default width.
-    for name in ("Show version", "Cut here", "Fork here", "Show take"):
+    for name in ("Show version", "Cut from here", "Fork here", "Show take"):
         box = page.get_by_role("button", name=name).bounding_box()
         assert box is not None
         assert box.get("height", 0) < 40, f"{name!r} wraps: {box}"
@@ -451,7 +451,7 @@ def test_simulator_every_other_control(
     assert version_label is not None
     assert version_label.get("height", 0) < 30, f"'Version (from 1)' wraps: {version_label}"
     _pick(page, "Message", "message 11 ·")
-    page.get_by_role("button", name="Cut here").click()
+    page.get_by_role("button", name="Cut from here").click()
     _status(page, "10 live messages")
     page.get_by_role("button", name="Undo last").click()
     _status(page, "12 live messages")
