@@ -446,6 +446,13 @@ def _(edit_button, edit_outcome, edit_row, edit_set, edit_tracker, playback):
         _edit_view = mo.vstack(
             [
                 mo.hstack([edit_tracker, edit_row, edit_set, edit_button], justify="start"),
+                # TR-21, TR-27: an edit is a message-level delta, and a list's delta is a whole row.
+                mo.md(
+                    "An edit is written on the last message and stays over every version of it "
+                    "(a swipe or a regenerate keeps it). On a list it writes the **whole row** as "
+                    "it stands: the row's other fields stay with the edit, even when the reply "
+                    "version that wrote them is replaced."
+                ),
                 mo.Html(outcome_html(edit_outcome)),
                 mo.Html(played_marker(len(playback.outcomes))),
             ]

@@ -23,6 +23,7 @@ from trackerkit.simulate.playback import (
 ROOT = Path(__file__).resolve().parents[2]
 FIGHT = ROOT / "data" / "scenes" / "fight.json"
 SHOP = ROOT / "data" / "scenes" / "shop.json"
+TYPICAL = ROOT / "data" / "scenes" / "typical.json"
 
 
 def _calls(updates: str) -> str:
@@ -333,6 +334,24 @@ class TestPlayPage:
             f"Version {on_t2} was read on take 't2', but the take shown is 't1'"
         )
         assert playback.session.values()["Health"]["hp"] == 40
+
+    def test_an_edit_of_a_row_pins_the_whole_row(self) -> None:
+        """TR-21, TR-27: a list's delta is the whole row, so an edit of one field keeps the row's
+        other fields (worn) after the version that wrote them is regenerated away, as the page
+        and notebook 01 say (a trial took it for a record's field-by-field edit)."""
+        worn = _turn(_calls('{"tracker": "Pack", "row": "Torch", "set": {"worn": true}}'))
+        lamp = _calls('{"tracker": "Pack", "row": "Lamp", "set": {"qty": 1}}')
+        steps = [
+            worn,
+            {"action": "edit", "tracker": "Pack", "row": "Torch", "setText": '{"qty": 5}'},
+            {"action": "regenerate", "callsText": lamp},
+        ]
+        playback = play_page(TYPICAL, steps, scripted=0)
+        assert all(o.refused is None for o in playback.page_outcomes)
+        assert playback.session.values()["Pack"] == {
+            "Lamp": {"qty": 1, "worn": False},
+            "Torch": {"qty": 5, "worn": True},
+        }
 
 
 class TestProtocols:
