@@ -65,7 +65,8 @@ def _():
     # The scene picked, kept across a change of data folder; a counter of saved links.
     get_scene, set_scene = mo.state("fight")
     get_saved, set_saved = mo.state(0)
-    get_link_note, set_link_note = mo.state("")
+    # What the last Save links said, with the scene it was for: (scene, sentence).
+    get_link_note, set_link_note = mo.state(("", ""))
     return (
         get_link_note,
         get_place,
@@ -229,11 +230,11 @@ def _(get_place, get_saved, place, scene_file, scene_picker, set_link_note, set_
         try:
             _done = link_trackers(get_place(), scene_picker.value, _chosen)
         except Exception as _failure:
-            set_link_note(f"Not saved: {_failure}")
+            set_link_note((scene_picker.value, f"Not saved: {_failure}"))
             return
         if _done.place != get_place():
             set_place(_done.place)
-        set_link_note(_done.sentence())
+        set_link_note((scene_picker.value, _done.sentence()))
         set_saved(lambda n: n + 1)
 
     save_links = mo.ui.button(label="Save links", on_click=_save)
@@ -241,8 +242,10 @@ def _(get_place, get_saved, place, scene_file, scene_picker, set_link_note, set_
 
 
 @app.cell
-def _(get_link_note, link_checks, links_problem, save_links):
-    _note = get_link_note()
+def _(get_link_note, link_checks, links_problem, save_links, scene_picker):
+    # Said only under the scene it was for: another scene's checks were not saved by it.
+    _for, _note = get_link_note()
+    _note = _note if _for == scene_picker.value else ""
     mo.vstack(
         [
             mo.md("**Link trackers into this scene** (a check per library tracker)"),

@@ -361,6 +361,13 @@ def test_simulator_links_trackers_into_the_scene(
         "the repository's scene is untouched"
     )
 
+    # Found in a trial: the note stayed under another scene's checks, as if it had been saved.
+    _pick(page, "Scene", "fight")
+    _status(page, "12 live messages")
+    expect(page.locator(".tk-link-note").filter(has_text="Saved:")).to_have_count(0)
+    _pick(page, "Scene", "shop")
+    page.locator(".tk-link-note").filter(has_text="Saved: shop links quest, weather").wait_for()
+
 
 def test_simulator_shows_failures_in_their_section(
     serve: Callable[..., str],
