@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -189,6 +190,34 @@ class TestSave:
         with pytest.raises(TrackerDecodeError, match="name: must not be blank"):
             lib.save(bad, 0)
         assert lib.get("health").name == "Health"
+
+    @pytest.mark.parametrize(
+        ("base", "found"),
+        [(None, "null"), ("0", 'the text "0"'), (True, "true"), (-2, "-2"), (1.0, "1.0")],
+        ids=["none", "text", "bool", "below-minus-one", "float"],
+    )
+    def test_save_refuses_a_base_revision_that_is_no_revision(
+        self, lib: Library, base: Any, found: str
+    ) -> None:
+        """Found when tried: None raised TypeError, "0" a self-contradicting stale refusal, True saved at revision 2."""
+        with pytest.raises(
+            BadRequestError,
+            match=re.escape(
+                "base_revision must be a whole number: the revision the piece was opened at "
+                f"(0 or more), or -1 for a new piece; found {found}"
+            ),
+        ):
+            lib.save(decode_tracker(HEALTH), base)
+        with pytest.raises(BadRequestError):
+            lib.save(decode_tracker(dict(HEALTH, id="fresh")), base)
+        assert lib.get("health").revision == decode_tracker(HEALTH).revision
+        assert not (lib.path / "fresh.json").exists()
+
+    def test_minus_one_saves_only_a_new_piece(self, lib: Library) -> None:
+        """-1 creates a new piece at revision 0, and refuses as stale where a file is."""
+        assert lib.save(decode_tracker(dict(HEALTH, id="fresh")), -1).revision == 0
+        with pytest.raises(StaleRevisionError):
+            lib.save(decode_tracker(HEALTH), -1)
 
     def test_save_new_piece(self, lib: Library) -> None:
         """A piece with no file yet is created at base_revision + 1."""

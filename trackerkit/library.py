@@ -262,7 +262,8 @@ class Library:
         """Write `tracker` on the revision it was opened at; returns it at the next revision.
 
         The piece is checked by the strict decoder first, then written atomically. A new piece
-        (no file yet) is created at `base_revision + 1`. A file that holds no readable piece
+        (no file yet) is created at `base_revision + 1`; `-1` says the piece must be new (it is
+        created at revision 0, and a file already there is a stale revision). A file that holds no readable piece
         (not JSON, not an object, a hand edit gone wrong) has no revision to check, so it is
         not written over unless `replace_unreadable` says the caller read it and means to
         replace it (the designer's repair view).
@@ -270,8 +271,14 @@ class Library:
         Raises:
             TrackerDecodeError: the tracker breaks a rule; nothing was written.
             StaleRevisionError: the file's revision moved since `base_revision`; nothing was written.
-            BadRequestError: the file holds no readable piece; nothing was written.
+            BadRequestError: `base_revision` is not a whole number of -1 or more, or the file
+                holds no readable piece; nothing was written.
         """
+        if type(base_revision) is not int or base_revision < -1:
+            raise BadRequestError(
+                "base_revision must be a whole number: the revision the piece was opened at "
+                f"(0 or more), or -1 for a new piece; found {describe_value(base_revision)}"
+            )
         data = encode_tracker(tracker)
         with self._locked():
             path = self._file(tracker.id)
