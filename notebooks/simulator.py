@@ -161,8 +161,9 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
             f"{len(session.chat.messages)} live messages · take <code>{md_text(session.chat.current)}</code> · "
             + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
         )
-    # A scripted step the chat refuses (a cut of a message that is gone) is said here.
-    _refused = [o for o in playback.outcomes if o.scripted and o.refused] if playback is not None else []
+    # A step the chat refuses that no control shows is said here: a scripted one (a cut of a
+    # message that is gone), or one of the person's that a replay refused (the slider moved).
+    _refused = playback.refusals() if playback is not None else []
     _row = (
         mo.hstack([played, protocol_pick, _status], justify="start", gap=2)
         if session is not None
@@ -409,8 +410,10 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
         _row, _values = _typed.get("row", _row), _typed.get("setText", _values)
     elif edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
         _row, _values = str(edit_outcome.typed.get("row") or ""), str(edit_outcome.typed.get("setText", _values))
-    # The take's version the form shows: an edit sent after the take moved on is refused (TR-27).
-    edit_base = session.chat.take.version if session is not None else None
+    # Where the form was read: after this many of the person's steps. Every replay reads the take's
+    # version there, so the edit keeps its message when the scripted slider moves, and is refused
+    # when a step added after the form was read came first (TR-27).
+    edit_base = len(playback.page_outcomes) if playback is not None else 0
     edit_row = mo.ui.text(
         value=_row,
         label="Row (lists)",
@@ -428,7 +431,7 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
             "tracker": edit_tracker.value,
             "setText": edit_set.value,
             "row": edit_row.value,
-            "baseVersion": edit_base,
+            "baseStep": edit_base,
         }
         # Pinned as it is added, as a turn is: a later rename of the tracker keeps the edit.
         _step = pinned(_step, scene_file, place.trackers) if scene_file is not None else _step

@@ -471,6 +471,67 @@ def test_simulator_every_other_control(
     screenshot(page, "simulator-bars")
 
 
+def test_simulator_keeps_an_edit_when_the_slider_moves(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Found in a trial: moving "Scripted steps played" dropped a person's edit without a word.
+
+    The edit stays on the reply it was made on at another slider value; a step of the person's
+    that a replay refuses (a cut of a message that is not there then) is said in the status row.
+    """
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(4):
+        slider.press("ArrowLeft")
+    _status(page, "2 of 6 scripted steps")
+    _status(page, "4 live messages")
+    _send(
+        page,
+        "I check my wounds.",
+        _calls('{"tracker": "Health", "set": {"hp": 20}}'),
+        "You bind the cut.",
+    )
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 3 (turn) done.").first.wait_for()
+    _settled(page, 3)
+    page.get_by_label("Edit tracker", exact=True).select_option(label="Health")
+    _fill(page, "Set (JSON)", '{"hp": 18}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 4 (edit) done.").first.wait_for()
+    health = page.locator(".tk-panel [data-tracker='health']")
+    health.get_by_text("hp 18").first.wait_for()
+    # The edit is said to stay over every version, and a row to be written whole (TR-21).
+    page.get_by_text("On a list it writes the whole row as it stands").first.wait_for()
+
+    slider.focus()
+    slider.press("ArrowRight")
+    _status(page, "3 of 6 scripted steps")
+    _status(page, "8 live messages")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 5 (edit) done.").first.wait_for()
+    health.get_by_text("hp 18").first.wait_for()
+    expect(page.locator(".tk-outcome.tk-refused")).to_have_count(0)
+    screenshot(page, "simulator-edit-after-slider")
+
+    # Cut from here drops the message picked and the ones after it (a fork keeps it).
+    _settled(page, 5)
+    cut = page.get_by_role("button", name="Cut from here")
+    _pick(page, "Message", "message 8 ·")
+    cut.click()
+    _status(page, "7 live messages")
+    _send(page, "I wait.", "[]", "Time passes.")
+    _status(page, "9 live messages")
+    slider.focus()
+    slider.press("ArrowLeft")
+    _status(page, "2 of 6 scripted steps")
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="Step 5 (cut) was refused, nothing was written: Take 't1' has no live message 'm8'."
+    ).first.wait_for()
+
+
 def test_simulator_links_on_the_bundled_data_go_to_the_workspace(
     serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
 ) -> None:

@@ -335,6 +335,53 @@ class TestPlayPage:
         )
         assert playback.session.values()["Health"]["hp"] == 40
 
+    def _edit_after_a_turn(self) -> list[dict[str, object]]:
+        """A turn (hp 20), then an edit (hp 18) whose form was read after that one page step."""
+        turn = _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}'))
+        edit = {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}', "baseStep": 1}
+        return [turn, edit]
+
+    @pytest.mark.parametrize("scripted", [0, 2, 3, None], ids=["none", "two", "three", "all"])
+    def test_an_edit_survives_the_scripted_slider(self, scripted: int | None) -> None:
+        """Found in a trial: moving "Scripted steps played" from 2 to 3 refused the edit (the take
+        moved on) and the panel silently showed the model's hp 20; the form's version is re-read
+        at its place in the replay, so the edit lands on the message it was made on."""
+        playback = play_page(FIGHT, self._edit_after_a_turn(), scripted=scripted)
+        edit = playback.page_outcomes[-1]
+        assert edit.refused is None
+        assert playback.session.values()["Health"]["hp"] == 18
+        reply = playback.session.chat.take.messages[-1]
+        assert [d.value for d in reply.edits] == [18]
+
+    def test_an_edit_read_before_a_later_step_is_still_refused(self) -> None:
+        """TR-27: a form read before a turn that came first writes nothing, at any slider."""
+        turn, edit = self._edit_after_a_turn()
+        for scripted in (2, 3):
+            playback = play_page(FIGHT, [turn, turn, edit], scripted=scripted)
+            refused = playback.page_outcomes[-1].refused
+            assert refused is not None
+            assert refused.startswith("The take moved on since it was read")
+            assert playback.session.values()["Health"]["hp"] == 20
+
+    def test_an_edit_read_after_no_such_step_is_refused(self) -> None:
+        """A base step past the edit's own place is refused with a sentence, never raised."""
+        turn, edit = self._edit_after_a_turn()
+        playback = play_page(FIGHT, [turn, {**edit, "baseStep": 5}])
+        assert playback.page_outcomes[-1].refused == (
+            "The edit's form was read after step 5 of yours, but it comes after 1; "
+            "read the values again and edit."
+        )
+
+    def test_refusals_list_every_refused_step_but_the_last_page_step(self) -> None:
+        """The status row says each refused step, scripted or the person's, that no control shows:
+        the last page step's outcome is drawn by its own control."""
+        turn, edit = self._edit_after_a_turn()
+        steps = [turn, turn, edit, {"action": "cut", "message": "m99"}]
+        playback = play_page(FIGHT, steps, scripted=2)
+        listed = [o.kind for o in playback.refusals()]
+        assert listed == ["edit"]
+        assert play_page(FIGHT, steps[:3], scripted=2).refusals() == []
+
     def test_an_edit_of_a_row_pins_the_whole_row(self) -> None:
         """TR-21, TR-27: a list's delta is the whole row, so an edit of one field keeps the row's
         other fields (worn) after the version that wrote them is regenerated away, as the page

@@ -14,6 +14,13 @@ values live under the id). Without it, every replay after a rename would refuse 
 (all or nothing, so their other trackers' writes too), and the values the person saw would go.
 The scene's own scripted steps are played as stored.
 
+A person's edit carries where its form was read (`baseStep`: how many of the page's steps had
+been played), not a version number: the version it guards with (TR-27) is re-read at that place
+on every replay. So the edit is written on the message it was made on when "Scripted steps
+played" moves (the versions count anew then), and is still refused when a step the person added
+after reading came first. A step refused on replay is listed by `Playback.refusals` for the page
+to show as loudly as the scripted ones.
+
 The page plays under either protocol (`protocol="tools" | "text"`); `compare_protocols` plays
 the same steps under both and lists, step by step, where their values part (under the text
 protocol a batch the tool path retries in a second round is answered only on the next turn).
@@ -244,6 +251,13 @@ class Playback:
         """The outcomes of the steps the person added (not the scene's scripted ones)."""
         return [o for o in self.outcomes if not o.scripted]
 
+    def refusals(self) -> list[Outcome]:
+        """The refused steps no control shows: every scripted one, and each of the person's but
+        the last (its own control shows that one), so a step refused on a replay (an edit after
+        the slider moved) is never dropped in silence."""
+        last = self.page_outcomes[-1:]
+        return [o for o in self.outcomes if o.refused is not None and o not in last]
+
     def reply_outcome(self, message_id: str, version: int) -> Outcome | None:
         """The turn that wrote a reply version, when this page played it."""
         return self.replies.get((message_id, version))
@@ -322,8 +336,9 @@ def play_page(
     """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
 
     Page steps are the scene file's step shapes, with four page forms: `callsText` (the tool
-    calls as typed, read here), `setText` and `baseVersion` (the take's version the form was
-    drawn at) on an edit, `trackerIds` (each linked tracker's id by the name it had when the step
+    calls as typed, read here), `setText` and `baseStep` (how many of `steps` had been played
+    when the form was read; the take's version there is the edit's guard, TR-27) or
+    `baseVersion` (that version itself, for this very replay) on an edit, `trackerIds` (each linked tracker's id by the name it had when the step
     was added, see `pinned`: a call or edit naming a tracker renamed since is sent under its name
     now), and `{"action": "use", "take": "t1"}`, which shows another take. Message references
     are ids; `version` counts from 1.
@@ -344,8 +359,10 @@ def play_page(
     for index in range(count):
         _play(playback, dict(session.steps[index]), index + 1, scripted=True)
     session.player.step_index = count
+    read: list[int] = []  # the take's version before each page step: what a form read there
     for index, step in enumerate(steps, start=count + 1):
-        _play(playback, dict(step), index, scripted=False)
+        read.append(session.chat.take.version)
+        _play(playback, dict(step), index, scripted=False, read=read)
     return playback
 
 
@@ -354,7 +371,14 @@ def _kind(step: Mapping[str, Any]) -> str:
     return "turn" if action is None else str(action)
 
 
-def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bool) -> None:
+def _play(
+    playback: Playback,
+    step: dict[str, Any],
+    number: int,
+    *,
+    scripted: bool,
+    read: Sequence[int] = (),
+) -> None:
     session = playback.session
     kind = _kind(step)
     take = session.chat.current
@@ -388,20 +412,10 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
                 return refuse(problem)
             step["version"] -= 1  # the page counts versions from 1
         if kind == "edit":
+            problem = _edit(session, step, read)
+            if problem is not None:
+                return refuse(problem)
             item = {"tracker": step.get("tracker"), "set": step.get("set"), "row": step.get("row")}
-            base = step.pop("baseVersion", None)
-            if base is None:
-                session.play(step)
-            else:
-                # The values the form showed were read at `base`: an edit on a take that has
-                # moved since (or on another take) is refused, never written elsewhere (TR-27).
-                session.chat.edit(
-                    str(item["tracker"]),
-                    set=step.get("set"),  # read by the tool's own item reader
-                    row=step.get("row"),
-                    remove=step.get("remove", False),
-                    base_version=base,
-                )
             clamps = clamps_of([item], session.values())
             playback.outcomes.append(
                 Outcome(number, kind, scripted, clamps=clamps, take=take, typed=typed)
@@ -435,6 +449,45 @@ def _play(playback: Playback, step: dict[str, Any], number: int, *, scripted: bo
     if report is not None and version is not None and report.message_id is not None:
         playback.replies[(report.message_id, version)] = outcome
     return None
+
+
+def _edit(session: Session, step: dict[str, Any], read: Sequence[int]) -> str | None:
+    """Write the step's edit; why its form's place cannot be read, or None when written.
+
+    Raises:
+        TrackerkitError: the chat refuses the edit (the take moved on since the form was read,
+            a tracker the scene does not link, an item the rules refuse).
+    """
+    base = step.pop("baseVersion", None)
+    if "baseStep" in step:
+        base, problem = _read_version(step.pop("baseStep"), read)
+        if problem is not None:
+            return problem
+    if base is None:
+        session.play(step)
+        return None
+    # The values the form showed were read at `base`: an edit on a take that has moved since
+    # (or on another take) is refused, never written elsewhere (TR-27).
+    session.chat.edit(
+        str(step.get("tracker")),
+        set=step.get("set"),  # read by the tool's own item reader
+        row=step.get("row"),
+        remove=step.get("remove", False),
+        base_version=base,
+    )
+    return None
+
+
+def _read_version(base_step: object, read: Sequence[int]) -> tuple[int | None, str | None]:
+    """The take's version where an edit's form was read (after `base_step` of the page's steps),
+    or why there is none; `read` holds the version before each page step so far, the edit's last."""
+    mine = len(read) - 1
+    if type(base_step) is not int or not 0 <= base_step <= mine:
+        return None, (
+            f"The edit's form was read after step {base_step} of yours, but it comes after "
+            f"{mine}; read the values again and edit."
+        )
+    return read[base_step], None
 
 
 def _message_id(session: Session, reference: object) -> str:
