@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -175,6 +176,15 @@ def test_the_help_says_percent_once(capsys: pytest.CaptureFixture[str]) -> None:
         ("folder", "--out {tmp} is a folder; give a file name, such as {tmp}/results.parquet"),
         ("missing", "--out {tmp}/no/r.parquet: the folder {tmp}/no does not exist"),
         ("file_parent", "--out {tmp}/f/r.parquet: the folder {tmp}/f is not a folder"),
+        # Found when tried: a device was refused only after every run had played.
+        (
+            "device",
+            "/dev/full is a character device, not a regular file; nothing was written to it",
+        ),
+        (
+            "fifo",
+            "{tmp}/pipe is a FIFO, not a regular file; nothing was written to it",
+        ),
     ],
 )
 def test_out_is_checked_before_any_run(
@@ -196,7 +206,10 @@ def test_out_is_checked_before_any_run(
         "folder": tmp_path,
         "missing": tmp_path / "no" / "r.parquet",
         "file_parent": tmp_path / "f" / "r.parquet",
+        "device": Path("/dev/full"),
+        "fifo": tmp_path / "pipe",
     }[name]
+    os.mkfifo(tmp_path / "pipe")
     code = main(["eval", FIGHT, "--no-trace", "--out", str(out)])
     assert code == 1
     assert capsys.readouterr() == ("", f"trackerkit: {message.format(tmp=tmp_path)}\n")

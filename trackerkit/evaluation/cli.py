@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from trackerkit._pieces import regular_target
 from trackerkit.cli import (
     add_data_option,
     add_model_options,
@@ -135,6 +136,7 @@ def _eval(args: argparse.Namespace) -> int:
     # Everything that can be refused is refused before the first run plays.
     if args.out is not None:
         check_out_file(args.out)
+        regular_target(args.out)  # what the final write refuses (a device, a FIFO), refused now
     check_model_options(args)
     for scenario in args.scenarios:
         if args.variants is None:
