@@ -49,6 +49,15 @@ def test_read_variants(tmp_path: Path) -> None:
         ([{"name": "a"}, {"name": "a"}], "two variants are named 'a'"),
         ([], "lists no variant"),
         ({"name": "a"}, "variants: must be a list"),
+        # Found when tried: pydantic's "Input is not a valid path for <class 'pathlib.Path'>".
+        (
+            [{"name": "a", "trackers": ["designs/a"]}],
+            'variants[0].trackers: must be the path of a tracker folder, as text (such as "data/trackers"); found a list',
+        ),
+        (
+            [{"name": "a", "trackers": 3}],
+            "variants[0].trackers: must be the path of a tracker folder",
+        ),
     ],
 )
 def test_bad_variants(tmp_path: Path, content: object, message: str) -> None:
@@ -112,12 +121,12 @@ def test_the_anyof_tool_is_counted_as_the_session_counts_its_own() -> None:
     )
     assert reply.usage_in == 1000 + difference
 
-    both = evaluate(
-        [FIGHT], [Variant(name="lines"), Variant(name="anyOf", tool_style="anyOf")]
-    )
+    both = evaluate([FIGHT], [Variant(name="lines"), Variant(name="anyOf", tool_style="anyOf")])
     assert both.turns["failed"].eq("").all()
     assert both.turns["joint"].all()
-    by_style = both.turns.pivot_table(index=["scenario", "step"], columns="variant", values="tokens_in")
+    by_style = both.turns.pivot_table(
+        index=["scenario", "step"], columns="variant", values="tokens_in"
+    )
     extra = by_style["anyOf"] - by_style["lines"]
     assert (extra > 0).all()
     assert (extra % difference == 0).all()  # a whole number of rounds, each with the tool
@@ -143,4 +152,6 @@ def test_a_base_url_without_http_is_refused_when_the_variant_is_made(url: str) -
     """A wire trial: the page played every variant, then failed all of the endpoint's turns."""
     with pytest.raises(pydantic.ValidationError, match="is not an http\\(s\\) address"):
         Variant(name="endpoint", model="openai", base_url=url)
-    assert Variant(name="endpoint", model="openai", base_url="https://h/v1").base_url == "https://h/v1"
+    assert (
+        Variant(name="endpoint", model="openai", base_url="https://h/v1").base_url == "https://h/v1"
+    )

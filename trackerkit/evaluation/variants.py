@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from trackerkit.errors import BadRequestError, NotFoundError, TrackerDecodeError
 from trackerkit.evaluation.client import EndpointModel
 from trackerkit.evaluation.tool_style import AnyOfTools
+from trackerkit.fields import describe_value
 from trackerkit.library import read_piece
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
@@ -66,6 +67,17 @@ class Variant(BaseModel):
     max_retries: int = Field(default=4, ge=0)
     tool_style: Literal["lines", "anyOf"] = "lines"
     protocol: UpdateProtocol = "tools"
+
+    @pydantic.field_validator("trackers", mode="before")
+    @classmethod
+    def _trackers_is_a_path(cls, value: object) -> object:
+        if value is not None and not isinstance(value, str | Path):
+            # pydantic would say "Input is not a valid path for <class 'pathlib.Path'>".
+            raise ValueError(
+                "must be the path of a tracker folder, as text (such as "
+                f'"data/trackers"); found {describe_value(value)}'
+            )
+        return value
 
     @pydantic.model_validator(mode="after")
     def _endpoint_has_url(self) -> Variant:
