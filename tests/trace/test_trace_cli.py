@@ -390,3 +390,27 @@ class TestWhichFolder:
         code, out, err = _run(capsys, "trace", "turns", "2026-03-01")
         assert (code, err) == (0, "")
         assert out.splitlines()[-1] == "1 turn, 0 orphan rows, 0 broken lines on 2026-03-01."
+
+
+class TestExportTarget:
+    """An export folder that cannot be made is named with why, never a bare "[Errno 2]"."""
+
+    @pytest.mark.parametrize(
+        ("out", "why"),
+        [("{tmp}/f/out", "Not a directory"), ("/proc/trackerkit-x", "No such file or directory")],
+        ids=["under-a-file", "under-proc"],
+    )
+    def test_a_folder_that_cannot_be_made(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, out: str, why: str
+    ) -> None:
+        """Found when tried: `--parquet /proc/x` printed "[Errno 2] No such file or directory: '/proc/x'"."""
+        if out.startswith("/proc") and not Path("/proc/self").exists():
+            pytest.skip("no /proc here")
+        (tmp_path / "f").write_text("")
+        target = out.replace("{tmp}", str(tmp_path))
+        code, _, err = _run(capsys, "trace", "export", str(DAYS / "tc10"), "--parquet", target)
+        assert code == 1
+        assert err == (
+            f"trackerkit: trace export could not write {target} ({why}); --parquet takes a "
+            "folder this user can make and write files into\n"
+        )

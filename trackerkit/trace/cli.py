@@ -349,7 +349,14 @@ def _export(args: argparse.Namespace) -> int:
         _note_skipped(Path(args.path))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
-        written, errors = export_parquet(args.path, args.parquet, columns=args.column or None)
+        try:
+            written, errors = export_parquet(args.path, args.parquet, columns=args.column or None)
+        except OSError as exc:  # the folder cannot be made (under /proc), or a write failed
+            raise BadRequestError(
+                f"trace export could not write {exc.filename or args.parquet} "
+                f"({exc.strerror or exc}); --parquet takes a folder this user can make and "
+                "write files into"
+            ) from None
     notes = [str(w.message) for w in caught]
     if args.json:
         _json(
