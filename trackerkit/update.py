@@ -183,6 +183,18 @@ def read_updates(
 
 def _updates_list(arguments: object) -> list[object] | ItemRefusal:
     """The call's list of items (the arguments object's `updates`, or the bare list), else why not."""
+    if isinstance(arguments, str):  # the whole call is text, so `updates` is not the problem
+        decode = (
+            " (JSON written as text: decode it, e.g. with json.loads, and send the object)"
+            if arguments.lstrip().startswith(("{", "["))
+            else ""
+        )
+        return ItemRefusal(
+            -1,
+            None,
+            f'the arguments must be an object {{"updates": [...]}}; found {_describe(arguments)}'
+            + decode,
+        )
     updates = arguments.get("updates") if isinstance(arguments, Mapping) else arguments
     if isinstance(arguments, Mapping) and set(arguments) - {"updates"}:
         extra = ", ".join(sorted(str(k) for k in set(arguments) - {"updates"}))

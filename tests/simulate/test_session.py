@@ -800,7 +800,7 @@ class TestHostileArguments:
             (_item_text('{"tracker": "Bag", "row": "\ud800", "set": {"qty": 1}}'), "\\ud800"),
             (_item_text('{"tracker": "Health", "set": {"hp": NaN}}'), "NaN is not JSON"),
             ("5", "updates must be a list of items; found 5"),
-            ('"updates"', "updates must be a list"),
+            ('"updates"', 'the arguments must be an object {"updates": [...]}; found the text'),
             ("{", "not valid JSON"),
             (_item_text('{"tracker": ["Health"], "set": 3, "row": {}}'), "tracker must be"),
         ],
