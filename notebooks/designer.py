@@ -413,6 +413,11 @@ def _(data_dir, get_draft, get_new, library):
             ),
             kind="success" if verdict.ok else "danger",
         )
+        if verdict.warnings:
+            # What will not read as meant (a list row a chat may lack, a start held to its top, an
+            # old field name in the tracker's words): said, never a refusal.
+            _warned = "\n".join(f"- {safe_md(line)}" for line in verdict.warning_lines())
+            _view = mo.vstack([_view, mo.callout(mo.md(f"⚠ **Warnings** (it still saves):\n\n{_warned}"), kind="warn")])
         if _clash:
             _view = mo.vstack([_view, mo.callout(mo.md("⚠ " + safe_md(_clash) + " (A warning: it still saves.)"), kind="warn")])
     except Exception as _error:

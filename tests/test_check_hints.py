@@ -73,8 +73,9 @@ def test_a_rename_by_hand_is_told_where_the_old_name_is_used(
 def test_fields_of_records_and_list_rows_are_checked(
     folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A list row's field is checked on the row the macro names; the row itself is not judged
-    (rows exist only in a chat), nor a macro whose arguments are macros."""
+    """A list row's field is checked on the row the macro names; the row itself is warned of
+    (a list starts with no rows, so the macro writes nothing until a reply adds it); a macro
+    whose arguments are macros is not judged."""
     template = (
         "{{tracker::Pack::Rope::qty}} {{tracker::Pack::Rope::weight}} {{tracker::Health::hpp}} "
         "{{tracker::{{char}}::hp}} {{oops}} {{tracker::Pack::Rope}}"
@@ -88,6 +89,12 @@ def test_fields_of_records_and_list_rows_are_checked(
         'Health has no field "hpp" (in {{tracker::Health::hpp}})',
         'unknown macro "oops"; it was left as written (in {{oops}})',
         "Pack is a list: use {{tracker::Pack::row::field}} (in {{tracker::Pack::Rope}})",
+        *(
+            f'{{{{tracker::Pack::Rope::{field}}}}} reads the row "Rope" of Pack, and a list starts '
+            "with no rows: until a reply adds that row the macro writes nothing, and a prompt "
+            "line left empty leaves Weather out of the ### Trackers block"
+            for field in ("qty", "weight")
+        ),
     ]
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit.design.hints import name_problems
+from trackerkit.design.hints import name_problems, unsure_rows
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -364,15 +364,21 @@ class Draft:
             return refused(self.fields, exc.problems)
         # The page names this place "tracker name".
         held = [Problem(("tracker name",), p.message, p.code) for p in name_problems(tracker.name)]
+        warned = (
+            *(
+                Problem(("template",), p.message, p.code)
+                for p in unsure_rows([tracker]).get(tracker.name, [])
+            ),
+        )
         if tracker.body.template is None:
-            return DraftVerdict(tuple(held), tracker, {})
+            return DraftVerdict(tuple(held), tracker, {}, warned)
         rows = [p.row for p in self.macros or () if isinstance(p, BoundMacro) and p.row is not None]
         _, report = tracker_texts([tracker], starting_state(tracker, rows))
         for issue in report.errors:
             if _names_another(issue, tracker.name, library_names):
                 continue
             held.append(Problem(("template",), f"{issue.message} (in {issue.macro})", issue.code))
-        return DraftVerdict(tuple(held), tracker, {})
+        return DraftVerdict(tuple(held), tracker, {}, warned)
 
     def patch(self) -> dict[str, Any]:
         """The edits against the piece opened: changed head keys and/or `body` with its changed keys (TR-50).

@@ -6,11 +6,14 @@ A tracker file can pass the strict decoder and still write a blank or garbled pr
   rename made by hand in one file leaves the old name in another's macros, TR-32);
 - its name is one a macro cannot write: outer spaces, or `{{`, `}}` or `::` inside (TR-32);
 - two trackers' names match as the update tool matches names (`update.name_key`, TR-20), so a
-  scene linking both reaches the second only by its exact spelling.
+  scene linking both reaches the second only by its exact spelling;
+- its template reads a row of a list (`{{tracker::Pack::Torch::qty}}`): a list starts with no
+  rows, so the macro writes nothing until a reply adds that row, and a line left empty leaves
+  the tracker out of the `### Trackers` block (TR-28, TR-32; `unsure_rows`);
 
 These are warnings, never refusals: the file is a valid piece, and the tracker a macro names
 may live in a folder that was not checked. The designer's verdict holds back the same name
-problems before a save (`name_problems`).
+problems before a save (`name_problems`) and warns of the same rows.
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from trackerkit.prompt import tracker_texts
 from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
 
-__all__ = ["name_problems", "tracker_hints"]
+__all__ = ["name_problems", "tracker_hints", "unsure_rows"]
 
-#: A list tracker's rows exist only in a chat, so a macro naming a row is not judged.
+#: A list tracker's rows exist only in a chat: a macro naming a row is warned of by
+#: `unsure_rows`, never judged as an error here.
 _NOT_JUDGED = frozenset({"no_row"})
 
 
@@ -66,17 +70,49 @@ def tracker_hints(trackers: Sequence[Tracker], files: Sequence[str] = ()) -> lis
     """
     where = list(files) or [t.id for t in trackers]
     issues = _template_issues(trackers)
+    rows = unsure_rows(trackers)
     hints: list[list[Problem]] = []
     for index, tracker in enumerate(trackers):
         found = [_named(problem) for problem in name_problems(tracker.name)]
         found.extend(_template_problem(issue) for issue in issues.get(tracker.name, []))
+        found.extend(rows.get(tracker.name, []))
         found.extend(_namesakes(index, trackers, where))
         hints.append(found)
     return hints
 
 
+def unsure_rows(trackers: Sequence[Tracker]) -> dict[str, list[Problem]]:
+    """Each template's macros that read a list row, by the template's tracker name (a warning each).
+
+    The templates run with every list empty, as a chat starts (TR-19): a macro naming a row then
+    finds none and writes nothing. A row named through a macro (`{{tracker::Pack::{{char}}::qty}}`)
+    is known only in a chat and is not judged.
+    """
+    if not any(t.body.template is not None for t in trackers):
+        return {}
+    _, report = tracker_texts(trackers, {})
+    out: dict[str, list[Problem]] = {}
+    for issue in report.errors:
+        if issue.code != "no_row" or _computed(issue):
+            continue
+        tracker = issue.macro[2:-2].split("::")[1].strip()  # no nested macro: split as written
+        problem = Problem(
+            ("body", "template"),
+            f'{issue.macro} reads the row "{line_of(issue.name)}" of {line_of(tracker)}, and a '
+            "list starts with no rows: until a reply adds that row the macro writes nothing, and "
+            f"a prompt line left empty leaves {line_of(issue.source)} out of the ### Trackers block",
+            "unsure_row",
+        )
+        seen = out.setdefault(issue.source, [])
+        if problem not in seen:
+            seen.append(problem)
+    return out
+
+
 def _named(problem: Problem) -> Problem:
-    return Problem(problem.where, f"{problem.message} (no macro can name this tracker)", problem.code)
+    return Problem(
+        problem.where, f"{problem.message} (no macro can name this tracker)", problem.code
+    )
 
 
 def _template_issues(trackers: Sequence[Tracker]) -> dict[str, list[MacroIssue]]:

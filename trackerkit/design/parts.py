@@ -219,11 +219,15 @@ class DraftVerdict:
         problems: decoder problems as `field "hp": maxField names ...`, then template problems.
         tracker: the decoded tracker, or None when the decoder refused the draft.
         by_field: each field key with a problem, and its messages (for showing beside the field).
+        warnings: what will not read as meant yet does not hold the draft back: a macro reading a
+            list row (a list starts empty), a start held to its top field, a renamed field that
+            the tracker's own words still name.
     """
 
     problems: tuple[Problem, ...]
     tracker: Tracker | None
     by_field: Mapping[str, tuple[str, ...]]
+    warnings: tuple[Problem, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -233,6 +237,10 @@ class DraftVerdict:
     def lines(self) -> list[str]:
         """One plain sentence per problem (names as written; the page escapes them, `safe_md`)."""
         return [str(p) for p in self.problems]
+
+    def warning_lines(self) -> list[str]:
+        """One plain sentence per warning (names as written; the page escapes them)."""
+        return [str(p) for p in self.warnings]
 
 
 _TRACKER_PLACES: dict[Location, str] = {("name",): "tracker name", ("body", "icon"): "tracker icon"}

@@ -1,0 +1,54 @@
+"""Warnings on a tracker that decodes yet will not read as meant: the designer's verdict and
+`trackerkit check` say the same (`unsure_rows`, `held_starts`, `old_names`)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from conftest import BAG, HEALTH
+
+from trackerkit import Draft, decode_tracker
+from trackerkit.design import tracker_hints
+
+
+def _piece(base: dict[str, Any], **body: Any) -> dict[str, Any]:
+    piece = copy.deepcopy(base)
+    piece["body"].update(body)
+    return piece
+
+
+class TestListRows:
+    def test_the_verdict_warns_of_a_macro_reading_a_row(self) -> None:
+        """`{{tracker::Bag::Sample::qty}}` may be saved, but a list starts with no rows (TR-19), so
+        the verdict warns that it writes nothing until a reply adds the row (a trial: the designer
+        said "may be saved" and the line left Bag out of the block in a chat)."""
+        verdict = (
+            Draft.open(decode_tracker(BAG)).set(template="{{tracker::Bag::Sample::qty}}").verdict()
+        )
+        assert verdict.ok
+        [warning] = verdict.warnings
+        assert warning.code == "unsure_row"
+        assert str(warning) == (
+            'template: {{tracker::Bag::Sample::qty}} reads the row "Sample" of Bag, and a list '
+            "starts with no rows: until a reply adds that row the macro writes nothing, and a "
+            "prompt line left empty leaves Bag out of the ### Trackers block"
+        )
+
+    def test_check_warns_of_a_row_of_another_list(self) -> None:
+        """A record's template reading a list's row is warned on the record (TR-32)."""
+        health = decode_tracker(_piece(HEALTH, template="{{tracker::Bag::Rope::qty}} left"))
+        hints = tracker_hints([health, decode_tracker(BAG)])
+        assert [p.code for p in hints[0]] == ["unsure_row"]
+        assert hints[0][0].path == "body.template"
+        assert hints[1] == []
+
+    def test_a_row_named_through_a_macro_is_not_judged(self) -> None:
+        """A row named by `{{char}}` is known only in a chat."""
+        bag = decode_tracker(_piece(BAG, template="{{tracker::Bag::{{char}}::qty}}"))
+        assert tracker_hints([bag]) == [[]]
+
+    def test_the_whole_list_is_no_row(self) -> None:
+        bag = decode_tracker(_piece(BAG, template="{{tracker::Bag}}"))
+        assert tracker_hints([bag]) == [[]]
+
