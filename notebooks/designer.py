@@ -65,6 +65,9 @@ def _(first):
     get_stale, set_stale = mo.state(None)
     get_refresh, set_refresh = mo.state(0)
     get_problem, set_problem = mo.state("")
+    # A count that draws the field's form anew when an edit changed another of its boxes (a fixed
+    # top clears the top field and the other way): the edit's own cell, so it must allow it.
+    get_form_round, set_form_round = mo.state(0, allow_self_loops=True)
 
     # The actions live here, beside the state, so no cell reruns just because they are redefined.
     def edit_draft(change):
@@ -91,8 +94,11 @@ def _(first):
         def run():
             current = get_draft()
             field = current.field(key)
-            set_draft(current.set_field(key, **{name: read(field) for name, read in parse.items()}))
+            changed = current.set_field(key, **{name: read(field) for name, read in parse.items()})
+            set_draft(changed)
             say("")
+            if design.redraws(field, changed.field(key), parse):
+                set_form_round(lambda n: n + 1)
 
         design.attempt(run, say, doing)
 
@@ -101,6 +107,7 @@ def _(first):
         edit_draft,
         edit_field,
         get_draft,
+        get_form_round,
         get_id_text,
         get_key,
         get_new,
@@ -337,7 +344,8 @@ def _(change_fields, get_draft, get_key):
 
 
 @app.cell
-def _(edit_field, get_draft, get_key, say, set_draft):
+def _(edit_field, get_draft, get_form_round, get_key, say, set_draft):
+    get_form_round()
     _d = get_draft()
     _f = _d.field(design.selected_key(_d, get_key()))
     _widgets = [

@@ -425,6 +425,14 @@ def test_settings_prompt_line_and_field_settings(
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     _type_into(page, "From", "5")
     tool_line("hp (number 5 to hp_max: Life left.)")
+    # A fixed top and a top field exclude each other: each box shows what the draft then holds
+    # (a trial: "To (another field)" still read hp_max once "To (a number)" had dropped it).
+    _type_into(page, "To (a number)", "25")
+    tool_line("hp (number 5-25: Life left.)")
+    expect(field_box(page, "To (another field)").locator("option:checked")).to_have_text("none")
+    field_box(page, "To (another field)").select_option("hp_max")
+    tool_line("hp (number 5 to hp_max: Life left.)")
+    expect(field_box(page, "To (a number)")).to_have_value("")
     pick_field(page, "2. hp_max (number)")
     _type_into(page, "To (a number)", "99")
     tool_line("hp_max (number 1-99")

@@ -15,6 +15,7 @@ from trackerkit.design import (
     move_field,
     parse_number,
     parse_start,
+    redraws,
     selected_key,
     start_text,
     top_candidates,
@@ -184,3 +185,32 @@ class TestDroppedTops:
         draft = _health()
         assert dropped_tops(draft, draft.delete_field("#3")) == []
         assert dropped_tops(draft, draft.set_field("#1", max=50)) == []
+
+
+class TestRedraws:
+    """The field's form is drawn anew when an edit changed a box it was not typed in (a trial:
+    "To (another field)" still showed hp_max after "To (a number)" had dropped it)."""
+
+    def test_a_fixed_top_clears_the_top_field(self) -> None:
+        draft = _health()
+        key = draft.key("hp")
+        before = draft.field(key)
+        assert redraws(before, draft.set_field(key, max=25).field(key), ["max"])
+
+    def test_a_top_field_clears_the_fixed_top(self) -> None:
+        draft = _health()
+        key = draft.key("hp")
+        fixed = draft.set_field(key, max=25)
+        before = fixed.field(key)
+        assert redraws(before, fixed.set_field(key, max_field="hp_max").field(key), ["max_field"])
+
+    @pytest.mark.parametrize(
+        ("setting", "value"),
+        [("min", 2), ("default", 3), ("description", "Life."), ("max_field", None)],
+        ids=["from", "start", "meaning", "top field cleared"],
+    )
+    def test_an_edit_of_its_own_box_alone_does_not(self, setting: str, value: Any) -> None:
+        draft = _health()
+        key = draft.key("hp")
+        after = draft.set_field(key, **{setting: value}).field(key)
+        assert not redraws(draft.field(key), after, [setting])

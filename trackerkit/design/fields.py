@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import fields as _attributes
 
 from trackerkit.design.draft import Draft, DraftField
 from trackerkit.errors import BadRequestError, NotFoundError
@@ -19,6 +20,7 @@ __all__ = [
     "move_field",
     "parse_number",
     "parse_start",
+    "redraws",
     "selected_key",
     "start_text",
     "top_candidates",
@@ -88,6 +90,25 @@ def top_labels(draft: Draft, key: str) -> dict[str, str]:
         (f.name if names.count(f.name) == 1 else f"{f.name} (number {position[f.key]})"): f.key
         for f in top_candidates(draft, key)
     }
+
+
+def redraws(before: DraftField, after: DraftField, edited: Iterable[str]) -> bool:
+    """True when an edit of the `edited` settings changed another setting of the field too.
+
+    A fixed top ("To (a number)") and a top field ("To (another field)") exclude each other
+    (`Draft.set_field`), so typing one clears the other; the field's form is then drawn anew,
+    or the other box would still show what the draft no longer holds. `edited` names settings
+    as `Draft.set_field` does (`max_field` is the field's `top`).
+    """
+    given = {_SETTING.get(name, name) for name in edited}
+    return any(
+        getattr(before, a.name) != getattr(after, a.name)
+        for a in _attributes(DraftField)
+        if a.name not in given and a.name != "top_name"
+    )
+
+
+_SETTING = {"max_field": "top"}
 
 
 def parse_number(text: str) -> int | float | None:
