@@ -433,6 +433,11 @@ def test_settings_prompt_line_and_field_settings(
     field_box(page, "To (another field)").select_option("hp_max")
     tool_line("hp (number 5 to hp_max: Life left.)")
     expect(field_box(page, "To (a number)")).to_have_value("")
+    # A start above the top field's start is held to it when read: the verdict says so.
+    _type_into(page, "Starts at", "999")
+    page.get_by_text("999 is above the start of hp_max (30)").first.wait_for()
+    _type_into(page, "Starts at", "")
+    expect(page.get_by_text("is above the start of")).to_have_count(0)
     pick_field(page, "2. hp_max (number)")
     _type_into(page, "To (a number)", "99")
     tool_line("hp_max (number 1-99")

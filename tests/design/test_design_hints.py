@@ -52,3 +52,40 @@ class TestListRows:
         bag = decode_tracker(_piece(BAG, template="{{tracker::Bag}}"))
         assert tracker_hints([bag]) == [[]]
 
+
+class TestStartsAboveTheirTop:
+    """TR-7 judges a start against the field's own range; a top from another field is a value a
+    chat may change, so a start above it is held there when read (TR-18): a warning, not a
+    refusal (a trial: 999 against hp_max previewed as 30 without a word)."""
+
+    def test_the_verdict_says_the_start_is_held_to_the_top(self) -> None:
+        draft = Draft.open(decode_tracker(HEALTH))
+        verdict = draft.set_field(draft.key("hp"), default=999).verdict()
+        assert verdict.ok
+        assert verdict.warning_lines() == [
+            'field "hp": default 999 is above the start of hp_max (30), the field that is its '
+            "top: hp starts at 30 (a start is held to its top when read); start hp_max higher, "
+            "or hp lower"
+        ]
+
+    def test_check_warns_the_same(self) -> None:
+        piece = copy.deepcopy(HEALTH)
+        piece["body"]["fields"][0]["default"] = 999
+        [[warning]] = tracker_hints([decode_tracker(piece)])
+        assert warning.path == "body.fields[0].default"
+        assert warning.code == "start_held"
+
+    def test_a_start_at_or_below_the_top_is_no_warning(self) -> None:
+        piece = copy.deepcopy(HEALTH)
+        piece["body"]["fields"][0]["default"] = 30
+        assert tracker_hints([decode_tracker(piece)]) == [[]]
+
+    def test_a_list_row_starts_the_same(self) -> None:
+        piece = copy.deepcopy(BAG)
+        piece["body"]["fields"] = [
+            {"name": "qty", "description": "", "type": "number", "maxField": "most", "default": 9},
+            {"name": "most", "description": "", "type": "number", "default": 3},
+        ]
+        [[warning]] = tracker_hints([decode_tracker(piece)])
+        assert "qty starts at 3" in warning.message
+

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit.design.hints import name_problems, unsure_rows
+from trackerkit.design.hints import held_starts, name_problems, unsure_rows
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -369,6 +369,7 @@ class Draft:
                 Problem(("template",), p.message, p.code)
                 for p in unsure_rows([tracker]).get(tracker.name, [])
             ),
+            *refused(self.fields, held_starts(tracker)).problems,
         )
         if tracker.body.template is None:
             return DraftVerdict(tuple(held), tracker, {}, warned)

@@ -10,10 +10,12 @@ A tracker file can pass the strict decoder and still write a blank or garbled pr
 - its template reads a row of a list (`{{tracker::Pack::Torch::qty}}`): a list starts with no
   rows, so the macro writes nothing until a reply adds that row, and a line left empty leaves
   the tracker out of the `### Trackers` block (TR-28, TR-32; `unsure_rows`);
+- a number field starts above the field that is its top (`maxField`): a start is held to that
+  field's value when read (TR-18), so it shows as the top's start (`held_starts`).
 
 These are warnings, never refusals: the file is a valid piece, and the tracker a macro names
 may live in a folder that was not checked. The designer's verdict holds back the same name
-problems before a save (`name_problems`) and warns of the same rows.
+problems before a save (`name_problems`) and warns of the same rows and starts.
 """
 
 from __future__ import annotations
@@ -27,8 +29,9 @@ from trackerkit.macros import MacroIssue
 from trackerkit.prompt import tracker_texts
 from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
+from trackerkit.values import read_values, same_value
 
-__all__ = ["name_problems", "tracker_hints", "unsure_rows"]
+__all__ = ["held_starts", "name_problems", "tracker_hints", "unsure_rows"]
 
 #: A list tracker's rows exist only in a chat: a macro naming a row is warned of by
 #: `unsure_rows`, never judged as an error here.
@@ -76,6 +79,7 @@ def tracker_hints(trackers: Sequence[Tracker], files: Sequence[str] = ()) -> lis
         found = [_named(problem) for problem in name_problems(tracker.name)]
         found.extend(_template_problem(issue) for issue in issues.get(tracker.name, []))
         found.extend(rows.get(tracker.name, []))
+        found.extend(held_starts(tracker))
         found.extend(_namesakes(index, trackers, where))
         hints.append(found)
     return hints
@@ -107,6 +111,31 @@ def unsure_rows(trackers: Sequence[Tracker]) -> dict[str, list[Problem]]:
         if problem not in seen:
             seen.append(problem)
     return out
+
+
+def held_starts(tracker: Tracker) -> list[Problem]:
+    """A warning for each number field whose start is above the start of its top field (`maxField`).
+
+    Not an error (TR-7 judges a start against the field's own range only): the top is another
+    field's value, which a chat may raise. A start is read held to the top (TR-18), so the
+    tracker shows the top's start; naming the top later writes that held value (TR-16).
+    """
+    start = read_values(tracker.fields, {}, tracker.order)
+    problems = []
+    for index, field in enumerate(tracker.fields):
+        top = getattr(field, "max_field", None)
+        if top is None or field.default is None or same_value(start[field.name], field.default):
+            continue
+        problems.append(
+            Problem(
+                ("body", "fields", index, "default"),
+                f"{line_of(field.default)} is above the start of {top} ({line_of(start[top])}), "
+                f"the field that is its top: {field.name} starts at {line_of(start[field.name])} "
+                f"(a start is held to its top when read); start {top} higher, or {field.name} lower",
+                "start_held",
+            )
+        )
+    return problems
 
 
 def _named(problem: Problem) -> Problem:
