@@ -449,8 +449,13 @@ def _(verdict):
         else:
             _view = mo.vstack(
                 [
-                    mo.md(f"**Prompt** · {the_rail.tokens} tokens per reply ({the_rail.encoding})"),
+                    mo.md(the_rail.prompt_heading()),
                     mo.md(safe_fence(the_rail.block)),
+                    *(
+                        [mo.md(the_rail.empty_heading())] + ([mo.md(safe_fence(the_rail.empty_block))] if the_rail.empty_block else [])
+                        if the_rail.sample
+                        else []
+                    ),
                     mo.md(the_rail.plain_heading()),
                     mo.md(safe_fence(the_rail.plain)),
                     mo.md("**Update tool**"),

@@ -401,8 +401,10 @@ def test_settings_prompt_line_and_field_settings(
     page.get_by_text("'changes': 'card'").first.wait_for()
     page.get_by_label("Shape", exact=True).select_option("list")
     tool_line("Vitals (list)")
-    # A list starts with no rows: no button names the sample row (a trial: its macro left the
-    # tracker out of a chat).
+    # A list starts with no rows: the rail says its row is a sample and shows the empty start,
+    # and no button names the sample row (a trial: its macro left the tracker out of a chat).
+    page.get_by_text("Prompt, with one sample row").first.wait_for()
+    page.get_by_text("A chat starts with no rows").first.wait_for()
     page.get_by_role("button", name="{{tracker::Vitals}}", exact=True).wait_for()
     expect(page.get_by_role("button", name=re.compile("::hp}}"))).to_have_count(0)
     # A row typed in a macro may be saved, with a warning that a chat may not hold it.
@@ -703,10 +705,13 @@ def test_save_as_new_name_clashes_a_blank_name_and_the_rail_counts(
     # A list tracker's `### Trackers` block shows line for line: no blank line before its rows.
     page.get_by_label("Open", exact=True).select_option("Inventory (inventory)")
     inventory = rail(Library(trackers).get("inventory"))
-    block = _shown(page, "### Trackers")
-    expect(block).to_have_count(1)
+    shown_blocks = _shown(page, "### Trackers")
+    # The block with one sample row, then the block a chat starts with (no rows).
+    expect(shown_blocks).to_have_count(2)
+    block = shown_blocks.first
     expect(block).to_have_text(inventory.block or "")
     assert block.inner_text().strip().split("\n") == (inventory.block or "").split("\n")
+    expect(shown_blocks.last).to_have_text(inventory.empty_block or "")
     plain = _shown(page, "Inventory:")
     assert plain.first.inner_text().strip().split("\n") == inventory.plain.split("\n")
     block.scroll_into_view_if_needed()

@@ -536,6 +536,32 @@ class TestRail:
         assert shown.block == "### Trackers\nBag:\n- Sample: qty=0, equipped=false"
         assert shown.plain == "Bag:\n- Sample: qty=0, equipped=false"
 
+    def test_a_list_says_its_row_is_a_sample_and_shows_its_start(self) -> None:
+        """The block with a sample row is headed as such, and the empty list a chat starts with is
+        shown with its cost (a trial: "Sample" was priced "per reply" without a word, TR-19)."""
+        shown = rail(decode_tracker(BAG))
+        assert shown.prompt_heading() == (
+            f"**Prompt, with one sample row** · {shown.tokens} tokens per reply with that row "
+            "(cl100k_base)"
+        )
+        assert shown.empty_block == "### Trackers\nBag: (none)"
+        assert shown.empty_tokens == count_tokens(shown.empty_block)
+        assert shown.empty_heading() == (
+            f"**A chat starts with no rows**, and the block then reads · {shown.empty_tokens} tokens"
+        )
+
+    def test_a_list_line_of_row_macros_is_left_out_at_the_start(self) -> None:
+        """A template reading only a row writes nothing while the list is empty."""
+        draft = Draft.open(decode_tracker(BAG)).set(template="{{tracker::Bag::Rope::qty}}")
+        shown = rail(draft)
+        assert shown.empty_block is None
+        assert "leaves it out" in shown.empty_heading()
+
+    def test_a_record_has_no_sample(self) -> None:
+        shown = rail(decode_tracker(HEALTH))
+        assert (shown.sample, shown.empty_block, shown.empty_heading()) == (False, None, "")
+        assert shown.prompt_heading() == f"**Prompt** · {shown.tokens} tokens per reply (cl100k_base)"
+
     def test_template_and_its_plain_fallback(self) -> None:
         """With a template the block is its output; the plain line is the fallback."""
         draft = _draft().set(template="{{char}} has {{tracker::Vitals::hp}} hp")

@@ -39,7 +39,7 @@ _CONTEXT = PromptContext()
 
 @dataclass(frozen=True, slots=True)
 class Rail:
-    """What the model gets from a tracker (TR-51), a list showing one sample row.
+    """What the model gets from a tracker (TR-51), a list showing one sample row and its start.
 
     Attributes:
         block: the `### Trackers` block as prompt assembly renders it (None when the text is empty).
@@ -51,6 +51,11 @@ class Rail:
         encoding: the tiktoken encoding of both counts.
         tool_line: the tracker's own line in the `update_trackers` description.
         report: the macro report of the template.
+        sample: True for a list: `block` shows one invented sample row, and a chat starts with
+            none (TR-19).
+        empty_block: for a list, the block as a chat starts, with no rows (None when the
+            tracker's text is then empty and the block leaves it out).
+        empty_tokens: that block's cost in tokens (0 when there is none).
     """
 
     block: str | None
@@ -61,6 +66,37 @@ class Rail:
     encoding: str
     tool_line: str
     report: MacroReport
+    sample: bool = False
+    empty_block: str | None = None
+    empty_tokens: int = 0
+
+    def prompt_heading(self) -> str:
+        """The block's heading (markdown), saying what it shows and what it costs.
+
+        >>> Rail(None, "Bag: (none)", 15, 9, 5, "cl100k_base", "", MacroReport(), True).prompt_heading()
+        '**Prompt, with one sample row** · 15 tokens per reply with that row (cl100k_base)'
+        """
+        if not self.sample:
+            return f"**Prompt** · {self.tokens} tokens per reply ({self.encoding})"
+        return (
+            f"**Prompt, with one sample row** · {self.tokens} tokens per reply with that row "
+            f"({self.encoding})"
+        )
+
+    def empty_heading(self) -> str:
+        """For a list, what a chat starts with (markdown); '' for a record.
+
+        >>> Rail(None, "", 15, 9, 5, "cl100k_base", "", MacroReport(), True).empty_heading()
+        "**A chat starts with no rows**: the tracker's text is then empty, and the block leaves it out"
+        """
+        if not self.sample:
+            return ""
+        if self.empty_block is None:
+            return (
+                "**A chat starts with no rows**: the tracker's text is then empty, and the block "
+                "leaves it out"
+            )
+        return f"**A chat starts with no rows**, and the block then reads · {self.empty_tokens} tokens"
 
     def plain_heading(self) -> str:
         """The plain line's heading (markdown), saying what each count counts.
@@ -94,6 +130,7 @@ def rail(
         state,
         context,
     )
+    empty = render_trackers_block([tracker], {}, context).text if tracker.layout == "list" else None
     return Rail(
         block=block.text,
         plain=plain,
@@ -103,6 +140,9 @@ def rail(
         encoding=encoding,
         tool_line=tracker_line(tracker),
         report=block.report,
+        sample=tracker.layout == "list",
+        empty_block=empty,
+        empty_tokens=count_tokens(empty, encoding) if empty else 0,
     )
 
 
