@@ -440,6 +440,13 @@ def test_settings_prompt_line_and_field_settings(
     page.get_by_text("999 is above the start of hp_max (30)").first.wait_for()
     _type_into(page, "Starts at", "")
     expect(page.get_by_text("is above the start of")).to_have_count(0)
+    # A renamed field that the update instruction still names is warned of; the words stay.
+    name = field_box(page, "Name")
+    name.fill("life")
+    page.get_by_text('update instruction: still names "hp", the field now called "life"').first.wait_for()
+    expect(note).to_have_value("Lower hp when she is hurt.")
+    name.fill("hp")
+    expect(page.get_by_text("still names")).to_have_count(0)
     pick_field(page, "2. hp_max (number)")
     _type_into(page, "To (a number)", "99")
     tool_line("hp_max (number 1-99")

@@ -89,3 +89,37 @@ class TestStartsAboveTheirTop:
         [[warning]] = tracker_hints([decode_tracker(piece)])
         assert "qty starts at 3" in warning.message
 
+
+class TestOldNamesInTheTrackersWords:
+    """Macros and tops follow a rename (TR-47); the note and the fields' meanings are prose the
+    model reads in the update tool (TR-36), so the verdict names an old name left there and
+    changes no word itself (a trial: hp renamed life, the note still said "Lower hp")."""
+
+    def test_the_note_naming_a_renamed_field_is_warned(self) -> None:
+        draft = Draft.open(decode_tracker(HEALTH))
+        renamed = draft.rename_field(draft.key("hp"), "life")
+        verdict = renamed.verdict()
+        assert verdict.ok
+        assert verdict.warning_lines() == [
+            'update instruction: still names "hp", the field now called "life": the model is '
+            "told of a field that does not exist; edit the words (a rename leaves them as written)"
+        ]
+        assert renamed.note == "Lower hp when Vera is hurt."
+
+    def test_a_field_meaning_naming_it_is_warned(self) -> None:
+        draft = Draft.open(decode_tracker(HEALTH))
+        draft = draft.set_field(draft.key("mood"), description="Tense when hp_max is low.")
+        verdict = draft.rename_field(draft.key("hp_max"), "top").verdict()
+        assert [p.path for p in verdict.warnings] == ['meaning of field "mood"']
+
+    def test_a_word_that_only_contains_the_name_is_no_warning(self) -> None:
+        """`hp_max` and `hpx` are other words than `hp`; once the note is fixed, nothing is said."""
+        draft = Draft.open(decode_tracker(HEALTH)).set(note="Keep hp_max; hpx.")
+        assert draft.rename_field(draft.key("hp"), "life").verdict().warnings == ()
+
+    def test_an_old_name_another_field_now_bears_is_no_warning(self) -> None:
+        draft = Draft.open(decode_tracker(HEALTH))
+        swapped = draft.rename_field(draft.key("hp"), "hp_now").rename_field(
+            draft.key("mood"), "hp"
+        )
+        assert swapped.verdict().warnings == ()

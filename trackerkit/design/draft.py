@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit.design.hints import held_starts, name_problems, unsure_rows
+from trackerkit.design.hints import held_starts, name_problems, old_names, unsure_rows
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -370,6 +370,7 @@ class Draft:
                 for p in unsure_rows([tracker]).get(tracker.name, [])
             ),
             *refused(self.fields, held_starts(tracker)).problems,
+            *old_names(self._renamed(), tracker),
         )
         if tracker.body.template is None:
             return DraftVerdict(tuple(held), tracker, {}, warned)
@@ -415,6 +416,13 @@ class Draft:
 
     def _names(self) -> dict[str, str]:
         return {f.key: f.name for f in self.fields}
+
+    def _renamed(self) -> dict[str, str]:
+        """Each field of the revision opened (keyed by its place then, as `scene_breaks` reads
+        it) that is renamed in the draft: old name -> new name."""
+        now = self._names()
+        pairs = ((f.name, now.get(f"#{i}")) for i, f in enumerate(self.base.fields, 1))
+        return {old: new for old, new in pairs if new is not None and new != old}
 
     def _with_field(self, field: DraftField) -> Draft:
         return replace(self, fields=tuple(field if f.key == field.key else f for f in self.fields))

@@ -20,7 +20,8 @@ problems before a save (`name_problems`) and warns of the same rows and starts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 
 from trackerkit.design.sample import starting_state
 from trackerkit.errors import Problem
@@ -31,7 +32,7 @@ from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
 from trackerkit.values import read_values, same_value
 
-__all__ = ["held_starts", "name_problems", "tracker_hints", "unsure_rows"]
+__all__ = ["held_starts", "name_problems", "old_names", "tracker_hints", "unsure_rows"]
 
 #: A list tracker's rows exist only in a chat: a macro naming a row is warned of by
 #: `unsure_rows`, never judged as an error here.
@@ -135,6 +136,36 @@ def held_starts(tracker: Tracker) -> list[Problem]:
                 "start_held",
             )
         )
+    return problems
+
+
+def old_names(renamed: Mapping[str, str], tracker: Tracker) -> list[Problem]:
+    """A warning for each renamed field whose old name the tracker's own words still hold.
+
+    Macros and tops follow a rename (TR-47); the update instruction (the note) and the fields'
+    meanings are prose the model reads in the update tool (TR-36), left as written: a person
+    decides whether the word meant the field. `renamed` maps old names to new ones; an old name
+    that another field now bears is no stale word.
+    """
+    names = {f.name for f in tracker.fields}
+    places = [(("update instruction",), tracker.body.note)]
+    places += [((f'meaning of field "{f.name}"',), f.description) for f in tracker.fields]
+    problems = []
+    for old, new in renamed.items():
+        if old in names:
+            continue
+        word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(old)}(?![A-Za-z0-9_])")
+        for where, text in places:
+            if word.search(text):
+                problems.append(
+                    Problem(
+                        where,
+                        f'still names "{old}", the field now called "{new}": the model is told '
+                        "of a field that does not exist; edit the words (a rename leaves them as "
+                        "written)",
+                        "old_name",
+                    )
+                )
     return problems
 
 
