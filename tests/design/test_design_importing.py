@@ -279,8 +279,44 @@ class TestTaking:
             '- saved "世界" as `shi-jie-2.json`; the library already holds a tracker of this '
             'name: "世界" (shi-jie)\n'
         ) in said
-        assert '- saved "李" as `li-2.json`; the library already holds a tracker of this name: "李" (li)\n' in said
-        assert said.endswith("leaves one of them out of every turn: rename one before linking both")
+        assert (
+            '- saved "李" as `li-2.json`; the library already holds a tracker of this name: "李" (li)\n'
+            in said
+        )
+        assert said.endswith(
+            "- `shi-jie`, `shi-jie-2` share a name: a scene that links two trackers of one name "
+            "leaves one of them out of every turn: rename one before linking both\n"
+            "- `li`, `li-2` share a name: a scene that links two trackers of one name leaves one "
+            "of them out of every turn: rename one before linking both"
+        )
+
+    def test_the_scene_written_is_said_to_link_one_or_both_namesakes(self) -> None:
+        """The namesake line names the trackers and says whether the scene written links both (a
+        trial: a general sentence read as if the new scene, linking only li-2, linked both)."""
+        li, li_2, other = (Draft.blank(i, "Li").tracker() for i in ("li", "li-2", "shi-jian"))
+        one = importing.Taken(
+            (li_2, other),
+            scene=Path("lorebook.json"),
+            namesakes={"li-2": (li,)},
+            scene_links=("li-2", "shi-jian"),
+        )
+        assert one.message().endswith(
+            "- `li`, `li-2` share a name: `lorebook.json` links one of them; a scene that links "
+            "two trackers of one name leaves one of them out of every turn: rename one before "
+            "linking both"
+        )
+        both = importing.Taken(
+            (li, li_2),
+            scene=Path("pair.json"),
+            namesakes={"li": (li_2,), "li-2": (li,)},
+            scene_links=("li", "li-2"),
+        )
+        said = both.message()
+        assert said.endswith(
+            "- the scene written, `pair.json`, links `li`, `li-2`, which share a name: every "
+            "turn leaves one of them out: rename one"
+        )
+        assert said.count("share a name") == 1
 
     def test_an_id_saved_meanwhile_is_skipped_not_overwritten(
         self, library: Library, mvu_file: Path

@@ -251,6 +251,7 @@ class Taken:
         renamed: the import's id to the id saved under, for each id the library already held.
         namesakes: each saved id whose name the library's other trackers also bear, and those
             trackers (a scene linking two of one name leaves one out: `draft.name_clash`).
+        scene_links: the ids the scene written links (empty when none was written).
     """
 
     saved: tuple[Tracker, ...]
@@ -258,6 +259,7 @@ class Taken:
     scene: Path | None = None
     renamed: dict[str, str] = field(default_factory=dict)
     namesakes: dict[str, tuple[Tracker, ...]] = field(default_factory=dict)
+    scene_links: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -278,13 +280,41 @@ class Taken:
         if self.scene is not None:
             lines.append(f"- a scene linking them: `{self.scene.name}`")
         lines += [f"- {line}" for line in self.refused]
-        if self.namesakes:
-            lines.append(
-                "- a scene that links two trackers of one name leaves one of them out of every "
-                "turn: rename one before linking both"
-            )
+        lines += self._namesake_lines()
         head = f"Took {len(self.saved)} into the library." if self.saved else "Nothing was taken."
         return head + "\n\n" + "\n".join(lines)
+
+
+    def _namesake_lines(self) -> list[str]:
+        """One line per group of trackers sharing a name, naming them, and whether the scene
+        written links more than one of them (a trial: the general sentence read as if the new
+        scene linked both when it did not)."""
+        lines, told = [], set()
+        for tracker in self.saved:
+            same = self.namesakes.get(tracker.id, ())
+            group = frozenset([tracker.id, *(t.id for t in same)])
+            if not same or group in told:
+                continue
+            told.add(group)
+            ids = ", ".join(f"`{i}`" for i in sorted(group))
+            linked = sorted(group & set(self.scene_links))
+            if self.scene is not None and len(linked) > 1:
+                both = ", ".join(f"`{i}`" for i in linked)
+                lines.append(
+                    f"- the scene written, `{self.scene.name}`, links {both}, which share a name: "
+                    "every turn leaves one of them out: rename one"
+                )
+            else:
+                scene = (
+                    f"`{self.scene.name}` links one of them; "
+                    if self.scene is not None and linked
+                    else ""
+                )
+                lines.append(
+                    f"- {ids} share a name: {scene}a scene that links two trackers of one name "
+                    "leaves one of them out of every turn: rename one before linking both"
+                )
+        return lines
 
 
 def take_imported(
@@ -320,6 +350,7 @@ def take_imported(
         if stored.id != tracker.id:
             renamed[tracker.id] = stored.id
     scene = None
+    links: tuple[str, ...] = ()
     if scenes is not None and which == ALL_IMPORTED and not refused and saved:
         links = tuple(renamed.get(i, i) for i in imported.scene_links)
         written = Imported(tuple(saved), links, imported.report, imported.scene)
@@ -329,7 +360,14 @@ def take_imported(
             refused.append(readable(error, "write the scene linking them"))
         else:
             scene = done.path if done is not None else None
-    return Taken(tuple(saved), tuple(refused), scene, renamed, _namesakes(saved, library))
+    return Taken(
+        tuple(saved),
+        tuple(refused),
+        scene,
+        renamed,
+        _namesakes(saved, library),
+        links if scene is not None else (),
+    )
 
 
 def _namesakes(saved: list[Tracker], library: Library) -> dict[str, tuple[Tracker, ...]]:
