@@ -104,7 +104,8 @@ def _(missing, place, scenes, verdicts):
         ]
     except Exception as _error:
         mo.stop(True, trouble("Could not list the verdicts", _error))
-    verdict_table = mo.ui.table(_rows, selection=None, page_size=10, label="Decoder verdicts")
+    # Every row of a library of modest size on one page: a tracker on page 2 is easily missed.
+    verdict_table = mo.ui.table(_rows, selection=None, page_size=100, label="Decoder verdicts")
     mo.vstack(
         [
             mo.callout(mo.md(missing), kind="warn")
@@ -187,7 +188,7 @@ def _(decoded, picked):
         ]
     except Exception as _error:
         mo.stop(True, trouble(f"Could not show {tracker.name}", _error))
-    field_table = mo.ui.table(_rows, selection=None, label="Fields")
+    field_table = mo.ui.table(_rows, selection=None, page_size=100, label="Fields")
     mo.vstack(
         [
             mo.md(

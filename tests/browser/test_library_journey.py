@@ -92,13 +92,22 @@ def test_two_trackers_of_one_name_each_open(
     serve: Callable[..., str], open_page: Callable[[str, str], Any], data_copy: Path
 ) -> None:
     """Found by testers: health.json and a copy of it, both named "Health", were one picker
-    entry (keyed by name), so the copy could never be opened. Each is its own "Name (id)"."""
+    entry (keyed by name), so the copy could never be opened. Each is its own "Name (id)".
+    With more trackers than ten, every verdict is on the one page (a trial: the table paged at
+    ten rows and four trackers sat unseen on page 2)."""
     piece = json.loads((data_copy / "trackers" / "health.json").read_text())
     piece["id"] = "health-copy"
     piece["description"] = "The copy, changed."
     (data_copy / "trackers" / "health-copy.json").write_text(json.dumps(piece))
+    for n in range(2, 7):
+        copy = dict(piece, id=f"health-copy-{n}", name=f"Health {n}")
+        (data_copy / "trackers" / f"health-copy-{n}.json").write_text(json.dumps(copy))
+    trackers = len(list((data_copy / "trackers").glob("*.json")))
+    assert trackers > 10
 
     page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
+    verdicts = _table(page, "Decoder verdicts")
+    expect(verdicts.get_by_text("decodes", exact=True)).to_have_count(trackers)
     picker = page.get_by_role("combobox")
     expect(picker.locator("option", has_text="Health (health)")).to_have_count(1)
     expect(picker.locator("option", has_text="Health (health-copy)")).to_have_count(1)
