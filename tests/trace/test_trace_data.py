@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from trackerkit.errors import BadRequestError, TraceLineError
 from trackerkit.trace import ColumnSpec, read_trace
 from trackerkit.trace._columns import _absent, _column, column_of, fits, lookup
+from trackerkit.trace._data import _inferred
 from trackerkit.trace._lazy import as_text
 from trackerkit.trace.synthetic import synthetic_day
 
@@ -496,3 +497,27 @@ def test_derived_tables_read_inf_as_odd(default: Any) -> None:
         assert frame.attrs["skipped"] == {"f": 1}
         kept, odd = column_of(values, spec)
         assert (list(kept)[1], odd) == (values[1], 0)
+
+
+_NUMBERS = st.one_of(
+    st.none(),
+    st.floats(),
+    st.integers(),
+    st.sampled_from([2**63 - 1, 2**63, -(2**63), -(2**63) - 1]),
+)
+
+
+@given(st.lists(_NUMBERS, min_size=1, max_size=8))
+def test_a_numbers_column_is_typed_as_the_first_kind_every_value_fits(values: list[Any]) -> None:
+    """The inferred type of a path's values (`columns=["usage.costUsd"]`) is the first of bool,
+    int, float, str that every value fits (int only without a float written), else object; the
+    numbers' shortcut gives the same."""
+    kinds = set(map(type, values)) - {type(None)}
+    expected = "object"
+    for kind in ("bool", "int", "float", "str"):
+        if kind == "int" and float in kinds:
+            continue
+        if kinds and all(fits(v, kind) for v in values):  # type: ignore[arg-type]
+            expected = kind
+            break
+    assert _inferred(values) == expected

@@ -455,6 +455,10 @@ def _inferred(values: list[Any]) -> ColumnType:
         numbers = [v for v in values if v is not None]
         if min(numbers) >= -(1 << 63) and max(numbers) < 1 << 63:
             return "int"
+    if float in kinds and kinds <= {int, float}:  # what the loop below finds, without a call a row
+        whole = [v for v in values if type(v) is int]
+        fits_int64 = not whole or (min(whole) >= -(1 << 63) and max(whole) < 1 << 63)
+        return "float" if fits_int64 and not any(v != v for v in values) else "object"
     kinds_in_order: tuple[ColumnType, ...] = ("bool", "int", "float", "str")
     for kind in kinds_in_order:
         if kind == "int" and float in kinds:
