@@ -333,3 +333,24 @@ def test_mutated_compact_lines_read_alike(
     folder = tmp_path_factory.mktemp("mutated")
     by_line, by_block, _ = read_modes(write_day(folder, [bytes(x) for x in lines]), block_bytes)
     assert_same(by_line, by_block)
+
+
+def test_key_values_of_a_block_may_be_any_text(tmp_path: Path) -> None:
+    """The five key values are cut out of a block's key spans by their bytes (each runs to its
+    closing quote): values of several bytes a character come out whole."""
+    rows = 3000
+    line = (
+        '{"ts":"2026-03-01T10:00:00.000Z","turn":"тёрн_%d","session":"сессия😀%d",'
+        '"source":"","kind":"eve","name":"шаг.%d","data":{"n":%d}}'
+    )
+    day = tmp_path / "2026-03-01.jsonl"
+    day.write_text(
+        "".join(line % (i % 7, i % 11, i % 3, i) + "\n" for i in range(rows)), encoding="utf-8"
+    )
+    for mode in ("dict", "raw"):
+        events, errors = read_trace(day, data=mode)  # type: ignore[call-overload]
+        assert errors == []
+        assert events["turn"].astype(str).tolist() == [f"тёрн_{i % 7}" for i in range(rows)]
+        assert events["session"].astype(str).tolist() == [f"сессия😀{i % 11}" for i in range(rows)]
+        assert events["source"].astype(str).tolist() == [""] * rows
+        assert events["name"].astype(str).tolist() == [f"eve.шаг.{i % 3}" for i in range(rows)]

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
+import pyarrow.compute as pc  # type: ignore[import-untyped]
 
 __all__ = ["KEY_FIELDS", "STEPS", "KeyTable", "key_values"]
 
@@ -52,32 +53,43 @@ class KeyTable(defaultdict[tuple[Any, ...], int]):
         return code
 
 
-_QUOTE = ord('"')
-_QUOTES = 23
-"""The quotes of a key span, `","turn":"…","session":"…",…,"name":"…","data":` (its values hold
-none): value i sits between quotes 3 + 4i and 4 + 4i."""
+_OPENINGS = (10, 13, 12, 10, 10)
+"""On a key span, `","turn":"…","session":"…",…,"name":"…","data":` (its values hold no quote),
+the bytes from the span's start or a value's closing quote to the next value: `","turn":"`,
+`","session":"`, `","source":"`, `","kind":"`, `","name":"`."""
 
 
 def _span_values(spans: Any) -> list[Any]:
-    """The five values of each key span, as five Arrow string arrays (no Python string made)."""
+    """The five values of each key span, as five Arrow string arrays (no Python string made).
+
+    Each value opens a fixed number of bytes after the previous one's closing quote and runs
+    to the next quote, found by Arrow in the value's own bytes only.
+    """
     spans = spans.combine_chunks() if isinstance(spans, pa.ChunkedArray) else spans
     offsets = np.frombuffer(spans.buffers()[1], dtype=np.int64)[
         spans.offset : spans.offset + len(spans) + 1
     ]
     data = spans.buffers()[2]
-    octets = np.frombuffer(data, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    found = np.flatnonzero(octets == _QUOTE)
-    found += offsets[0]
-    quotes = found.reshape(len(spans), _QUOTES)
+    rows = len(spans)
+    even = pa.array(np.arange(0, 2 * rows, 2))
+    edges = np.empty(2 * rows, dtype=np.int64)
+    edges[1::2] = offsets[1:]  # each piece runs to its span's end, then to the next piece
+    at = offsets[:-1].copy()  # the closing quote of `ts`, where a span opens
     columns = []
-    for i in range(len(KEY_FIELDS)):
-        edges = np.empty(2 * len(spans), dtype=np.int64)
-        edges[0::2] = quotes[:, 3 + 4 * i] + 1
-        edges[1::2] = quotes[:, 4 + 4 * i]
-        pieces = pa.Array.from_buffers(
-            pa.large_string(), 2 * len(spans) - 1, [None, pa.py_buffer(edges), data]
+    for opening in _OPENINGS:
+        at += opening
+        edges[0::2] = at
+        tails = pa.Array.from_buffers(
+            pa.large_string(), 2 * rows - 1, [None, pa.py_buffer(edges), data]
         )
-        columns.append(pieces.take(pa.array(np.arange(0, 2 * len(spans), 2))))
+        width = pc.find_substring(tails, '"').to_numpy()[0::2]  # odd pieces lie between spans
+        edges[1::2] = at + width
+        pieces = pa.Array.from_buffers(
+            pa.large_string(), 2 * rows - 1, [None, pa.py_buffer(edges), data]
+        )
+        columns.append(pieces.take(even))
+        at += width
+        edges[1::2] = offsets[1:]
     return columns
 
 
@@ -93,7 +105,9 @@ def key_values(blocks: Sequence[Any], table: KeyTable, used: np.ndarray[Any, Any
     from_table = used[used >= first] - first
     parts: list[list[Any]] = [[] for _ in KEY_FIELDS]
     if len(from_blocks):
-        spans = pa.chunked_array(blocks, type=pa.large_string()).take(pa.array(from_blocks))
+        spans = pa.chunked_array(blocks, type=pa.large_string())
+        # Every block key used (no row refused): the spans in order, without a take per key.
+        spans = spans.combine_chunks() if len(from_blocks) == first else spans.take(from_blocks)
         for part, values in zip(parts, _span_values(spans), strict=True):
             part.append(values)
     if len(from_table):
