@@ -404,8 +404,13 @@ def _days_of(folder: Path, days: dict[str, list[bytes]]) -> Path:
         ({"2026-03-01": [b"1"], "2026-03-02": [b"2.5"]}, pa.float64(), [1.0, 2.5]),
         ({"2026-03-01": [b"null"], "2026-03-02": [b"true"]}, pa.bool_(), [None, True]),
         ({"2026-03-01": [b"5"], "2026-03-02": [b"%d" % BIG]}, pa.decimal128(38, 0), [5, BIG]),
+        (
+            {"2026-03-01": [b"%d" % (2**53 + 1)], "2026-03-02": [b"2.5"]},
+            pa.float64(),
+            [float(2**53), 2.5],
+        ),
     ],
-    ids=["bool-and-text", "int-and-float", "null-and-bool", "int-and-big"],
+    ids=["bool-and-text", "int-and-float", "null-and-bool", "int-and-big", "past-2-53-and-float"],
 )
 def test_a_column_typed_by_its_values_has_one_type_in_every_day_file(
     tmp_path: Path,

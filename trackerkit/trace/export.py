@@ -104,7 +104,9 @@ def _extracted_like(values: pd.Series, like: tuple[Any, str]) -> Any:
     if how == "digits":
         return pa.array([None if v is None else str(v) for v in items], pa.string())
     array, _how = _extracted(values)
-    return array if array.type == kind else array.cast(kind)
+    # Only null to any type, or integers to floats (as one read of every day types them: an
+    # integer past 2**53 becomes the nearest float, as it does in a day of both).
+    return array if array.type == kind else array.cast(kind, safe=False)
 
 
 def _missing(value: Any) -> bool:
