@@ -409,8 +409,20 @@ def _days_of(folder: Path, days: dict[str, list[bytes]]) -> Path:
             pa.float64(),
             [float(2**53), 2.5],
         ),
+        (
+            {"2026-03-01": [b'{"a":1}'], "2026-03-02": [b'{"b":"x","a":2}']},
+            pa.struct([("a", pa.int64()), ("b", pa.string())]),
+            [{"a": 1, "b": None}, {"a": 2, "b": "x"}],
+        ),
     ],
-    ids=["bool-and-text", "int-and-float", "null-and-bool", "int-and-big", "past-2-53-and-float"],
+    ids=[
+        "bool-and-text",
+        "int-and-float",
+        "null-and-bool",
+        "int-and-big",
+        "past-2-53-and-float",
+        "objects-of-other-keys",
+    ],
 )
 def test_a_column_typed_by_its_values_has_one_type_in_every_day_file(
     tmp_path: Path,
@@ -431,7 +443,9 @@ def test_a_column_typed_by_its_values_has_one_type_in_every_day_file(
     files = sorted((tmp_path / "o").glob("*.parquet"))
     assert [pq.read_schema(f).field("n").type for f in files] == [kind] * len(days)
     got = pd.read_parquet(tmp_path / "o")["n"].tolist()
-    assert [v if isinstance(v, str | bool | float) or v is None else int(v) for v in got] == back
+    assert [
+        v if isinstance(v, str | bool | float | dict) or v is None else int(v) for v in got
+    ] == back
 
 
 def _odd_day(folder: Path) -> None:
