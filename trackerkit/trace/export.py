@@ -106,7 +106,14 @@ def _extracted_like(values: pd.Series, like: tuple[Any, str]) -> Any:
     array, _how = _extracted(values)
     # Only null to any type, or integers to floats (as one read of every day types them: an
     # integer past 2**53 becomes the nearest float, as it does in a day of both).
-    return array if array.type == kind else array.cast(kind, safe=False)
+    if array.type == kind:
+        return array
+    try:
+        return array.cast(kind, safe=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        # An object without some keys into the struct of every day's keys: older Arrow does
+        # not cast it; built from the values, the missing keys are null.
+        return pa.array(_items(values), type=kind, from_pandas=True)
 
 
 def _missing(value: Any) -> bool:
