@@ -58,6 +58,7 @@ run: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 types: $(STAMP)
 	$(BIN)/mypy --strict trackerkit

@@ -4,7 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · tracker designer", css_file="designer.css")
 
 with app.setup:
-
     import marimo as mo
 
     from trackerkit import Draft, Library, design, load_scenes, rail, workspace
@@ -55,7 +54,9 @@ def _(get_place):
 
 @app.cell
 def _(first):
-    get_draft, set_draft = mo.state(Draft.open(first) if first else Draft.blank("tracker", "New tracker"))
+    get_draft, set_draft = mo.state(
+        Draft.open(first) if first else Draft.blank("tracker", "New tracker")
+    )
     get_key, set_key = mo.state(get_draft().fields[0].key)
     get_new, set_new = mo.state(first is None)
     get_id_text, set_id_text = mo.state("")
@@ -155,7 +156,9 @@ def _(
     _label = next((label for label, i in _pieces.items() if i == _shown), "New blank tracker")
 
     def open_piece(piece_id):
-        opened = Draft.open(library.get(piece_id)) if piece_id else Draft.blank("tracker", "New tracker")
+        opened = (
+            Draft.open(library.get(piece_id)) if piece_id else Draft.blank("tracker", "New tracker")
+        )
         set_draft(opened)
         set_key(opened.fields[0].key)
         set_new(not piece_id)
@@ -201,11 +204,32 @@ def _():
 @app.cell
 def _(edit_draft, get_draft):
     _d = get_draft()
-    name_box = mo.ui.text(value=_d.name, label="Name", on_change=lambda v: edit_draft(lambda d: d.rename_tracker(v)))
-    description_box = mo.ui.text(value=_d.description, label="What it tracks", full_width=True, on_change=lambda v: edit_draft(lambda d: d.set(description=v)))
-    note_box = mo.ui.text_area(value=_d.note, label="How the AI should update it (its line in the update tool)", full_width=True, on_change=lambda v: edit_draft(lambda d: d.set(note=v)))
-    layout_box = mo.ui.dropdown(options=["record", "list"], value=_d.layout, label="Shape", on_change=lambda v: edit_draft(lambda d: d.set(layout=v)))
-    icon_box = mo.ui.text(value=_d.icon or "", label="Icon (lucide:… or mdi:…)", on_change=lambda v: edit_draft(lambda d: d.set(icon=v or None)))
+    name_box = mo.ui.text(
+        value=_d.name, label="Name", on_change=lambda v: edit_draft(lambda d: d.rename_tracker(v))
+    )
+    description_box = mo.ui.text(
+        value=_d.description,
+        label="What it tracks",
+        full_width=True,
+        on_change=lambda v: edit_draft(lambda d: d.set(description=v)),
+    )
+    note_box = mo.ui.text_area(
+        value=_d.note,
+        label="How the AI should update it (its line in the update tool)",
+        full_width=True,
+        on_change=lambda v: edit_draft(lambda d: d.set(note=v)),
+    )
+    layout_box = mo.ui.dropdown(
+        options=["record", "list"],
+        value=_d.layout,
+        label="Shape",
+        on_change=lambda v: edit_draft(lambda d: d.set(layout=v)),
+    )
+    icon_box = mo.ui.text(
+        value=_d.icon or "",
+        label="Icon (lucide:… or mdi:…)",
+        on_change=lambda v: edit_draft(lambda d: d.set(icon=v or None)),
+    )
     changes_box = mo.ui.dropdown(
         options=["chips", "card", "toast", "hidden"],
         value=_d.changes or "chips",
@@ -238,10 +262,20 @@ def _(edit_draft, get_draft):
 def _(edit_draft, get_draft):
     macro_buttons = mo.hstack(
         [
-            mo.ui.button(label=safe_md(m), on_click=lambda _, m=m: edit_draft(lambda d: d.set(template=(d.template or "") + m)))
+            mo.ui.button(
+                label=safe_md(m),
+                on_click=lambda _, m=m: edit_draft(
+                    lambda d: d.set(template=(d.template or "") + m)
+                ),
+            )
             for m in design.macro_suggestions(get_draft())
         ]
-        + [mo.ui.button(label="Clear prompt line", on_click=lambda _: edit_draft(lambda d: d.set(template=None)))],
+        + [
+            mo.ui.button(
+                label="Clear prompt line",
+                on_click=lambda _: edit_draft(lambda d: d.set(template=None)),
+            )
+        ],
         justify="start",
         wrap=True,
     )
@@ -322,9 +356,21 @@ def _(change_fields):
     field_controls = mo.hstack(
         [
             mo.ui.button(label="Add field", on_click=lambda _: change_fields(add, "add a field")),
-            mo.ui.button(label="Move up", on_click=lambda _: change_fields(lambda d, k: (design.move_field(d, k, -1), k), "move the field")),
-            mo.ui.button(label="Move down", on_click=lambda _: change_fields(lambda d, k: (design.move_field(d, k, 1), k), "move the field")),
-            mo.ui.button(label="Delete", on_click=lambda _: change_fields(delete, "delete the field")),
+            mo.ui.button(
+                label="Move up",
+                on_click=lambda _: change_fields(
+                    lambda d, k: (design.move_field(d, k, -1), k), "move the field"
+                ),
+            ),
+            mo.ui.button(
+                label="Move down",
+                on_click=lambda _: change_fields(
+                    lambda d, k: (design.move_field(d, k, 1), k), "move the field"
+                ),
+            ),
+            mo.ui.button(
+                label="Delete", on_click=lambda _: change_fields(delete, "delete the field")
+            ),
         ],
         justify="start",
     )
@@ -349,29 +395,78 @@ def _(edit_field, get_draft, get_form_round, get_key, say, set_draft):
     _d = get_draft()
     _f = _d.field(design.selected_key(_d, get_key()))
     _widgets = [
-        mo.ui.text(value=_f.name, label="Name", debounce=False, on_change=lambda v, k=_f.key: design.attempt(lambda: set_draft(get_draft().rename_field(k, v)), say, "rename the field")),
-        mo.ui.text(value=_f.description, label="What it means", full_width=True, on_change=lambda v, k=_f.key: edit_field(k, "change the description", description=lambda f: v)),
-        mo.ui.text(value=_f.icon or "", label="Icon", on_change=lambda v, k=_f.key: edit_field(k, "change the icon", icon=lambda f: v or None)),
+        mo.ui.text(
+            value=_f.name,
+            label="Name",
+            debounce=False,
+            on_change=lambda v, k=_f.key: design.attempt(
+                lambda: set_draft(get_draft().rename_field(k, v)), say, "rename the field"
+            ),
+        ),
+        mo.ui.text(
+            value=_f.description,
+            label="What it means",
+            full_width=True,
+            on_change=lambda v, k=_f.key: edit_field(
+                k, "change the description", description=lambda f: v
+            ),
+        ),
+        mo.ui.text(
+            value=_f.icon or "",
+            label="Icon",
+            on_change=lambda v, k=_f.key: edit_field(
+                k, "change the icon", icon=lambda f: v or None
+            ),
+        ),
     ]
     if _f.type == "number":
         _tops = design.top_labels(_d, _f.key)
         _top = next((label for label, k in _tops.items() if k == _f.top), "none")
         _widgets += [
-            mo.ui.text(value="" if _f.min is None else str(_f.min), label="From", on_change=lambda v, k=_f.key: edit_field(k, "set From", min=lambda f: design.parse_number(v))),
-            mo.ui.text(value="" if _f.max is None else str(_f.max), label="To (a number)", on_change=lambda v, k=_f.key: edit_field(k, "set To", max=lambda f: design.parse_number(v))),
+            mo.ui.text(
+                value="" if _f.min is None else str(_f.min),
+                label="From",
+                on_change=lambda v, k=_f.key: edit_field(
+                    k, "set From", min=lambda f: design.parse_number(v)
+                ),
+            ),
+            mo.ui.text(
+                value="" if _f.max is None else str(_f.max),
+                label="To (a number)",
+                on_change=lambda v, k=_f.key: edit_field(
+                    k, "set To", max=lambda f: design.parse_number(v)
+                ),
+            ),
             mo.ui.dropdown(
                 options={"none": "", **_tops},
                 value=_top,
                 label="To (another field)",
-                on_change=lambda v, k=_f.key: edit_field(k, "set the top", max_field=lambda f: v or None),
+                on_change=lambda v, k=_f.key: edit_field(
+                    k, "set the top", max_field=lambda f: v or None
+                ),
             ),
         ]
     if _f.type == "choice":
         _widgets.append(
-            mo.ui.text(value=", ".join(_f.choices), label="Choices (comma-separated)", full_width=True, on_change=lambda v, k=_f.key: edit_field(k, "set the choices", choices=lambda f: [c.strip() for c in v.split(",") if c.strip()]))
+            mo.ui.text(
+                value=", ".join(_f.choices),
+                label="Choices (comma-separated)",
+                full_width=True,
+                on_change=lambda v, k=_f.key: edit_field(
+                    k,
+                    "set the choices",
+                    choices=lambda f: [c.strip() for c in v.split(",") if c.strip()],
+                ),
+            )
         )
     _widgets.append(
-        mo.ui.text(value=design.start_text(_f), label="Starts at", on_change=lambda v, k=_f.key: edit_field(k, "set the start", default=lambda f: design.parse_start(f, v)))
+        mo.ui.text(
+            value=design.start_text(_f),
+            label="Starts at",
+            on_change=lambda v, k=_f.key: edit_field(
+                k, "set the start", default=lambda f: design.parse_start(f, v)
+            ),
+        )
     )
     field_page = mo.vstack(_widgets)
     return (field_page,)
@@ -381,7 +476,11 @@ def _(edit_field, get_draft, get_form_round, get_key, say, set_draft):
 def _(field_controls, field_page, field_pick, get_draft, get_key, get_note, type_box, verdict):
     # What the verdict says about the field on show, beside it (TR-49), then the last edit's note.
     _said = verdict.by_field.get(design.selected_key(get_draft(), get_key()), ()) if verdict else ()
-    _beside = [mo.callout(mo.md("**This field:** " + safe_md("; ".join(_said))), kind="danger")] if _said else []
+    _beside = (
+        [mo.callout(mo.md("**This field:** " + safe_md("; ".join(_said))), kind="danger")]
+        if _said
+        else []
+    )
     if get_note():
         _beside.append(mo.callout(mo.md(safe_md(get_note())), kind="warn"))
     mo.hstack(
@@ -413,11 +512,19 @@ def _(data_dir, get_draft, get_new, library):
         _clash = draft.name_clash(_held, new=get_new())
         scenes = load_scenes(data_dir / "scenes")
         links = draft.linked(scenes)
-        _where = f"{links}" + (": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes) if len(links) else "")
+        _where = f"{links}" + (
+            ": " + ", ".join(f"{title or sid} (`{sid}`)" for sid, title in links.scenes)
+            if len(links)
+            else ""
+        )
         _view = mo.callout(
             mo.md(
                 f"**{md_text(draft.title)}** · revision {draft.revision} · {safe_md(_where)}\n\n"
-                + ("The draft decodes and may be saved." if verdict.ok else "\n".join(f"- {safe_md(line)}" for line in verdict.lines()))
+                + (
+                    "The draft decodes and may be saved."
+                    if verdict.ok
+                    else "\n".join(f"- {safe_md(line)}" for line in verdict.lines())
+                )
             ),
             kind="success" if verdict.ok else "danger",
         )
@@ -425,9 +532,23 @@ def _(data_dir, get_draft, get_new, library):
             # What will not read as meant (a list row a chat may lack, a start held to its top, an
             # old field name in the tracker's words): said, never a refusal.
             _warned = "\n".join(f"- {safe_md(line)}" for line in verdict.warning_lines())
-            _view = mo.vstack([_view, mo.callout(mo.md(f"⚠ **Warnings** (it still saves):\n\n{_warned}"), kind="warn")])
+            _view = mo.vstack(
+                [
+                    _view,
+                    mo.callout(
+                        mo.md(f"⚠ **Warnings** (it still saves):\n\n{_warned}"), kind="warn"
+                    ),
+                ]
+            )
         if _clash:
-            _view = mo.vstack([_view, mo.callout(mo.md("⚠ " + safe_md(_clash) + " (A warning: it still saves.)"), kind="warn")])
+            _view = mo.vstack(
+                [
+                    _view,
+                    mo.callout(
+                        mo.md("⚠ " + safe_md(_clash) + " (A warning: it still saves.)"), kind="warn"
+                    ),
+                ]
+            )
     except Exception as _error:
         verdict = links = None
         scenes = []
@@ -439,7 +560,9 @@ def _(data_dir, get_draft, get_new, library):
 @app.cell
 def _(verdict):
     try:
-        the_rail = rail(verdict.tracker) if verdict is not None and verdict.tracker is not None else None
+        the_rail = (
+            rail(verdict.tracker) if verdict is not None and verdict.tracker is not None else None
+        )
     except Exception as _error:
         the_rail = None
         _view = mo.callout(design.readable(_error, "draw the rail"), kind="danger")
@@ -452,7 +575,12 @@ def _(verdict):
                     mo.md(the_rail.prompt_heading()),
                     mo.md(safe_fence(the_rail.block)),
                     *(
-                        [mo.md(the_rail.empty_heading())] + ([mo.md(safe_fence(the_rail.empty_block))] if the_rail.empty_block else [])
+                        [mo.md(the_rail.empty_heading())]
+                        + (
+                            [mo.md(safe_fence(the_rail.empty_block))]
+                            if the_rail.empty_block
+                            else []
+                        )
                         if the_rail.sample
                         else []
                     ),
@@ -545,8 +673,13 @@ def _(
         set_outcome(None)
         set_stale(None)
 
-    save_button = mo.ui.button(label="Save", kind="success", on_click=lambda _: save_now(new_id if get_new() else None))
-    reload_button = mo.ui.button(label="Reload the newer revision (drops your edits)", on_click=lambda _: design.attempt(reload_newer, report, "reload"))
+    save_button = mo.ui.button(
+        label="Save", kind="success", on_click=lambda _: save_now(new_id if get_new() else None)
+    )
+    reload_button = mo.ui.button(
+        label="Reload the newer revision (drops your edits)",
+        on_click=lambda _: design.attempt(reload_newer, report, "reload"),
+    )
     return reload_button, save_now, save_button
 
 
@@ -584,8 +717,15 @@ def _(
         _suggested = design.suggest_id(get_draft().name, library.ids())
     except Exception:
         _suggested = ""
-    save_as_box = mo.ui.text(value=get_copy_text() or _suggested, label="New id", placeholder="another-id", on_change=set_copy_text)
-    save_as_button = mo.ui.button(label="Save the draft as a new tracker", on_click=lambda _: save_copy(save_as_box.value))
+    save_as_box = mo.ui.text(
+        value=get_copy_text() or _suggested,
+        label="New id",
+        placeholder="another-id",
+        on_change=set_copy_text,
+    )
+    save_as_button = mo.ui.button(
+        label="Save the draft as a new tracker", on_click=lambda _: save_copy(save_as_box.value)
+    )
     return save_as_box, save_as_button
 
 
@@ -605,7 +745,9 @@ def _(
 ):
     _outcome = get_outcome()
     _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
-    _said = mo.md("") if _outcome is None else mo.callout(mo.md(safe_md(_outcome.message)), kind=_kind)
+    _said = (
+        mo.md("") if _outcome is None else mo.callout(mo.md(safe_md(_outcome.message)), kind=_kind)
+    )
     _parts = [mo.hstack([save_button, _said], justify="start", align="center")]
     # What Save would break in the linked scenes: said before saving, never a refusal.
     # Renames and deletes are found by name; any other change by playing the scenes' scripts.
@@ -630,12 +772,18 @@ def _(
     _stale = get_stale()
     if _stale is not None:
         _newer = _stale[0]
-        _holds = "\n".join(f"- {safe_md(line)}" for line in design.holds(_newer)) if _newer is not None else "- (the newer revision cannot be read)"
+        _holds = (
+            "\n".join(f"- {safe_md(line)}" for line in design.holds(_newer))
+            if _newer is not None
+            else "- (the newer revision cannot be read)"
+        )
         _parts.append(
             mo.vstack(
                 [
                     mo.md(f"**The newer revision holds:**\n\n{_holds}"),
-                    mo.hstack([reload_button, save_as_box, save_as_button], justify="start", align="end"),
+                    mo.hstack(
+                        [reload_button, save_as_box, save_as_button], justify="start", align="end"
+                    ),
                 ]
             )
         )
@@ -643,7 +791,9 @@ def _(
         _parts.append(
             mo.vstack(
                 [
-                    mo.md("**Save as new…** a copy of the draft under a new id; the tracker opened stays as it is."),
+                    mo.md(
+                        "**Save as new…** a copy of the draft under a new id; the tracker opened stays as it is."
+                    ),
                     mo.hstack([save_as_box, save_as_button], justify="start", align="end"),
                 ]
             )
@@ -680,7 +830,9 @@ def _():
 
     import_upload = mo.ui.file(
         label="Upload a tracker file",
-        on_change=lambda files: import_from(("upload", files[0].name, files[0].contents)) if files else None,
+        on_change=lambda files: (
+            import_from(("upload", files[0].name, files[0].contents)) if files else None
+        ),
     )
     import_path = mo.ui.text(
         value="",
@@ -694,7 +846,9 @@ def _():
         value=next(iter(design.format_options())),
         label="Read as",
     )
-    mo.vstack([mo.hstack([import_upload, import_format], justify="start", align="center"), import_path])
+    mo.vstack(
+        [mo.hstack([import_upload, import_format], justify="start", align="center"), import_path]
+    )
     return get_import_note, get_import_source, import_format, set_import_note
 
 
@@ -735,14 +889,18 @@ def _(
         def take_imported():
             # Through the designer's own save; the bundled data is copied to the workspace first.
             target = get_place().for_writing()
-            taken = design.take_imported(import_view.imported, Library(target.trackers), import_choice.value, target.scenes)
+            taken = design.take_imported(
+                import_view.imported, Library(target.trackers), import_choice.value, target.scenes
+            )
             if target != get_place():
                 set_place(target)
             set_refresh(lambda n: n + 1)
             set_import_note(("success" if taken.ok else "danger", taken.message()))
 
         def open_imported():
-            opened, new_id = design.open_imported(import_view.imported, import_choice.value, Library(get_place().trackers).ids())
+            opened, new_id = design.open_imported(
+                import_view.imported, import_choice.value, Library(get_place().trackers).ids()
+            )
             set_draft(opened)
             set_key(opened.fields[0].key)
             set_new(True)
@@ -751,13 +909,27 @@ def _(
                 clear("")
             set_outcome(None)
             set_stale(None)
-            set_import_note(("info", f'Opened "{opened.name}" in the draft above as a new tracker; Save writes it as `{new_id}.json`.'))
+            set_import_note(
+                (
+                    "info",
+                    f'Opened "{opened.name}" in the draft above as a new tracker; Save writes it as `{new_id}.json`.',
+                )
+            )
 
         def failed(message):
             set_import_note(("danger", message))
 
-        take_button = mo.ui.button(label="Take into the library", kind="success", on_click=lambda _: design.attempt(take_imported, failed, "take the trackers into the library"))
-        open_button = mo.ui.button(label="Open in the draft", on_click=lambda _: design.attempt(open_imported, failed, "open the tracker"))
+        take_button = mo.ui.button(
+            label="Take into the library",
+            kind="success",
+            on_click=lambda _: design.attempt(
+                take_imported, failed, "take the trackers into the library"
+            ),
+        )
+        open_button = mo.ui.button(
+            label="Open in the draft",
+            on_click=lambda _: design.attempt(open_imported, failed, "open the tracker"),
+        )
     return import_choice, open_button, take_button
 
 
@@ -770,7 +942,9 @@ def _(get_import_note, import_choice, import_view, open_button, take_button):
         if import_view.problem:
             _parts.append(mo.callout(mo.md(safe_md(import_view.problem)), kind="danger"))
         if take_button is not None:
-            _parts.append(mo.hstack([import_choice, take_button, open_button], justify="start", align="end"))
+            _parts.append(
+                mo.hstack([import_choice, take_button, open_button], justify="start", align="end")
+            )
         if get_import_note() is not None:
             _kind, _said = get_import_note()
             _parts.append(mo.callout(mo.md(safe_md(_said)), kind=_kind))
@@ -804,7 +978,15 @@ def _(get_refresh, library):
         _view = mo.md("Every file in the library decodes.")
     else:
         _view = mo.vstack(
-            [mo.md("\n".join("- " + safe_md(f"`{v.id}.json`: " + "; ".join(str(p) for p in v.problems)) for v in refused)), raw_pick]
+            [
+                mo.md(
+                    "\n".join(
+                        "- " + safe_md(f"`{v.id}.json`: " + "; ".join(str(p) for p in v.problems))
+                        for v in refused
+                    )
+                ),
+                raw_pick,
+            ]
         )
     _view
     return (raw_pick,)
@@ -837,11 +1019,15 @@ def _(library, raw_pick, set_refresh):
         label=safe_md(f"{raw_pick.value}.json"),
         rows=16,
         full_width=True,
-        on_change=lambda v: design.attempt(lambda: check_fixed(raw_pick.value, v), set_raw_note, "check the text"),
+        on_change=lambda v: design.attempt(
+            lambda: check_fixed(raw_pick.value, v), set_raw_note, "check the text"
+        ),
     )
     raw_save = mo.ui.button(
         label="Save the fixed file",
-        on_click=lambda _: design.attempt(lambda: save_fixed(raw_pick.value, raw_box.value), set_raw_note, "save the file"),
+        on_click=lambda _: design.attempt(
+            lambda: save_fixed(raw_pick.value, raw_box.value), set_raw_note, "save the file"
+        ),
     )
     return get_raw_note, raw_box, raw_save
 
@@ -850,7 +1036,10 @@ def _(library, raw_pick, set_refresh):
 def _(get_raw_note, raw_box, raw_pick, raw_save):
     if raw_pick.value:
         _note = get_raw_note()
-        _view = mo.vstack([raw_box, raw_save] + ([mo.callout(mo.md(safe_md(_note)), kind="info")] if _note else []))
+        _view = mo.vstack(
+            [raw_box, raw_save]
+            + ([mo.callout(mo.md(safe_md(_note)), kind="info")] if _note else [])
+        )
     else:
         _view = mo.md("")
     _view

@@ -4,7 +4,6 @@ __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · evaluate")
 
 with app.setup:
-
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
@@ -42,7 +41,12 @@ with app.setup:
 def with_protocols(variants, protocols):
     """Each variant under each protocol picked; a text-protocol variant is named `… · text`."""
     return [
-        variant.model_copy(update={"protocol": protocol, "name": variant.name + (" · text" if protocol == "text" else "")})
+        variant.model_copy(
+            update={
+                "protocol": protocol,
+                "name": variant.name + (" · text" if protocol == "text" else ""),
+            }
+        )
         for protocol in protocols
         for variant in variants
     ]
@@ -103,7 +107,9 @@ def _():
     )
     mo.vstack(
         [
-            mo.md(f"{safe_md(place.describe())} {safe_md(place.describe_trace())} **{len(scenes)} scenarios** with scripted turns."),
+            mo.md(
+                f"{safe_md(place.describe())} {safe_md(place.describe_trace())} **{len(scenes)} scenarios** with scripted turns."
+            ),
             *_refused,
         ]
     )
@@ -128,7 +134,9 @@ def _(scenes):
         0.0, 0.5, step=0.05, value=0.2, label="noisy loopback: rate of each error", show_value=True
     )
     base_url = mo.ui.text(
-        value=DEFAULT_BASE_URL, label="endpoint: base URL (OpenAI-compatible, ending in /v1)", full_width=True
+        value=DEFAULT_BASE_URL,
+        label="endpoint: base URL (OpenAI-compatible, ending in /v1)",
+        full_width=True,
     )
     model_name = mo.ui.text(value="qwen2.5:7b", label="endpoint: model name")
     runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
@@ -140,7 +148,9 @@ def _(scenes):
     run_button = mo.ui.run_button(label="Run the evaluation")
     mo.vstack(
         [
-            mo.hstack([picked_scenes, picked_variants, picked_protocols], justify="start", wrap=True),
+            mo.hstack(
+                [picked_scenes, picked_variants, picked_protocols], justify="start", wrap=True
+            ),
             noise_rate,
             # The URL on a row of its own, wide enough to show it whole (its /v1 too).
             base_url,
@@ -257,13 +267,17 @@ def _(
                     ) as _bar:
 
                         def _moved(done, _total):
-                            _bar.update(increment=done - _bar.current, subtitle=f"{done} of {_total} turns played")
+                            _bar.update(
+                                increment=done - _bar.current,
+                                subtitle=f"{done} of {_total} turns played",
+                            )
 
                         results = play_with_progress(
                             lambda progress: evaluate(
                                 _paths,
                                 with_protocols(
-                                    [_made[v] for v in picked_variants.value], picked_protocols.value
+                                    [_made[v] for v in picked_variants.value],
+                                    picked_protocols.value,
                                 ),
                                 runs=int(runs.value),
                                 mode=mode.value,

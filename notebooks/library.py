@@ -98,7 +98,9 @@ def _(missing, place, scenes, verdicts):
                 "changes": v.tracker.style if v.tracker else "",
                 "icon": (v.tracker.body.icon or "") if v.tracker else "",
                 "linked": str(linked_in(v.id, scenes)),
-                "verdict": "decodes" if v.ok else f"refused: {len(v.problems)} problem{'s' if len(v.problems) != 1 else ''}",
+                "verdict": "decodes"
+                if v.ok
+                else f"refused: {len(v.problems)} problem{'s' if len(v.problems) != 1 else ''}",
             }
             for v in verdicts
         ]
@@ -125,7 +127,9 @@ def _(missing, place, scenes, verdicts):
 @app.cell
 def _(refused):
     mo.md(
-        "\n".join(f"- <code>{md_text(v.file)}</code>: {md_text(p)}" for v in refused for p in v.problems)
+        "\n".join(
+            f"- <code>{md_text(v.file)}</code>: {md_text(p)}" for v in refused for p in v.problems
+        )
         if refused
         else "No file was refused."
     )
@@ -197,7 +201,11 @@ def _(decoded, picked):
                 f"Id <code>{md_text(tracker.id)}</code>, read from <code>{md_text(_verdict.file)}</code>.\n\n"
                 f"Laid out as a *{md_text(tracker.layout)}*; changes shown as *{md_text(tracker.style)}*.\n\n"
                 f"**Note for the model:** {md_text(tracker.body.note)}"
-                + (f"\n\nTemplate: <code>{md_text(tracker.body.template)}</code>" if tracker.body.template else "")
+                + (
+                    f"\n\nTemplate: <code>{md_text(tracker.body.template)}</code>"
+                    if tracker.body.template
+                    else ""
+                )
             ),
             field_table,
         ]

@@ -91,14 +91,21 @@ def _(get_place, get_scene, place_problem, set_scene):
         on_change=set_scene,
     )
     mo.vstack(
-        [scene_picker, mo.md(safe_md(place.describe())) if place is not None else mo.Html(place_problem or "")]
+        [
+            scene_picker,
+            mo.md(safe_md(place.describe())) if place is not None else mo.Html(place_problem or ""),
+        ]
     )
     return place, scene_picker
 
 
 @app.cell
 def _(place, scene_picker):
-    scene_file = place.scenes / f"{scene_picker.value}.json" if place is not None and scene_picker.value else None
+    scene_file = (
+        place.scenes / f"{scene_picker.value}.json"
+        if place is not None and scene_picker.value
+        else None
+    )
     return (scene_file,)
 
 
@@ -109,7 +116,12 @@ def _(scene_file):
     except Exception:  # the playback cell shows why the scene cannot be read
         scene_steps = 0
     played = mo.ui.slider(
-        0, max(scene_steps, 1), value=scene_steps, step=1, label="Scripted steps played", show_value=True
+        0,
+        max(scene_steps, 1),
+        value=scene_steps,
+        step=1,
+        label="Scripted steps played",
+        show_value=True,
     )
     # The steps the person adds on this scene, oldest first; a new scene starts none.
     get_steps, set_steps = mo.state([])
@@ -117,7 +129,16 @@ def _(scene_file):
     get_typed, set_typed = mo.state({})
     # The tracker picked in the edit form, kept while steps redraw the form.
     get_edit_pick, set_edit_pick = mo.state(None)
-    return get_edit_pick, get_steps, get_typed, played, scene_steps, set_edit_pick, set_steps, set_typed
+    return (
+        get_edit_pick,
+        get_steps,
+        get_typed,
+        played,
+        scene_steps,
+        set_edit_pick,
+        set_steps,
+        set_typed,
+    )
 
 
 @app.cell
@@ -139,9 +160,15 @@ def _(get_saved, get_steps, place, played, protocol_pick, scene_file):
     get_saved()  # links saved: play again on the scene as it now is
     try:
         if scene_file is None:
-            raise FileNotFoundError(f"no scene to play in {place.scenes if place is not None else 'the data folder'}")
+            raise FileNotFoundError(
+                f"no scene to play in {place.scenes if place is not None else 'the data folder'}"
+            )
         playback = play_page(
-            scene_file, get_steps(), scripted=played.value, trackers=place.trackers, protocol=protocol_pick.value
+            scene_file,
+            get_steps(),
+            scripted=played.value,
+            trackers=place.trackers,
+            protocol=protocol_pick.value,
         )
         scene_problem = None
     except Exception as _exc:
@@ -159,7 +186,11 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
             f"**{md_text(session.scene.title)}** · {played.value} of {scene_steps} scripted steps · "
             f"protocol {session.protocol} · "
             f"{len(session.chat.messages)} live messages · take <code>{md_text(session.chat.current)}</code> · "
-            + ("all expectations met" if not session.mismatches else f"{len(session.mismatches)} expectations not met")
+            + (
+                "all expectations met"
+                if not session.mismatches
+                else f"{len(session.mismatches)} expectations not met"
+            )
         )
     # A step the chat refuses that no control shows is said here: a scripted one (a cut of a
     # message that is gone), or one of the person's that a replay refused (the slider moved).
@@ -169,7 +200,9 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
         if session is not None
         else mo.vstack([played, protocol_pick, _status])
     )
-    _unmet = "".join(f"<li>{escape(m)}</li>" for m in (session.mismatches if session is not None else []))
+    _unmet = "".join(
+        f"<li>{escape(m)}</li>" for m in (session.mismatches if session is not None else [])
+    )
     _unmet_view = [mo.Html(f'<ul class="tk-unmet">{_unmet}</ul>')] if _unmet else []
     mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
     return
@@ -191,16 +224,24 @@ def _(playback, session):
         try:
             _take = session.chat.take
             _changes = (
-                tracker_changes_between(session.chat, None, _take.messages[0].id).messages if _take.messages else ()
+                tracker_changes_between(session.chat, None, _take.messages[0].id).messages
+                if _take.messages
+                else ()
             )
             _by_message = {entry.message_id: entry for entry in _changes}
             _items = []
             for _number, _m in enumerate(_take.messages, start=1):
-                _versions = f" · version {_m.shown + 1} of {len(_m.versions)}" if len(_m.versions) > 1 else ""
+                _versions = (
+                    f" · version {_m.shown + 1} of {len(_m.versions)}"
+                    if len(_m.versions) > 1
+                    else ""
+                )
                 _entry = _by_message.get(_m.id)
                 _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
                 _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
-                _parts = [mo.md(f"{_number} · **{md_text(_m.role)}**{_versions}: {md_text(_m.text)}")]
+                _parts = [
+                    mo.md(f"{_number} · **{md_text(_m.role)}**{_versions}: {md_text(_m.text)}")
+                ]
                 _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
                 _items.append(mo.vstack(_parts, gap=0.25))
             _chat_view = mo.hstack(
@@ -223,7 +264,9 @@ def _(get_place, get_saved, place, scene_file, scene_picker, set_link_note, set_
         links_problem = ""
     except Exception as _exc:
         _choices, links_problem = [], failure_html("The links", _exc)
-    link_checks = mo.ui.array([mo.ui.checkbox(value=c.linked, label=md_text(c.label)) for c in _choices])
+    link_checks = mo.ui.array(
+        [mo.ui.checkbox(value=c.linked, label=md_text(c.label)) for c in _choices]
+    )
 
     def _save(_):
         # The checks are read when the button is pressed.
@@ -250,7 +293,9 @@ def _(get_link_note, link_checks, links_problem, save_links, scene_picker):
     mo.vstack(
         [
             mo.md("**Link trackers into this scene** (a check per library tracker)"),
-            mo.Html(links_problem) if links_problem else mo.hstack(list(link_checks.elements), wrap=True, justify="start"),
+            mo.Html(links_problem)
+            if links_problem
+            else mo.hstack(list(link_checks.elements), wrap=True, justify="start"),
             mo.hstack(
                 [save_links, mo.Html(f'<span class="tk-link-note">{escape(_note)}</span>')],
                 justify="start",
@@ -281,7 +326,9 @@ def _(place, scene_file, set_steps):
     # Continue extends the reply shown with new text of its own (TR-33: no tool is offered on a
     # Continue, so it takes no calls); pasting the Reply box again would repeat the reply.
     continue_text = mo.ui.text(
-        value="You pull the knot tight.", label="Continue with (added to the last reply)", full_width=True
+        value="You pull the knot tight.",
+        label="Continue with (added to the last reply)",
+        full_width=True,
     )
     calls_json = mo.ui.text_area(
         value=_example,
@@ -300,18 +347,25 @@ def _(place, scene_file, set_steps):
     # what was typed stays after a press); the calls are read (and refused) by the playback.
     send = mo.ui.button(
         label="Send turn",
-        on_click=lambda _: _add({"user": user_text.value, "callsText": calls_json.value, "reply": reply_text.value}),
+        on_click=lambda _: _add(
+            {"user": user_text.value, "callsText": calls_json.value, "reply": reply_text.value}
+        ),
     )
     swipe = mo.ui.button(
         label="Swipe",
-        on_click=lambda _: _add({"action": "swipe", "callsText": calls_json.value, "reply": reply_text.value}),
+        on_click=lambda _: _add(
+            {"action": "swipe", "callsText": calls_json.value, "reply": reply_text.value}
+        ),
     )
     regenerate = mo.ui.button(
         label="Regenerate",
-        on_click=lambda _: _add({"action": "regenerate", "callsText": calls_json.value, "reply": reply_text.value}),
+        on_click=lambda _: _add(
+            {"action": "regenerate", "callsText": calls_json.value, "reply": reply_text.value}
+        ),
     )
     continue_ = mo.ui.button(
-        label="Continue", on_click=lambda _: _add({"action": "continue", "reply": " " + continue_text.value.strip()})
+        label="Continue",
+        on_click=lambda _: _add({"action": "continue", "reply": " " + continue_text.value.strip()}),
     )
     undo = mo.ui.button(label="Undo last", on_click=lambda _: set_steps(lambda steps: steps[:-1]))
     mo.vstack(
@@ -337,7 +391,9 @@ def _(playback):
 def _(playback, set_steps):
     _messages = playback.message_labels() if playback is not None else {}
     _labels = {label: message_id for message_id, label in _messages.items()}
-    message_pick = mo.ui.dropdown(options=_labels, value=next(reversed(_labels), None), label="Message")
+    message_pick = mo.ui.dropdown(
+        options=_labels, value=next(reversed(_labels), None), label="Message"
+    )
     version_pick = mo.ui.number(start=1, stop=50, value=1, label="Version (from 1)")
     _takes = playback.take_labels() if playback is not None else {}
     take_pick = mo.ui.dropdown(
@@ -352,7 +408,9 @@ def _(playback, set_steps):
     # The pickers' values are read when a button is pressed, so a button acts on what is selected.
     show = mo.ui.button(
         label="Show version",
-        on_click=lambda _: _add({"action": "show_version", "message": message_pick.value, "version": version_pick.value}),
+        on_click=lambda _: _add(
+            {"action": "show_version", "message": message_pick.value, "version": version_pick.value}
+        ),
     )
     # A cut drops the message picked and every one after it; a fork keeps the one picked.
     cut = mo.ui.button(
@@ -365,7 +423,9 @@ def _(playback, set_steps):
         tooltip="A new take sharing the history up to and including the message picked",
         on_click=lambda _: _add({"action": "fork", "message": message_pick.value}),
     )
-    use_take = mo.ui.button(label="Show take", on_click=lambda _: _add({"action": "use", "take": take_pick.value}))
+    use_take = mo.ui.button(
+        label="Show take", on_click=lambda _: _add({"action": "use", "take": take_pick.value})
+    )
     return cut, fork, message_pick, show, take_pick, use_take, version_pick
 
 
@@ -379,7 +439,9 @@ def _(cut, fork, message_pick, playback, show, take_pick, use_take, version_pick
             mo.hstack([message_pick, cut, fork], justify="start", align="center", wrap=True),
             mo.hstack([version_pick, show], justify="start", align="center", wrap=True),
             mo.hstack([take_pick, use_take], justify="start", align="center", wrap=True),
-            mo.Html(outcome_html(_last if _last is not None and _last.kind in MESSAGE_KINDS else None)),
+            mo.Html(
+                outcome_html(_last if _last is not None and _last.kind in MESSAGE_KINDS else None)
+            ),
             mo.Html(played_marker(len(playback.outcomes) if playback is not None else 0)),
         ]
     )
@@ -404,12 +466,21 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
     # a refused edit keeps what was typed.
     _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
     edit_outcome = _last if _last is not None and _last.kind == "edit" else None
-    _row, _values = edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
+    _row, _values = (
+        edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
+    )
     _typed = get_typed()
     if _typed.get("tracker") == edit_tracker.value:
         _row, _values = _typed.get("row", _row), _typed.get("setText", _values)
-    elif edit_outcome is not None and edit_outcome.refused and edit_outcome.typed.get("tracker") == edit_tracker.value:
-        _row, _values = str(edit_outcome.typed.get("row") or ""), str(edit_outcome.typed.get("setText", _values))
+    elif (
+        edit_outcome is not None
+        and edit_outcome.refused
+        and edit_outcome.typed.get("tracker") == edit_tracker.value
+    ):
+        _row, _values = (
+            str(edit_outcome.typed.get("row") or ""),
+            str(edit_outcome.typed.get("setText", _values)),
+        )
     # Where the form was read: after this many of the person's steps. Every replay reads the take's
     # version there, so the edit keeps its message when the scripted slider moves, and is refused
     # when a step added after the form was read came first (TR-27).
@@ -485,7 +556,13 @@ def _(playback):
             _parts = last.request.parts if last.request else {}
             _rows = [{"part": k, "tokens": v} for k, v in _parts.items()]
             _calls = [
-                {"round": c.round + 1, "tool": c.name, "arguments": c.arguments, "ok": c.ok, "answer": c.answer}
+                {
+                    "round": c.round + 1,
+                    "tool": c.name,
+                    "arguments": c.arguments,
+                    "ok": c.ok,
+                    "answer": c.answer,
+                }
                 for c in last.calls
             ]
             # Numbered as the steps are, with the ids and the failure (a model's or server's
@@ -506,13 +583,17 @@ def _(playback):
                 [
                     # Numbered as the steps are, so it matches the step's own outcome line.
                     mo.md(_heading),
-                    mo.ui.table(_rows, selection=None, label="Request by part (tokens, cl100k_base)"),
+                    mo.ui.table(
+                        _rows, selection=None, label="Request by part (tokens, cl100k_base)"
+                    ),
                     mo.md(safe_fence(last.block or "(no ### Trackers block)")),
                     mo.md(_tool),
                     mo.ui.table(
                         _calls,
                         selection=None,
-                        label="Tool calls and answers" if last.protocol == "tools" else "The update block and its answer",
+                        label="Tool calls and answers"
+                        if last.protocol == "tools"
+                        else "The update block and its answer",
                     )
                     if _calls
                     else mo.md("No tool call." if last.protocol == "tools" else "No update block."),
@@ -541,7 +622,9 @@ def _(session):
     _pairs = []
     if frame is not None and len(frame):
         _numbers = frame[frame["number"].notna()]
-        _pairs = sorted({(t, f) for t, f in zip(_numbers["tracker"], _numbers["field"], strict=True)})
+        _pairs = sorted(
+            {(t, f) for t, f in zip(_numbers["tracker"], _numbers["field"], strict=True)}
+        )
     series_pick = mo.ui.dropdown(
         options={f"{t} · {f}": (t, f) for t, f in _pairs},
         value=next(iter(f"{t} · {f}" for t, f in _pairs), None),
@@ -580,7 +663,9 @@ def _(get_saved, get_steps, place, played, scene_file):
     try:
         if scene_file is None:
             raise FileNotFoundError("no scene to compare")
-        _comparison = compare_protocols(scene_file, get_steps(), scripted=played.value, trackers=place.trackers)
+        _comparison = compare_protocols(
+            scene_file, get_steps(), scripted=played.value, trackers=place.trackers
+        )
         if _comparison.same:
             _compared = mo.md(
                 f'<p class="tk-protocols-same">Both protocols reach the same values at every step '
@@ -595,7 +680,11 @@ def _(get_saved, get_steps, place, played, scene_file):
                         + (" …" if len(_comparison.rows()) > 1 else "")
                         + "</p>"
                     ),
-                    mo.ui.table(_comparison.rows(), selection=None, label="Values that differ (tools vs text)"),
+                    mo.ui.table(
+                        _comparison.rows(),
+                        selection=None,
+                        label="Values that differ (tools vs text)",
+                    ),
                 ]
             )
     except Exception as _exc:

@@ -52,7 +52,11 @@ def trouble(title, error):
 def titled_by_days(figure, days):
     """The per-day cumulative chart titled by the days it covers: one by its date, several as a span."""
     _days = sorted(days)
-    _span = f"on {_days[0]}" if len(_days) == 1 else f"over {len(_days)} days ({_days[0]} to {_days[-1]})"
+    _span = (
+        f"on {_days[0]}"
+        if len(_days) == 1
+        else f"over {len(_days)} days ({_days[0]} to {_days[-1]})"
+    )
     figure.update_layout(title=f"Tokens and cost, cumulative within each day, {_span}")
     return figure
 
@@ -154,7 +158,9 @@ def _(folder, place):
         not _files,
         mo.vstack(
             [
-                mo.md(f"<code>{escape(folder.value)}</code> holds no day file (`YYYY-MM-DD.jsonl`)."),
+                mo.md(
+                    f"<code>{escape(folder.value)}</code> holds no day file (`YYYY-MM-DD.jsonl`)."
+                ),
                 skipped_note,
             ]
         ),
@@ -204,7 +210,10 @@ def _(errors, events):
     mo.md(
         f"**{len(events):,} events** loaded; "
         + (
-            f"{len(errors)} broken lines: " + "; ".join(safe_md(f"`{e.file.split('/')[-1]}:{e.line}` {e.reason}") for e in errors[:8])
+            f"{len(errors)} broken lines: "
+            + "; ".join(
+                safe_md(f"`{e.file.split('/')[-1]}:{e.line}` {e.reason}") for e in errors[:8]
+            )
             if errors
             else "no broken line"
         )
@@ -214,7 +223,9 @@ def _(errors, events):
 
 @app.cell
 def _(events):
-    source_pick = mo.ui.multiselect(options=sorted(map(str, events["source"].unique())), label="Source")
+    source_pick = mo.ui.multiselect(
+        options=sorted(map(str, events["source"].unique())), label="Source"
+    )
     kind_pick = mo.ui.multiselect(options=sorted(map(str, events["kind"].unique())), label="Kind")
     name_filter = mo.ui.text(value="", label="Name contains")
     mo.hstack([source_pick, kind_pick, name_filter], justify="start")
@@ -232,7 +243,11 @@ def _(events, kind_pick, name_filter, source_pick):
         if name_filter.value:
             shown = shown[shown["name"].astype(str).str.contains(name_filter.value, regex=False)]
         # A filtered frame keeps its row labels; marimo would show them as an Index0 column.
-        _rows = shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]].astype({"ts": str}).reset_index(drop=True)
+        _rows = (
+            shown[["ts", "turn", "session", "source", "kind", "name", "file", "line"]]
+            .astype({"ts": str})
+            .reset_index(drop=True)
+        )
     except Exception as _error:
         mo.stop(True, trouble("Could not filter the events", _error))
     event_table = mo.ui.table(_rows, selection=None, page_size=10, label=f"Events ({len(shown):,})")
@@ -251,7 +266,9 @@ def _():
 @app.cell
 def _(day_turns):
     turns = day_turns
-    turn_show = mo.ui.radio(options=list(TURN_FILTERS), value="every turn", inline=True, label="Show")
+    turn_show = mo.ui.radio(
+        options=list(TURN_FILTERS), value="every turn", inline=True, label="Show"
+    )
     turn_show
     return turn_show, turns
 
@@ -261,8 +278,22 @@ def _(turn_show, turns):
     try:
         shown_turns = filter_turns(turns, turn_show.value)
         _columns = [
-            "name", "day", "status", "failures", "error_class", "error", "kind", "source", "start",
-            "duration", "steps", "tokens_in", "tokens_out", "cost_usd", "steps_without_cost", "tool_calls",
+            "name",
+            "day",
+            "status",
+            "failures",
+            "error_class",
+            "error",
+            "kind",
+            "source",
+            "start",
+            "duration",
+            "steps",
+            "tokens_in",
+            "tokens_out",
+            "cost_usd",
+            "steps_without_cost",
+            "tool_calls",
         ]
         _rows = error_cells(shown_turns[_columns]).astype({"start": str, "duration": str})
         _rows = _rows.reset_index(drop=True)
@@ -293,14 +324,20 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
         _events = turn_events(turn_rows, picked_turn, names)
         _timeline = turn_timeline(turn_rows, picked_turn, names)
         _failures = turn_failures(turn_rows, picked_turn, names)
-        _rows = _events[["ts", "turn", "source", "kind", "name"]].astype({"ts": str}).reset_index(drop=True)
+        _rows = (
+            _events[["ts", "turn", "source", "kind", "name"]]
+            .astype({"ts": str})
+            .reset_index(drop=True)
+        )
         _rows["data"] = [data_text(d) for d in _events["data"]]
     except Exception as _error:
         mo.stop(True, trouble(f"Could not open the turn {picked_turn}", _error))
     _turn = shown_turns[shown_turns["name"] == picked_turn]
     _status = str(_turn["status"].iloc[0]) if len(_turn) else "?"
     _count = int(_turn["failures"].iloc[0]) if len(_turn) else 0
-    _explained = mo.callout(mo.md("**Status and failures**: " + STATUS_AND_FAILURES), kind="neutral")
+    _explained = mo.callout(
+        mo.md("**Status and failures**: " + STATUS_AND_FAILURES), kind="neutral"
+    )
     _why = mo.md(failure_reason(_failures, _status, _count))
     if _failures.empty:
         error_pane = mo.vstack([_why, _explained])
@@ -328,7 +365,9 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
             kind="danger" if _status == "failed" else "warn",
         )
     turn_table = mo.ui.table(_rows, selection=None, page_size=12, label="Its events in ts order")
-    mo.vstack([mo.md(f"### <code>{md_text(picked_turn)}</code>"), error_pane, _timeline, turn_table])
+    mo.vstack(
+        [mo.md(f"### <code>{md_text(picked_turn)}</code>"), error_pane, _timeline, turn_table]
+    )
     return (picked_turn,)
 
 

@@ -1,6 +1,6 @@
 """Regenerate the bundled sample trace days in data/trace (reproducible from the seed).
 
-    .venv/bin/python scripts/gen_trace.py [--seed 3] [--data-dir data]
+.venv/bin/python scripts/gen_trace.py [--seed 3] [--data-dir data]
 """
 
 from __future__ import annotations

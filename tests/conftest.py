@@ -81,7 +81,9 @@ DATA_TRACKERS = REPO / "data" / "trackers"
 
 
 @pytest.fixture(autouse=True)
-def _no_real_user_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_real_user_data(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test, nor a notebook or server it starts, reads or writes the person's own data folders."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
     for name in ("TRACKERKIT_DATA", "ASSISTANT_DATA_DIR", "ASSISTANT_TIMEZONE"):

@@ -64,7 +64,12 @@ WRONG: dict[str, Callable[[Chat], object]] = {
 @pytest.mark.parametrize("call", WRONG.values(), ids=WRONG.keys())
 def test_a_wrong_argument_is_a_bad_request_and_changes_nothing(call: Callable[[Chat], Any]) -> None:
     chat = _chat()
-    before = (chat.values(), [m.shown for m in chat.messages], len(chat.messages), chat.take.version)
+    before = (
+        chat.values(),
+        [m.shown for m in chat.messages],
+        len(chat.messages),
+        chat.take.version,
+    )
     with pytest.raises(BadRequestError) as caught:
         call(chat)
     assert "found" in str(caught.value)

@@ -63,7 +63,7 @@ def test_a_rename_by_hand_is_told_where_the_old_name_is_used(
     found = _warnings(out)
     assert len(found) == 3
     assert found[0] == (
-        f'{folder / "stamina.json"}: warning: body.template: {{{{tracker::Stamina::stamina}}}} '
+        f"{folder / 'stamina.json'}: warning: body.template: {{{{tracker::Stamina::stamina}}}} "
         'names "Stamina", and no tracker checked with it is called that (renamed, or in '
         "another folder?)"
     )

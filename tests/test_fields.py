@@ -528,7 +528,18 @@ class TestNumbers:
             ("hp\ud800", 'the text "hp\\ud800"'),
             ("two\nlines\x00", 'the text "two\\nlines\\x00"'),
         ],
-        ids=["null", "bool", "int", "long-text", "list", "object", "huge", "negative", "surrogate", "control"],
+        ids=[
+            "null",
+            "bool",
+            "int",
+            "long-text",
+            "list",
+            "object",
+            "huge",
+            "negative",
+            "surrogate",
+            "control",
+        ],
     )
     def test_describe_value(self, value: object, shown: str) -> None:
         """Messages show what was found in short plain words, bounded and printable as UTF-8."""

@@ -54,7 +54,8 @@ def twins(tmp_path: Path) -> Path:
 def test_the_picker_names_each_tracker_with_its_id(twins: Path) -> None:
     """Each tracker is its own option, "Name (id)", whose value is its id."""
     trackers = [
-        decode_tracker(json.loads(p.read_text())) for p in sorted((twins / "trackers").glob("*.json"))
+        decode_tracker(json.loads(p.read_text()))
+        for p in sorted((twins / "trackers").glob("*.json"))
     ]
     choices = _page().tracker_choices(trackers)
     assert choices["Health (health)"] == "health"
@@ -100,9 +101,7 @@ def test_a_data_folder_without_trackers_is_said(
     assert f"<code>{md_text(tmp_path / 'trackers')}</code>" in defs["missing"]
 
 
-def test_the_page_shows_what_check_warns_of(
-    twins: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_page_shows_what_check_warns_of(twins: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Found when tried: the page said "all decode" for a folder `trackerkit check` gave
     warnings for (two trackers of one name here); it shows the same warnings."""
     monkeypatch.setattr(sys, "argv", [str(PAGE), "--data", str(twins)])

@@ -39,12 +39,24 @@ def _run(path: Path) -> dict[str, Any]:
 class TestEveryNotebook:
     def test_marimo_check_strict(self, path: Path) -> None:
         """`marimo check --strict` finds nothing to complain about."""
-        done = subprocess.run([str(MARIMO), "check", "--strict", str(path)], capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            [str(MARIMO), "check", "--strict", str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
 
     def test_runs_as_a_script(self, path: Path, tmp_path: Path) -> None:
         """`python notebooks/x.py` runs every cell without an error, from any working folder."""
-        done = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=300)
+        done = subprocess.run(
+            [sys.executable, str(path)],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=300,
+        )
         assert done.returncode == 0, done.stderr[-3000:]
 
 

@@ -107,7 +107,6 @@ class TestWrite:
         assert stat.S_IMODE((tmp_path / "x.json").stat().st_mode) == 0o640
         assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
 
-
     def test_a_link_is_written_through(self, tmp_path: Path) -> None:
         """A link at the path stays a link; the file it names gets the payload."""
         target = tmp_path / "real.json"

@@ -349,7 +349,9 @@ def test_scene_trackers_is_beside_the_scenes_folder(
 
 def test_load_scene_says_a_bound_in_words(tmp_path: Path) -> None:
     """A docs trial: the docstring's example error read `Input should be greater than 0`."""
-    scene = json.loads((Path(__file__).parent.parent / "data" / "scenes" / "fight.json").read_text())
+    scene = json.loads(
+        (Path(__file__).parent.parent / "data" / "scenes" / "fight.json").read_text()
+    )
     scene["window"] = 0
     scene["turns"][3]["set"] = 5
     (tmp_path / "fight.json").write_text(json.dumps(scene))

@@ -212,7 +212,9 @@ class TestLongWhitespace:
     @settings(max_examples=300, deadline=None)
     @given(
         st.lists(
-            st.sampled_from(["a", "Hello", "5", "123456", "!", "?!", "été", "'s", "/", "中", "<|endoftext|>"])
+            st.sampled_from(
+                ["a", "Hello", "5", "123456", "!", "?!", "été", "'s", "/", "中", "<|endoftext|>"]
+            )
             | st.text(alphabet=" \t\n\r\x0b\x1c\x85\u00a0\u2028\u3000", max_size=40),
             max_size=12,
         ),

@@ -204,7 +204,10 @@ class TestAcceptedText:
     @pytest.mark.parametrize(
         ("field", "text"),
         [
-            ({"name": "hp", "type": "number", "min": 0, "maxField": "hp_max"}, "a number from 0 to hp_max"),
+            (
+                {"name": "hp", "type": "number", "min": 0, "maxField": "hp_max"},
+                "a number from 0 to hp_max",
+            ),
             ({"name": "n", "type": "number", "min": 1}, "a number, at least 1"),
             ({"name": "n", "type": "number", "max": 2.5}, "a number, at most 2.5"),
             ({"name": "n", "type": "number"}, "any number"),

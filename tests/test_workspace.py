@@ -34,7 +34,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def bundled(tmp_path: Path) -> Path:
     """A small bundled data folder: one tracker, one scene, and a trace that is never copied."""
     data = tmp_path / "bundled"
-    for name, text in {"trackers/health.json": "{}", "scenes/fight.json": "{}", "trace/d.jsonl": ""}.items():
+    for name, text in {
+        "trackers/health.json": "{}",
+        "scenes/fight.json": "{}",
+        "trace/d.jsonl": "",
+    }.items():
         (data / name).parent.mkdir(parents=True, exist_ok=True)
         (data / name).write_text(text)
     return data
@@ -62,7 +66,9 @@ def test_by_default_the_bundled_data_is_read_in_place(home: Path, bundled: Path)
     assert str(home) in chosen.describe()
 
 
-def test_the_first_save_copies_the_bundled_library_into_the_workspace(home: Path, bundled: Path) -> None:
+def test_the_first_save_copies_the_bundled_library_into_the_workspace(
+    home: Path, bundled: Path
+) -> None:
     """for_writing() copies trackers/ and scenes/ (not the trace) and points at the copy."""
     written = workspace(None, bundled=bundled).for_writing()
     assert written == Workspace(home, "workspace")
@@ -91,7 +97,9 @@ def test_a_missing_folder_of_the_bundled_data_is_made_empty(home: Path, tmp_path
 def _saved_at_once(chosen: Workspace, apps: int) -> list[Workspace]:
     """`chosen.for_writing()` called by `apps` threads at once; what each got."""
     results: list[Workspace] = []
-    threads = [threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(apps)]
+    threads = [
+        threading.Thread(target=lambda: results.append(chosen.for_writing())) for _ in range(apps)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -191,7 +191,9 @@ def regular_target(path: Path) -> Path:
     except (FileNotFoundError, NotADirectoryError):
         return target
     if not stat.S_ISREG(found):
-        raise BadRequestError(f"{path} is {_kind(found)}, not a regular file; nothing was written to it")
+        raise BadRequestError(
+            f"{path} is {_kind(found)}, not a regular file; nothing was written to it"
+        )
     return target
 
 

@@ -589,7 +589,11 @@ def _changes(args: argparse.Namespace) -> int:
     session.run()
     messages = session.chat.messages
     ids = [m.id for m in messages]
-    if args.from_id in ids and args.to_id in ids and ids.index(args.from_id) > ids.index(args.to_id):
+    if (
+        args.from_id in ids
+        and args.to_id in ids
+        and ids.index(args.from_id) > ids.index(args.to_id)
+    ):
         raise BadRequestError(
             f"--from {args.from_id} comes after --to {args.to_id} on this take; "
             f"give the earlier message first (--from {args.to_id} --to {args.from_id})"

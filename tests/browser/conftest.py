@@ -57,7 +57,9 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 MARIMO = Path(sys.executable).parent / "marimo"
 CHROMIUM = (
-    os.environ.get("TRACKERKIT_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    os.environ.get("TRACKERKIT_CHROMIUM")
+    or shutil.which("chromium")
+    or shutil.which("chromium-browser")
 )
 REQUIRED = os.environ.get("TRACKERKIT_REQUIRE_BROWSER") == "1"
 FLAGS = [
@@ -115,7 +117,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test under tests/browser/ that drives the browser as a browser test (see RERUN)."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(str(item.fspath)).parents and "browser" in getattr(item, "fixturenames", ()):
+        if here in Path(str(item.fspath)).parents and "browser" in getattr(
+            item, "fixturenames", ()
+        ):
             item.add_marker(pytest.mark.browser)
             item.add_marker(RERUN)
 
@@ -125,7 +129,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if CHROMIUM is not None or "browser" not in item.fixturenames:
         return
     if REQUIRED:
-        pytest.fail("TRACKERKIT_REQUIRE_BROWSER=1 but no chromium is installed (apt-get install chromium)", pytrace=False)
+        pytest.fail(
+            "TRACKERKIT_REQUIRE_BROWSER=1 but no chromium is installed (apt-get install chromium)",
+            pytrace=False,
+        )
     pytest.skip("no Chromium on this machine: apt-get install chromium to run the browser tests")
 
 
@@ -181,7 +188,9 @@ class Watch:
         self.page_errors.clear()
         if self.bundled is not None:
             now = _bundled_files()
-            changed = sorted(k for k in now.keys() | self.bundled.keys() if now.get(k) != self.bundled.get(k))
+            changed = sorted(
+                k for k in now.keys() | self.bundled.keys() if now.get(k) != self.bundled.get(k)
+            )
             if changed:
                 found.append(f"an app changed the repository's bundled data: {', '.join(changed)}")
             self.bundled = now
@@ -235,7 +244,11 @@ def launch(
         log = ARTIFACTS / f"{_slug(request.node.nodeid)}-{name}.log"
         handle = log.open("w", encoding="utf-8")
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**isolated, **(env or {})}
+            command,
+            cwd=ROOT,
+            stdout=handle,
+            stderr=subprocess.STDOUT,
+            env={**isolated, **(env or {})},
         )
         watch.servers.append(Served(name, process, log, handle))
         url = f"http://127.0.0.1:{port}"
@@ -271,7 +284,9 @@ def free_port() -> Callable[[], int]:
 def serve(launch: Callable[..., str]) -> Callable[..., str]:
     """Start `marimo run notebooks/NOTEBOOK --headless [-- ARGS]` on a free port; stop it after."""
 
-    def start(notebook: str, *args: str, env: dict[str, str] | None = None, mode: str = "run") -> str:
+    def start(
+        notebook: str, *args: str, env: dict[str, str] | None = None, mode: str = "run"
+    ) -> str:
         port = _free_port()
         command = [str(MARIMO), mode, str(ROOT / "notebooks" / notebook)]
         command += ["--host", "127.0.0.1", "--port", str(port), "--headless"]
@@ -318,10 +333,15 @@ def open_page(
     for number, page in enumerate(pages):
         if page.is_closed():
             continue
-        if failed:  # what the page showed when the test failed, for the person who reads the failure
+        if (
+            failed
+        ):  # what the page showed when the test failed, for the person who reads the failure
             with contextlib.suppress(Exception):
                 ARTIFACTS.mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(ARTIFACTS / f"FAILED-{_slug(request.node.nodeid)}-{number}.png"), timeout=10_000)
+                page.screenshot(
+                    path=str(ARTIFACTS / f"FAILED-{_slug(request.node.nodeid)}-{number}.png"),
+                    timeout=10_000,
+                )
         page.close()
 
 
@@ -375,7 +395,9 @@ def wait_for_count(locator: Any, more_than: int, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while locator.count() <= more_than:
         if time.monotonic() > deadline:
-            raise AssertionError(f"expected more than {more_than} elements, found {locator.count()}")
+            raise AssertionError(
+                f"expected more than {more_than} elements, found {locator.count()}"
+            )
         time.sleep(0.25)
 
 

@@ -16,7 +16,10 @@ def _heading(page: Any, heading: str) -> Any:
 
 
 def test_simulator_turn_updates_values_changes_and_bars(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], screenshot: Any, count_above: Any
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    count_above: Any,
 ) -> None:
     """Sending a turn in the simulator updates the panel values, the changes under the reply and the bars."""
     page = open_page(serve("simulator.py"), "Session simulator")
@@ -29,7 +32,9 @@ def test_simulator_turn_updates_values_changes_and_bars(
     page.get_by_text("14 live messages").first.wait_for(timeout=60_000)
     # The default script sets Health hp to 20: the chip under the new reply and the panel follow.
     page.get_by_text("You bind the cut on your arm.").first.wait_for(timeout=60_000)
-    page.locator(".tk-chip").filter(has_text="40").filter(has_text="20").last.wait_for(timeout=60_000)
+    page.locator(".tk-chip").filter(has_text="40").filter(has_text="20").last.wait_for(
+        timeout=60_000
+    )
     assert page.locator(".tk-panel").get_by_text("hp 20").count() >= 1
     count_above(page.locator(".js-plotly-plot .bars path"), more_than=bars_before)
     # The README's picture starts at the chat and its Trackers panel; the data folder's machine

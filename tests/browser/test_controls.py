@@ -26,7 +26,6 @@ NOTEBOOKS = ROOT / "notebooks"
 JOURNEYS = Path(__file__).resolve().parent
 
 
-
 def _marimo_aliases(tree: ast.Module) -> set[str]:
     """The names `marimo` is imported as (`import marimo as mo` gives `mo`)."""
     return {
@@ -116,7 +115,9 @@ def test_every_control_is_touched_by_a_journey(app: str) -> None:
 def test_every_touched_control_exists(app: str) -> None:
     """A journey names only controls the app has (a renamed control is followed)."""
     stale = sorted(TOUCHED.get(app, set()) - INVENTORY[app])
-    assert not stale, f"journeys declare {app} controls that {app}.py does not have: {', '.join(stale)}"
+    assert not stale, (
+        f"journeys declare {app} controls that {app}.py does not have: {', '.join(stale)}"
+    )
 
 
 def test_journeys_name_only_apps_that_exist() -> None:
@@ -126,7 +127,7 @@ def test_journeys_name_only_apps_that_exist() -> None:
 
 def test_the_inventory_reads_names_and_kinds() -> None:
     """Assigned controls by name; looped, wrapped or inline ones by kind; other calls ignored."""
-    source = '''
+    source = """
 import marimo as mo
 picked = mo.ui.dropdown(options=["a"])
 board: object = mo.ui.text()
@@ -135,7 +136,7 @@ mo.vstack([mo.ui.table([])])
 first, second = mo.ui.slider(1, 2), mo.ui.number()
 mo.md("not a control")
 other.ui.button()
-'''
+"""
     assert inventory(source) == {
         "picked",
         "board",

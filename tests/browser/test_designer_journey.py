@@ -410,7 +410,9 @@ def test_settings_prompt_line_and_field_settings(
     # A row typed in a macro may be saved, with a warning that a chat may not hold it.
     template.fill("{{tracker::Vitals::Rope::hp}}")
     template.press("Tab")
-    page.get_by_text('reads the row "Rope" of Vitals, and a list starts with no rows').first.wait_for()
+    page.get_by_text(
+        'reads the row "Rope" of Vitals, and a list starts with no rows'
+    ).first.wait_for()
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     page.get_by_label("Shape", exact=True).select_option("record")
     tool_line("Vitals (record)")
@@ -443,7 +445,9 @@ def test_settings_prompt_line_and_field_settings(
     # A renamed field that the update instruction still names is warned of; the words stay.
     name = field_box(page, "Name")
     name.fill("life")
-    page.get_by_text('update instruction: still names "hp", the field now called "life"').first.wait_for()
+    page.get_by_text(
+        'update instruction: still names "hp", the field now called "life"'
+    ).first.wait_for()
     expect(note).to_have_value("Lower hp when she is hurt.")
     name.fill("hp")
     expect(page.get_by_text("still names")).to_have_count(0)
@@ -537,7 +541,9 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     name = page.get_by_label("Name", exact=True).first
     name.fill("Здоровье 😀")
     name.press("Enter")
-    page.get_by_text("⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker").wait_for()
+    page.get_by_text(
+        "⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker"
+    ).wait_for()
     expect(_breaks(page)).to_contain_text(
         'Renaming Health to "Здоровье 😀" breaks 5 linked scenes that call or expect it by name: '
         "branching (4 calls, 13 expectations)"
@@ -555,7 +561,9 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
         page.get_by_role("button", name="Delete", exact=True).click()
         expect(_entries(page)).to_have_text(left)
     for field in ("hp", "hp_max", "mood"):
-        expect(_breaks(page)).to_contain_text(f"Deleting {field} breaks 5 linked scenes that set or expect it: ")
+        expect(_breaks(page)).to_contain_text(
+            f"Deleting {field} breaks 5 linked scenes that set or expect it: "
+        )
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     _breaks(page).scroll_into_view_if_needed()
     screenshot(page, "designer-scene-breaks")
@@ -573,7 +581,9 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     description.press("Enter")
     page.get_by_text("'description': 'Mine.'").first.wait_for()
     page.get_by_role("button", name="Save", exact=True).click()
-    expect(_outcome(page)).to_contain_text("was opened at revision 1 but the library now holds revision 2")
+    expect(_outcome(page)).to_contain_text(
+        "was opened at revision 1 but the library now holds revision 2"
+    )
     new_id = page.get_by_label("New id", exact=True)
     save_as = page.get_by_role("button", name="Save the draft as a new tracker")
     reload = page.get_by_role("button", name="Reload the newer revision (drops your edits)")
@@ -588,7 +598,9 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     new_id.fill("health-mine")
     save_as.click()
     expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-mine" at revision 0.')
-    expect(_outcome(page)).to_contain_text('already holds a tracker of this name: "Здоровье 😀" (health).')
+    expect(_outcome(page)).to_contain_text(
+        'already holds a tracker of this name: "Здоровье 😀" (health).'
+    )
     # The stale choices go; "Save as new…" stays (it is offered for any tracker opened).
     expect(reload).to_have_count(0)
     expect(page.get_by_text("The newer revision holds:")).to_have_count(0)
@@ -598,7 +610,9 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     # Opening another tracker drops the edits it warned of; the note goes with them.
     description.fill("Edited, unsaved.")
     description.press("Enter")
-    page.get_by_text("⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker").wait_for()
+    page.get_by_text(
+        "⚠ unsaved edits to Здоровье 😀 are dropped when you open another tracker"
+    ).wait_for()
     page.get_by_label("Open", exact=True).select_option("Stamina (stamina)")
     page.get_by_text("Id stamina · revision 0").first.wait_for()
     expect(dropped).to_have_count(0)
@@ -652,7 +666,9 @@ def test_save_as_new_name_clashes_a_blank_name_and_the_rail_counts(
         f"The plain line it falls back to · {shown.line_tokens} tokens for the line alone "
         f"({shown.plain_tokens} for the block with this line)"
     ).wait_for()
-    expect(page.get_by_text(f"falls back to · {shown.plain_tokens} tokens", exact=True)).to_have_count(0)
+    expect(
+        page.get_by_text(f"falls back to · {shown.plain_tokens} tokens", exact=True)
+    ).to_have_count(0)
 
     # Save as new, offered for the tracker opened: a free id suggested, the copy saved under it.
     page.get_by_text("Save as new…").wait_for()
@@ -660,22 +676,30 @@ def test_save_as_new_name_clashes_a_blank_name_and_the_rail_counts(
     expect(new_id).to_have_value("health-2")
     page.get_by_role("button", name="Save the draft as a new tracker").click()
     expect(_outcome(page)).to_contain_text('Saved as a new tracker "health-2" at revision 0.')
-    expect(_outcome(page)).to_contain_text('already holds a tracker of this name: "Health" (health).')
+    expect(_outcome(page)).to_contain_text(
+        'already holds a tracker of this name: "Health" (health).'
+    )
     assert (trackers / "health.json").read_bytes() == health
     copy, opened = Library(trackers).get("health-2"), Library(trackers).get("health")
     assert (copy.name, copy.revision, copy.body) == ("Health", 0, opened.body)
     page.get_by_text("Id health-2 · revision 0").first.wait_for()
-    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text("Health (health-2)")
+    expect(page.get_by_label("Open", exact=True).locator("option:checked")).to_have_text(
+        "Health (health-2)"
+    )
     expect(new_id).to_have_value("health-3")
     new_id.scroll_into_view_if_needed()
     screenshot(page, "designer-save-as-new")
     # The draft now edits the copy, and says before saving that Health bears its name too.
-    expect(_clash(page)).to_contain_text('"Health" (health). A scene that links two trackers of one name')
+    expect(_clash(page)).to_contain_text(
+        '"Health" (health). A scene that links two trackers of one name'
+    )
     expect(_clash(page)).to_contain_text("A warning: it still saves.")
     # A taken or unusable id is refused in words; nothing is written over.
     new_id.fill("health")
     page.get_by_role("button", name="Save the draft as a new tracker").click()
-    expect(_outcome(page)).to_contain_text('Not saved: the library already holds a tracker "health"')
+    expect(_outcome(page)).to_contain_text(
+        'Not saved: the library already holds a tracker "health"'
+    )
     assert (trackers / "health.json").read_bytes() == health
 
     # A new blank tracker named as a library tracker (any case) is told so before it is saved.
@@ -695,7 +719,9 @@ def test_save_as_new_name_clashes_a_blank_name_and_the_rail_counts(
     for blank in ("", "   "):
         name.fill(blank)
         name.press("Enter")
-        verdict = page.locator("marimo-callout-output").filter(has_text=re.compile(r"· revision \d+"))
+        verdict = page.locator("marimo-callout-output").filter(
+            has_text=re.compile(r"· revision \d+")
+        )
         expect(verdict).to_contain_text("(no name) · revision 0")
         expect(verdict).to_contain_text("tracker name: must not be blank")
         expect(verdict).not_to_contain_text("**")
@@ -741,13 +767,21 @@ def test_a_data_folder_that_is_not_one_is_a_message(
 #: Markup an attacker puts in a tracker's name and a field's description: each would render as a
 #: live element (and two would run a script) if the page put it into markdown as it is.
 NAME_PAYLOAD = "<h1>INJ</h1><img src=x onerror=window.__pwned=1><marquee>m</marquee>"
-FIELD_PAYLOAD = '<iframe srcdoc="<script>top.__pwned=2</script>"></iframe> [go](javascript:top.__pwned=3)'
+FIELD_PAYLOAD = (
+    '<iframe srcdoc="<script>top.__pwned=2</script>"></iframe> [go](javascript:top.__pwned=3)'
+)
 
 
 def _no_injection(page: Any) -> None:
     """No payload ran a script or made an element: the page holds none of their tags."""
     assert page.evaluate("() => window.__pwned === undefined")
-    for selector in ("marquee", "h1:has-text('INJ')", "img[src='x']", "iframe[srcdoc]", "a[href^='javascript']"):
+    for selector in (
+        "marquee",
+        "h1:has-text('INJ')",
+        "img[src='x']",
+        "iframe[srcdoc]",
+        "a[href^='javascript']",
+    ):
         expect(page.locator(selector)).to_have_count(0)
 
 
@@ -767,7 +801,9 @@ def test_markup_in_a_name_or_a_description_shows_as_text(
     expect(page.get_by_label("Name", exact=True).first).to_have_value(NAME_PAYLOAD)
     # The verdict heads with the name as written, and the macro buttons carry it as text.
     expect(_verdict(page)).to_contain_text(f"{NAME_PAYLOAD} · revision 0")
-    expect(page.get_by_role("button").filter(has_text=f"{{{{tracker::{NAME_PAYLOAD}::hp}}}}")).to_have_count(1)
+    expect(
+        page.get_by_role("button").filter(has_text=f"{{{{tracker::{NAME_PAYLOAD}::hp}}}}")
+    ).to_have_count(1)
     _no_injection(page)
 
     # An edit says the unsaved edits to the name (cut at 40 characters) are dropped on opening another.

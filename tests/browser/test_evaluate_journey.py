@@ -35,8 +35,6 @@ TOUCHES = {
 }
 
 
-
-
 def _number(page: Any, label: str, value: str) -> None:
     holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
     box = holder.locator("input[aria-roledescription='Number field']").first
@@ -97,7 +95,9 @@ def test_pick_run_and_read_the_evaluation(
     # 2 scenarios (fight 6 turns, eval-flags 7) x 3 variants x 2 protocols x 2 runs = 156, of
     # which the absent endpoint's 13 turns x 2 runs x 2 protocols = 52 failed: not scored.
     page.get_by_text("104 turns", exact=False).first.wait_for(timeout=300_000)
-    page.get_by_text(f"every run's turns went to the trace in {trace}.", exact=False).first.wait_for()
+    page.get_by_text(
+        f"every run's turns went to the trace in {trace}.", exact=False
+    ).first.wait_for()
     assert sum(len(p.read_bytes().splitlines()) for p in trace.glob("*.jsonl")) > lines_before
     page.get_by_text("Failed turns are not scored", exact=False).first.wait_for()
     for variant in ("*absent*-model (forced)", "*absent*-model · text (forced)"):
@@ -111,9 +111,11 @@ def test_pick_run_and_read_the_evaluation(
         text_column = column.replace(" (forced)", " · text (forced)")
         expect(page.get_by_text(text_column, exact=True).first).to_be_visible()
     # Every metric on the first page: pass^k and the per-turn costs after it are not paged away.
-    metrics = page.locator("marimo-ui-element").filter(
-        has=page.get_by_text("Metrics per variant (95% intervals)", exact=True)
-    ).last
+    metrics = (
+        page.locator("marimo-ui-element")
+        .filter(has=page.get_by_text("Metrics per variant (95% intervals)", exact=True))
+        .last
+    )
     expect(metrics.locator("tbody tr")).to_have_count(18)
     for metric in ("joint_accuracy", "pass^2", "clamps_per_turn", "failed_turn_rate"):
         expect(metrics.get_by_text(metric, exact=True)).to_be_visible()

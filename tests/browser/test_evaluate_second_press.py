@@ -20,7 +20,9 @@ def _sessions(trace: Path) -> int:
                 event = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(event, dict) and str(event.get("session", "")).startswith(("sim_eval-", "eval_")):
+            if isinstance(event, dict) and str(event.get("session", "")).startswith(
+                ("sim_eval-", "eval_")
+            ):
                 found.add(event["session"])
     return len(found)
 

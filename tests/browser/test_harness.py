@@ -18,7 +18,7 @@ import pytest
 
 from .conftest import MARIMO, RERUN, Watch
 
-BROKEN = '''
+BROKEN = """
 import marimo
 
 app = marimo.App()
@@ -40,7 +40,7 @@ def _():
 
 if __name__ == "__main__":
     app.run()
-'''
+"""
 
 
 @pytest.fixture
@@ -55,7 +55,11 @@ def broken(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("mode", "on_page", "in_log"),
     [
-        ("run", "toast: An internal error occurred", True),  # `marimo run` logs it and hides the cell
+        (
+            "run",
+            "toast: An internal error occurred",
+            True,
+        ),  # `marimo run` logs it and hides the cell
         ("edit", "cell error output", False),  # `marimo edit` shows it in the cell, not in the log
     ],
 )
@@ -71,24 +75,41 @@ def test_a_cell_that_raises_is_caught_in_the_log_and_on_the_page(
 ) -> None:
     """The page's marimo error is reported, and under `marimo run` the server's traceback too."""
     port = free_port()
-    command = [str(MARIMO), mode, str(broken), "--host", "127.0.0.1", "--port", str(port), "--headless"]
+    command = [
+        str(MARIMO),
+        mode,
+        str(broken),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--headless",
+    ]
     url = launch([*command, "--no-token"] if mode == "edit" else command, port, f"broken-{mode}")
     page = open_page(url, "Broken on purpose")
-    page.get_by_text("ZeroDivisionError" if mode == "edit" else "An internal error occurred").first.wait_for()
+    page.get_by_text(
+        "ZeroDivisionError" if mode == "edit" else "An internal error occurred"
+    ).first.wait_for()
 
     found: list[str] = []
     for _ in range(240):  # the log and the page report on their own time; keep what arrives
         found += watch.problems()
-        logged = any("server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found)
+        logged = any(
+            "server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found
+        )
         if logged == in_log and any(on_page in f for f in found):
             break
         page.wait_for_timeout(250)
     assert any(on_page in f for f in found), found
     if in_log:
-        assert any("server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found), found
+        assert any(
+            "server log" in f and "Traceback" in f and "ZeroDivisionError" in f for f in found
+        ), found
 
 
-def test_a_change_to_the_bundled_data_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_change_to_the_bundled_data_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A tracker or scene file written, changed or removed while a test ran is reported, once."""
     from . import conftest as harness
 
@@ -106,7 +127,9 @@ def test_a_change_to_the_bundled_data_is_reported(tmp_path: Path, monkeypatch: p
     ]
     assert watch.problems() == []
     tracker.unlink()
-    assert watch.problems() == ["an app changed the repository's bundled data: data/trackers/a.json"]
+    assert watch.problems() == [
+        "an app changed the repository's bundled data: data/trackers/a.json"
+    ]
 
 
 RERUN_TRIAL = """
@@ -151,12 +174,24 @@ def test_a_timed_out_journey_runs_once_more_and_nothing_else_does(tmp_path: Path
     """A timeout is run again once (passing the second time passes, twice fails); an assertion is not."""
     (tmp_path / "test_trial.py").write_text(RERUN_TRIAL.format(kwargs=RERUN.kwargs))
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            str(tmp_path),
+        ],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         check=False,
     )
-    tries = {name: len((tmp_path / "tries" / name).read_text()) for name in ("once", "always", "asserts")}
+    tries = {
+        name: len((tmp_path / "tries" / name).read_text()) for name in ("once", "always", "asserts")
+    }
     assert tries == {"once": 2, "always": 2, "asserts": 1}, run.stdout
     assert "2 failed, 1 passed, 2 rerun" in run.stdout, run.stdout

@@ -33,7 +33,9 @@ def test_library_lists_verdicts_and_opens_each_tracker(
     data_copy: Path,
 ) -> None:
     """Verdicts, a refused file with its problems, searching the tables, and opening a tracker."""
-    (data_copy / "trackers" / "broken.json").write_text(json.dumps({"kind": "tracker", "id": "broken", "name": 7}))
+    (data_copy / "trackers" / "broken.json").write_text(
+        json.dumps({"kind": "tracker", "id": "broken", "name": 7})
+    )
     trackers = len(list((data_copy / "trackers").glob("*.json")))
 
     page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
@@ -60,7 +62,9 @@ def test_library_lists_verdicts_and_opens_each_tracker(
     fields = _table(page, "Fields")
     expect(fields.get_by_text("hp_max", exact=True)).to_have_count(1)
     # The layout and the note are sentences of their own (no "chips.Note" run together).
-    page.locator(".paragraph").filter(has_text="Laid out as a record; changes shown as chips.").first.wait_for()
+    page.locator(".paragraph").filter(
+        has_text="Laid out as a record; changes shown as chips."
+    ).first.wait_for()
     note = page.locator(".paragraph").filter(has_text="Note for the model:").first
     expect(note).to_have_text("Note for the model: Lower hp when Vera is hurt.")
     # What each field accepts, in words, never raw JSON.
@@ -151,7 +155,9 @@ def test_a_folder_name_too_long_is_a_message_on_the_page(
     serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
 ) -> None:
     """A pasted path the system cannot even look up (too long a name) is said in words."""
-    page = open_page(serve("library.py", "--data", str(tmp_path / ("x" * 300))), "The tracker library")
+    page = open_page(
+        serve("library.py", "--data", str(tmp_path / ("x" * 300))), "The tracker library"
+    )
     page.get_by_text("File name too long").first.wait_for()
 
 
@@ -173,12 +179,16 @@ def test_the_library_reads_the_bundled_data_then_the_workspace(
     page = open_page(serve("library.py", env={"XDG_DATA_HOME": str(home)}), "The tracker library")
     page.get_by_text("Your workspace").first.wait_for()
     page.get_by_text(f"{bundled - 1} trackers").first.wait_for()
-    expect(page.get_by_text(str(home / "trackerkit" / "workspace" / "trackers"), exact=True)).to_have_count(1)
+    expect(
+        page.get_by_text(str(home / "trackerkit" / "workspace" / "trackers"), exact=True)
+    ).to_have_count(1)
 
 
 #: What a hostile tracker file holds where the page shows text: each must read as written.
 HOSTILE_NAME = '<h1>INJ</h1><img src=x onerror="top.__pwned=2"><marquee>m</marquee>'
-HOSTILE_NOTE = 'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+HOSTILE_NOTE = (
+    'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+)
 HOSTILE_DESCRIPTION = "<style>body{display:none}</style>Drawn from a file."
 HOSTILE_FILE = "<img src=x onerror=top.__pwned=3>"
 
@@ -199,7 +209,9 @@ def test_html_in_tracker_files_is_shown_as_text(
     tracker["body"]["note"] = HOSTILE_NOTE
     tracker["body"]["template"] = "`<b>bold</b>` {{char}}"
     (data_copy / "trackers" / "hostile.json").write_text(json.dumps(tracker))
-    (data_copy / "trackers" / f"{HOSTILE_FILE}.json").write_text(json.dumps({"kind": "tracker", "id": "x"}))
+    (data_copy / "trackers" / f"{HOSTILE_FILE}.json").write_text(
+        json.dumps({"kind": "tracker", "id": "x"})
+    )
 
     page = open_page(serve("library.py", "--data", str(data_copy)), "The tracker library")
     # The hostile tracker sorts first ('<' before letters), so it is the one open.

@@ -53,7 +53,9 @@ def test_make_run_opens_computed_notebooks(
 
     designer = open_page(f"{url}/?file=designer.py", "Tracker designer")
     # A control only exists once its cell has run; the code editor alone shows none.
-    designer.locator(".output-area marimo-ui-element").first.wait_for(state="attached", timeout=60_000)
+    designer.locator(".output-area marimo-ui-element").first.wait_for(
+        state="attached", timeout=60_000
+    )
     screenshot(designer, "make_run_designer")
 
 

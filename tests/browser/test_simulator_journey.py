@@ -616,7 +616,9 @@ def test_simulator_plays_the_text_protocol_and_compares_it(
 
 
 #: Text a scene file, a tracker file or a person holds where the page shows it: each must read as written.
-HOSTILE_REPLY = 'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+HOSTILE_REPLY = (
+    'The causeway is slick.<iframe srcdoc="<script>top.__pwned=11</script>" hidden></iframe>'
+)
 HOSTILE_NAME = '<h1>INJ</h1><img src=x onerror="top.__pwned=2"><marquee>m</marquee>'
 HOSTILE_USER = '<style>body{display:none}</style><img src=x onerror="top.__pwned=3">I wade in.'
 HOSTILE_FENCE = '```\n<img src=x onerror="top.__pwned=5"><marquee>fence</marquee>'
@@ -652,11 +654,15 @@ def test_html_in_scenes_trackers_and_typed_text_is_shown_as_text(
     page.get_by_text(f"2 · assistant: {HOSTILE_REPLY}", exact=True).first.wait_for()
     _status(page, "Ambush <marquee>title</marquee>")
     page.get_by_role("checkbox", name=f"{HOSTILE_NAME} (hostile)").wait_for()
-    page.locator("pre, code").filter(has_text='<img src=x onerror="top.__pwned=5">').first.wait_for()
+    page.locator("pre, code").filter(
+        has_text='<img src=x onerror="top.__pwned=5">'
+    ).first.wait_for()
 
     _settled(page, 6)
     # The model's call names a tracker by the hostile name: its refusal quotes it back.
-    calls = json.dumps([{"name": "update_trackers", "arguments": {"updates": [{"tracker": HOSTILE_NAME}]}}])
+    calls = json.dumps(
+        [{"name": "update_trackers", "arguments": {"updates": [{"tracker": HOSTILE_NAME}]}}]
+    )
     _send(page, HOSTILE_USER, calls, HOSTILE_REPLY)
     page.get_by_text(f"13 · user: {HOSTILE_USER}", exact=True).first.wait_for()
     page.get_by_text(f"14 · assistant: {HOSTILE_REPLY}", exact=True).first.wait_for()
@@ -700,7 +706,9 @@ def test_simulator_keeps_values_when_a_linked_tracker_is_renamed(
     _send(
         page,
         "I rest.",
-        _calls('{"tracker": "Vitæ", "set": {"hp": 25}}, {"tracker": "Inventory", "row": "Rope", "set": {"qty": 2}}'),
+        _calls(
+            '{"tracker": "Vitæ", "set": {"hp": 25}}, {"tracker": "Inventory", "row": "Rope", "set": {"qty": 2}}'
+        ),
         "You coil a rope.",
     )
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 1 (turn) done.").first.wait_for()

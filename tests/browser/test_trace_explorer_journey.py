@@ -59,8 +59,6 @@ TOUCHES = {
 }
 
 
-
-
 def _events_label(count: int) -> str:
     return f"Events ({count:,})"
 
@@ -166,7 +164,9 @@ def test_every_control_of_the_trace_explorer(
     # The turn's events table: searching a kind keeps that kind's rows.
     picked_kind = str(picked["kind"].iloc[0])
     turn_table.get_by_placeholder("Search...").fill(picked_kind)
-    expect(turn_table.locator("tbody tr")).to_have_count(int((picked["kind"].astype(str) == picked_kind).sum()))
+    expect(turn_table.locator("tbody tr")).to_have_count(
+        int((picked["kind"].astype(str) == picked_kind).sum())
+    )
     screenshot(page, "trace_explorer_turn")
 
     # The folder: a missing one, an empty one, one with only other files, each said on the page.
@@ -182,7 +182,9 @@ def test_every_control_of_the_trace_explorer(
     page.get_by_text(f"{len(events):,} events").first.wait_for()
 
 
-def _bad_folders(page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]) -> None:
+def _bad_folders(
+    page: Any, folder: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]
+) -> None:
     """No folder, missing, empty, only non-day files, days beside other files: each said."""
     # Found when tried: an emptied box read the server's working folder (.git, .venv, ... listed
     # as skipped) under a message whose markup broke.
@@ -252,7 +254,10 @@ def test_why_a_turn_failed_and_the_days(
     # The step count beside it says both numbers (found when tried: 93 steps above, 86 in the
     # cost line): the cost is of completed steps, which the turns' `steps` count.
     outcomes = steps(events, names)["outcome"]
-    completed, failed_steps = int((outcomes == "completed").sum()), int((outcomes == "failed").sum())
+    completed, failed_steps = (
+        int((outcomes == "completed").sum()),
+        int((outcomes == "failed").sum()),
+    )
     assert completed == int(turns["steps"].sum())
     page.get_by_text(
         f"{len(outcomes)} steps ({completed} completed, {failed_steps} failed)", exact=False
@@ -282,7 +287,9 @@ def test_why_a_turn_failed_and_the_days(
     page.get_by_text("Why this turn failed", exact=True).wait_for()
     pane = page.locator(".paragraph", has_text=f"{turn['error_class']}: {turn['error']}")
     expect(pane).to_have_count(1)
-    expect(page.get_by_text(f"status failed, failures {turn['failures']}", exact=False)).to_have_count(1)
+    expect(
+        page.get_by_text(f"status failed, failures {turn['failures']}", exact=False)
+    ).to_have_count(1)
     failures = turn_failures(events, str(turn["name"]), names)
     failure_table = element(page, f"Every failure in this turn ({len(failures)})")
     expect(failure_table.locator("tbody tr")).to_have_count(len(failures))
@@ -325,7 +332,9 @@ def test_why_a_turn_failed_and_the_days(
     every.get_by_placeholder("Search...").fill("")
     day_costs.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_days")
-    page.get_by_text("Tokens and cost, cumulative within each day", exact=False).scroll_into_view_if_needed()
+    page.get_by_text(
+        "Tokens and cost, cumulative within each day", exact=False
+    ).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_tokens")
     page.get_by_text("Turn durations", exact=True).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_durations")
@@ -347,9 +356,13 @@ def test_the_simulated_sessions_are_listed(
     events, _ = read_trace(simulated)
     bundled, _ = read_trace(BUNDLED)
 
-    page = open_page(serve("trace_explorer.py", env={"XDG_DATA_HOME": str(tmp_path / "xdg")}), "Trace explorer")
+    page = open_page(
+        serve("trace_explorer.py", env={"XDG_DATA_HOME": str(tmp_path / "xdg")}), "Trace explorer"
+    )
     page.get_by_text(f"{len(bundled):,} events").first.wait_for()
-    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({simulated})")
+    page.get_by_role("combobox").first.select_option(
+        label=f"Your data folder's trace ({simulated})"
+    )
     page.get_by_text(f"{len(events):,} events").first.wait_for()
     page.get_by_text(f"{len(assemble_turns(events))} turns").first.wait_for()
     page.get_by_text("2027-01-05").first.wait_for()
@@ -368,11 +381,16 @@ def test_the_data_option_names_the_trace_listed(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     data = tmp_path / "trial-data"
     fight = str(ROOT / "data" / "scenes" / "fight.json")
-    assert main(["simulate", fight, "--json", "--data", str(data), "--now", "2027-01-05T12:00:00Z"]) == 0
+    assert (
+        main(["simulate", fight, "--json", "--data", str(data), "--now", "2027-01-05T12:00:00Z"])
+        == 0
+    )
     events, _ = read_trace(data / "trace")
     bundled, _ = read_trace(BUNDLED)
 
-    url = serve("trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    url = serve(
+        "trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    )
     page = open_page(url, "Trace explorer")
     # The folder named by --data is the one opened (found when tried: it opened on the samples).
     page.get_by_text(f"{len(events):,} events").first.wait_for()
@@ -393,7 +411,13 @@ FAILURE_PAYLOAD = (
 
 
 def _day_line(ts: str, name: str, data: dict[str, Any]) -> str:
-    line = {"ts": ts, "turn": "turn_<b>1</b>", "session": "wrun_INJ", "source": "eval", "kind": "eve"}
+    line = {
+        "ts": ts,
+        "turn": "turn_<b>1</b>",
+        "session": "wrun_INJ",
+        "source": "eval",
+        "kind": "eve",
+    }
     return orjson.dumps(line | {"name": name, "data": data}).decode()
 
 
@@ -411,11 +435,19 @@ def test_markup_in_a_failure_message_shows_as_text(
         "\n".join(
             [
                 _day_line("2027-01-05T12:00:00.000Z", "turn.started", {"sequence": 0}),
-                _day_line("2027-01-05T12:00:00.100Z", "step.started", {"sequence": 1, "stepIndex": 0}),
+                _day_line(
+                    "2027-01-05T12:00:00.100Z", "step.started", {"sequence": 1, "stepIndex": 0}
+                ),
                 _day_line(
                     "2027-01-05T12:00:01.000Z",
                     "step.failed",
-                    {"sequence": 2, "stepIndex": 0, "code": "E_MODEL", "message": FAILURE_PAYLOAD, "retryable": False},
+                    {
+                        "sequence": 2,
+                        "stepIndex": 0,
+                        "code": "E_MODEL",
+                        "message": FAILURE_PAYLOAD,
+                        "retryable": False,
+                    },
                 ),
                 _day_line("2027-01-05T12:00:01.100Z", "turn.failed", {"sequence": 3}),
             ]
@@ -423,9 +455,13 @@ def test_markup_in_a_failure_message_shows_as_text(
         + "\n",
         encoding="utf-8",
     )
-    url = serve("trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")})
+    url = serve(
+        "trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    )
     page = open_page(url, "Trace explorer")
-    page.get_by_role("combobox").first.select_option(label=f"Your data folder's trace ({data / 'trace'})")
+    page.get_by_role("combobox").first.select_option(
+        label=f"Your data folder's trace ({data / 'trace'})"
+    )
     page.get_by_text("4 events", exact=False).first.wait_for()
     page.get_by_text("Why this turn failed", exact=True).wait_for()
     expect(page.locator(".paragraph", has_text=f"E_MODEL: {FAILURE_PAYLOAD}")).to_have_count(1)
@@ -436,7 +472,13 @@ def test_markup_in_a_failure_message_shows_as_text(
     pane = page.locator("marimo-json-output")
     expect(pane.get_by_text(re.compile(r"\bFalse\b"))).to_have_count(0)
     expect(pane.get_by_text(re.compile(r"\bfalse\b")).first).to_be_visible()
-    for selector in ("marquee", "h1:has-text('INJ')", "img[src='x']", "iframe[srcdoc]", "b:text-is('1')"):
+    for selector in (
+        "marquee",
+        "h1:has-text('INJ')",
+        "img[src='x']",
+        "iframe[srcdoc]",
+        "b:text-is('1')",
+    ):
         expect(page.locator(selector)).to_have_count(0)
     page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_markup_as_text")

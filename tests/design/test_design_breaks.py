@@ -16,7 +16,9 @@ def _health() -> Draft:
 
 
 def _scene(sid: str, links: list[str], turns: list[dict[str, object]], **more: object) -> Scene:
-    return Scene.model_validate({"id": sid, "title": sid, "prompting": {"trackers": links}, "turns": turns, **more})
+    return Scene.model_validate(
+        {"id": sid, "title": sid, "prompting": {"trackers": links}, "turns": turns, **more}
+    )
 
 
 def test_an_unchanged_draft_breaks_nothing() -> None:
@@ -28,7 +30,9 @@ def test_the_trial_rename_and_deletes_name_each_scene_with_its_counts() -> None:
     for name in ("hp", "hp_max", "mood"):
         draft = draft.delete_field(draft.key(name))
     lines = scene_breaks(draft, load_scenes(DATA / "scenes"))
-    assert lines[0].startswith('Renaming Health to "Здоровье 😀" breaks 5 linked scenes that call or expect it by name: ')
+    assert lines[0].startswith(
+        'Renaming Health to "Здоровье 😀" breaks 5 linked scenes that call or expect it by name: '
+    )
     assert "fight (7 calls, 6 expectations)" in lines[0]
     assert lines[1].startswith("Deleting hp breaks 5 linked scenes that set or expect it: ")
     assert "fight (6 sets, 6 expectations)" in lines[1]
@@ -41,7 +45,10 @@ def test_the_trial_rename_and_deletes_name_each_scene_with_its_counts() -> None:
 
 
 def test_calls_rounds_edits_and_list_rows_count_and_unlinked_or_deleted_scenes_do_not() -> None:
-    call = {"name": "update_trackers", "arguments": {"updates": [{"tracker": "health", "set": {"HP": 1}}]}}
+    call = {
+        "name": "update_trackers",
+        "arguments": {"updates": [{"tracker": "health", "set": {"HP": 1}}]},
+    }
     turns: list[dict[str, object]] = [
         {"user": "a", "calls": [call], "expect": {"Health": {"hp": 1}}},
         {"user": "b", "rounds": [[call], [call]], "expect": {"Stamina": {}}},
@@ -77,7 +84,10 @@ def test_calls_are_read_as_the_scripted_model_plays_them() -> None:
     """The rounds the scripted model plays (`rounds`, else `calls`), arguments given as JSON
     text as well as objects: each counts once."""
     text = '{"updates": [{"tracker": "Health", "set": {"hp": 3}}]}'
-    call = {"name": "update_trackers", "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 2}}]}}
+    call = {
+        "name": "update_trackers",
+        "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 2}}]},
+    }
     scene = _scene(
         "s",
         ["health"],
@@ -129,13 +139,17 @@ def test_choices_and_ranges_are_played_and_only_what_changes_is_said() -> None:
     ]
     draft = _health()
     capped = _played(draft.set_field(draft.key("hp"), max=10))
-    assert capped[0].startswith("The change breaks the play of branching: 13 expectations now missed")
+    assert capped[0].startswith(
+        "The change breaks the play of branching: 13 expectations now missed"
+    )
     assert all("calls now refused" not in line for line in capped)  # clamped, not refused
 
 
 def test_scenes_named_by_a_rename_are_not_played_again_and_a_broken_draft_is_not_played() -> None:
     draft = _health()
-    renamed = _played(draft.rename_field(draft.key("hp"), "life").set_type(draft.key("mood"), "text"))
+    renamed = _played(
+        draft.rename_field(draft.key("hp"), "life").set_type(draft.key("mood"), "text")
+    )
     assert len(renamed) == 1
     assert renamed[0].startswith('Renaming hp to "life" breaks 5 linked scenes')
     broken = draft.set_type(draft.key("mood"), "choice").set_field(draft.key("mood"), choices=[])

@@ -111,7 +111,14 @@ class TestTopCandidates:
 class TestTypedSettings:
     @pytest.mark.parametrize(
         ("text", "value"),
-        [("", None), (" 30 ", 30), ("2.5", 2.5), ("-1", -1), ("1e2", 100), ("9007199254740993", 2**53 + 1)],
+        [
+            ("", None),
+            (" 30 ", 30),
+            ("2.5", 2.5),
+            ("-1", -1),
+            ("1e2", 100),
+            ("9007199254740993", 2**53 + 1),
+        ],
         ids=["empty", "int", "float", "negative", "exponent", "past-2^53-exact"],
     )
     def test_numbers(self, text: str, value: Any) -> None:
@@ -119,13 +126,17 @@ class TestTypedSettings:
         assert parse_number(text) == value
         assert type(parse_number(text)) is type(value)
 
-    @pytest.mark.parametrize("text", ["lots", "nan", "inf", "1,5"], ids=["word", "nan", "inf", "comma"])
+    @pytest.mark.parametrize(
+        "text", ["lots", "nan", "inf", "1,5"], ids=["word", "nan", "inf", "comma"]
+    )
     def test_not_numbers(self, text: str) -> None:
         """Text that is not a finite number is refused with the text quoted."""
         with pytest.raises(BadRequestError, match=f'"{text}"'):
             parse_number(text)
 
-    @pytest.mark.parametrize("text", ["1e400", "-1e400", "1" * 50], ids=["exponent", "negative", "digits"])
+    @pytest.mark.parametrize(
+        "text", ["1e400", "-1e400", "1" * 50], ids=["exponent", "negative", "digits"]
+    )
     def test_huge_numbers_are_said_large_not_infinite(self, text: str) -> None:
         """A number past what a float holds is a number: refused as unusually large, quoted."""
         with pytest.raises(BadRequestError, match="unusually large") as refused:
@@ -146,7 +157,7 @@ class TestTypedSettings:
         ids=["number", "true", "false", "no bool", "text", "no text", "choice"],
     )
     def test_starts(self, type: Any, text: str, value: Any) -> None:
-        """"Starts at" means what the field's type says; start_text shows it back."""
+        """ "Starts at" means what the field's type says; start_text shows it back."""
         field = DraftField("#1", "x", type)
         assert parse_start(field, text) == value
         if value is not None:
@@ -164,7 +175,9 @@ class TestDroppedTops:
     def test_deleting_the_top(self) -> None:
         """Deleting hp_max drops hp's top, said in one sentence."""
         draft = _health()
-        assert dropped_tops(draft, draft.delete_field("#2")) == ['"hp" no longer has a top: "hp_max" was deleted.']
+        assert dropped_tops(draft, draft.delete_field("#2")) == [
+            '"hp" no longer has a top: "hp_max" was deleted.'
+        ]
 
     def test_retyping_the_top(self) -> None:
         """hp_max becoming text drops hp's top."""

@@ -19,7 +19,10 @@ BROKEN = {
     "id": "broken",
     "body": {
         **HEALTH["body"],
-        "fields": [{**HEALTH["body"]["fields"][0], "maxField": "hp_top"}, *HEALTH["body"]["fields"][1:]],
+        "fields": [
+            {**HEALTH["body"]["fields"][0], "maxField": "hp_top"},
+            *HEALTH["body"]["fields"][1:],
+        ],
     },
 }
 
@@ -56,7 +59,9 @@ class TestRefused:
         ],
         ids=["not json", "still broken", "id not the file's"],
     )
-    def test_still_refused_text_is_not_written(self, library: Library, text: str, words: str) -> None:
+    def test_still_refused_text_is_not_written(
+        self, library: Library, text: str, words: str
+    ) -> None:
         """Text that does not decode (or names another id) is refused and the file kept."""
         before = (library.path / "broken.json").read_bytes()
         repair = save_raw(library, "broken", text)
@@ -81,11 +86,15 @@ class TestReadable:
 
     def test_other_errors_are_named(self) -> None:
         """Anything else is named by its type as a fault of the app."""
-        assert readable(KeyError("#4")) == "KeyError: '#4' (a fault of the app, not of what you typed)"
+        assert (
+            readable(KeyError("#4")) == "KeyError: '#4' (a fault of the app, not of what you typed)"
+        )
 
     def test_attempt_hands_the_words_on(self) -> None:
         """attempt returns the result, or None after handing the error's words on."""
         said: list[str] = []
         assert attempt(lambda: 2, said.append) == 2
         assert attempt(lambda: 1 // 0, said.append, "divide") is None
-        assert said == ["Could not divide: ZeroDivisionError: integer division or modulo by zero (a fault of the app, not of what you typed)"]
+        assert said == [
+            "Could not divide: ZeroDivisionError: integer division or modulo by zero (a fault of the app, not of what you typed)"
+        ]

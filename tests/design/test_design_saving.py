@@ -35,7 +35,9 @@ class TestIds:
         ],
         ids=["word", "words", "taken", "twice taken", "no letters", "accent", "emoji", "chinese"],
     )
-    def test_suggested_from_the_name(self, name: str, taken: tuple[str, ...], suggested: str) -> None:
+    def test_suggested_from_the_name(
+        self, name: str, taken: tuple[str, ...], suggested: str
+    ) -> None:
         """The suggestion is the name's lowercase words joined by -, free in the library."""
         assert suggest_id(name, taken) == suggested
         assert id_problem(suggested, taken) is None
@@ -48,7 +50,12 @@ class TestIds:
 
     @pytest.mark.parametrize(
         ("text", "words"),
-        [("", "is not a tracker id"), ("a/b", "is not a tracker id"), ("-x", "is not a tracker id"), ("health", "already holds")],
+        [
+            ("", "is not a tracker id"),
+            ("a/b", "is not a tracker id"),
+            ("-x", "is not a tracker id"),
+            ("health", "already holds"),
+        ],
         ids=["empty", "slash", "leading dash", "taken"],
     )
     def test_refused(self, text: str, words: str) -> None:
@@ -77,7 +84,10 @@ class TestSave:
         assert outcome.message.startswith('Saved as a new tracker "health-mine" at revision 0. ')
         assert 'already holds a tracker of this name: "Health" (health).' in outcome.message
         renamed = Draft.open(library.get("health")).rename_tracker("HEALTH")
-        assert '"Health" (health), "Health" (health-mine).' in save(renamed, library, "health-3").message
+        assert (
+            '"Health" (health), "Health" (health-mine).'
+            in save(renamed, library, "health-3").message
+        )
         assert "of this name" not in save(Draft.blank("tracker", "Mana"), library, "mana").message
 
     def test_an_opened_tracker_saved_as_new_keeps_the_opened_one(self, library: Library) -> None:
@@ -90,10 +100,17 @@ class TestSave:
         outcome = save(draft, library, new_id)
         assert outcome.kind == "saved"
         copy = library.get("health-2")
-        assert (copy.name, copy.revision, copy.fields) == ("Health", 0, library.get("health").fields)
+        assert (copy.name, copy.revision, copy.fields) == (
+            "Health",
+            0,
+            library.get("health").fields,
+        )
         assert (library.path / "health.json").read_bytes() == before
         assert (outcome.draft.id, outcome.draft.patch()) == ("health-2", {})
-        assert save(outcome.draft.set(description="Mine."), library).message == 'Saved "health-2" at revision 1.'
+        assert (
+            save(outcome.draft.set(description="Mine."), library).message
+            == 'Saved "health-2" at revision 1.'
+        )
         assert library.get("health").description != "Mine."
 
     def test_a_new_tracker_never_overwrites(self, library: Library) -> None:
@@ -139,7 +156,11 @@ class TestSave:
         assert "revision 1" in outcome.message
         assert holds(outcome.newer)[0] == "Vitality at revision 1: Vera's condition"
         stored = json.loads((library.path / "health.json").read_text())
-        assert (stored["name"], stored["description"], stored["revision"]) == ("Vitality", "Vera's condition", 1)
+        assert (stored["name"], stored["description"], stored["revision"]) == (
+            "Vitality",
+            "Vera's condition",
+            1,
+        )
 
     def test_stale_then_saved_as_new(self, library: Library) -> None:
         """The kept draft saves under another id; the newer revision is left as it is."""
@@ -158,7 +179,9 @@ class TestNameClash:
         """A new blank tracker named `health` (any case) names the library's Health; it still decodes."""
         draft = Draft.blank("tracker", "New tracker").rename_tracker("health")
         said = draft.name_clash(library.trackers(), new=True)
-        assert said.startswith('The library already holds a tracker of this name: "Health" (health). ')
+        assert said.startswith(
+            'The library already holds a tracker of this name: "Health" (health). '
+        )
         assert "leaves one of them out of every turn" in said
         assert draft.verdict([t.name for t in library.trackers()]).ok
         assert Draft.blank("tracker", "Mana").name_clash(library.trackers(), new=True) == ""

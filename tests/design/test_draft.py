@@ -363,10 +363,22 @@ class TestVerdict:
     @pytest.mark.parametrize(
         ("name", "line"),
         [
-            ("Stamina ", "tracker name: must not start or end with a space: macros read the name without it"),
-            (" Stamina", "tracker name: must not start or end with a space: macros read the name without it"),
-            ("Sta}}mina", 'tracker name: must not hold "}}": macros such as {{tracker::Name::field}} use them'),
-            ("A::B", 'tracker name: must not hold "::": macros such as {{tracker::Name::field}} use them'),
+            (
+                "Stamina ",
+                "tracker name: must not start or end with a space: macros read the name without it",
+            ),
+            (
+                " Stamina",
+                "tracker name: must not start or end with a space: macros read the name without it",
+            ),
+            (
+                "Sta}}mina",
+                'tracker name: must not hold "}}": macros such as {{tracker::Name::field}} use them',
+            ),
+            (
+                "A::B",
+                'tracker name: must not hold "::": macros such as {{tracker::Name::field}} use them',
+            ),
         ],
         ids=["trailing-space", "leading-space", "closing-braces", "double-colon"],
     )
@@ -560,7 +572,9 @@ class TestRail:
     def test_a_record_has_no_sample(self) -> None:
         shown = rail(decode_tracker(HEALTH))
         assert (shown.sample, shown.empty_block, shown.empty_heading()) == (False, None, "")
-        assert shown.prompt_heading() == f"**Prompt** · {shown.tokens} tokens per reply (cl100k_base)"
+        assert (
+            shown.prompt_heading() == f"**Prompt** · {shown.tokens} tokens per reply (cl100k_base)"
+        )
 
     def test_template_and_its_plain_fallback(self) -> None:
         """With a template the block is its output; the plain line is the fallback."""

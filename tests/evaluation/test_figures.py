@@ -76,7 +76,10 @@ def test_a_failed_turn_is_a_gap_and_a_mark(results: EvaluationResults) -> None:
     runs = int((mine & (turns["turn"] == 1)).sum())
     assert [list(c) for c in marks.customdata] == [[2, runs, runs]]
     assert marks.legendgroup == line.legendgroup
-    assert [t.name for t in drift_figure(results, scenario).data] == ["noisy (free)", "scripted (free)"]
+    assert [t.name for t in drift_figure(results, scenario).data] == [
+        "noisy (free)",
+        "scripted (free)",
+    ]
 
 
 def test_coinciding_drift_lines_stay_apart(zeta_first: EvaluationResults) -> None:

@@ -189,7 +189,9 @@ class TestFailedTurns:
 
     def test_a_variant_that_answered_nothing_has_no_scores(self) -> None:
         """Every turn failed: n/a everywhere but the failure rate, never a model's zeroes."""
-        failed = [_turn(r, t, False, failed="The model failed: away.") for r in (0, 1) for t in (0, 1)]
+        failed = [
+            _turn(r, t, False, failed="The model failed: away.") for r in (0, 1) for t in (0, 1)
+        ]
         table = summarize_variants(turn_frame(failed), field_frame([]))
         rates = table.set_index("metric")["estimate"]
         assert rates.drop("failed_turn_rate").isna().all()

@@ -188,7 +188,9 @@ def test_slow_answers_show_in_latency() -> None:
     assert (turns.loc[marked, "latency_s"] >= 0.3).all()
 
 
-def test_the_tokenizer_is_loaded_before_the_first_turn_is_timed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_tokenizer_is_loaded_before_the_first_turn_is_timed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A wire trial: the first turn's latency held the tokenizer's load (a second or more
     against a server answering in 1 ms). evaluate loads it before any turn is timed."""
     from trackerkit import tokens

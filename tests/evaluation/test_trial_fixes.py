@@ -53,13 +53,19 @@ def test_an_expectation_naming_an_unknown_tracker_or_field_is_refused(tmp_path: 
     text = str(caught.value)
     assert text.startswith(f"{path}: ")
     assert "nothing was played" in text
-    assert "turns[0].expect.Helth: the scene links no tracker named Helth (it links Health, Stamina)" in text
+    assert (
+        "turns[0].expect.Helth: the scene links no tracker named Helth (it links Health, Stamina)"
+        in text
+    )
     assert "turns[0].expect.Stamina.stamnia: Stamina has no field stamnia" in text
 
 
 def test_an_expected_value_of_the_wrong_type_is_refused(tmp_path: Path) -> None:
     path = _typo(tmp_path, change={}, value="thirty")
-    with pytest.raises(BadRequestError, match=r'turns\[0\]\.expect\.Health\.hp: must be a number; found the text "thirty"'):
+    with pytest.raises(
+        BadRequestError,
+        match=r'turns\[0\]\.expect\.Health\.hp: must be a number; found the text "thirty"',
+    ):
         evaluate([path], trackers=TRACKERS)
 
 
@@ -86,7 +92,9 @@ def test_the_bundled_scenarios_pass_the_check() -> None:
         assert expectation_problems(scene, load_design(scene, TRACKERS)) == [], path.name
 
 
-def test_runs_are_bounded(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_are_bounded(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The trial: `--runs 100000000000` built every job up front and grew without limit."""
 
     def no_play() -> None:  # reached only if the runs were not refused (the jobs come next)
@@ -128,7 +136,11 @@ def test_failed_turns_fields_have_no_score_in_the_file(tmp_path: Path) -> None:
     assert tidy.loc[failed, "correct"].isna().all()
     assert tidy.loc[~failed, "correct"].notna().all()
     slots = ~failed & (tidy["kind"] != "row")
-    shown = results.summary().set_index(["variant", "metric"]).loc[("scripted", "slot_accuracy"), "estimate"]
+    shown = (
+        results.summary()
+        .set_index(["variant", "metric"])
+        .loc[("scripted", "slot_accuracy"), "estimate"]
+    )
     assert tidy.loc[tidy["kind"] != "row", "correct"].astype(float).mean() == pytest.approx(
         tidy.loc[slots, "correct"].astype(float).mean()
     )
@@ -141,7 +153,9 @@ def test_a_timeout_says_the_seconds_given() -> None:
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         port = listener.getsockname()[1]
-        model = EndpointModel(f"http://127.0.0.1:{port}/v1", "m", "NO_SUCH_KEY", timeout=0.3, max_retries=0)
+        model = EndpointModel(
+            f"http://127.0.0.1:{port}/v1", "m", "NO_SUCH_KEY", timeout=0.3, max_retries=0
+        )
         with pytest.raises(ModelError) as caught:
             model.complete(ask())
     assert str(caught.value).endswith("did not answer within 0.3 s")
@@ -171,7 +185,10 @@ def test_a_broken_scene_file_is_listed_and_the_rest_offered(tmp_path: Path) -> N
     (folder / "zz-broken.json").write_text('{"id":"oops","turns":[')
     (folder / "zz-twin.json").write_text((SCENES / "eval-flags.json").read_text())
     found = read_scenarios(folder)
-    assert found.scenes == {"eval-flags": folder / "eval-flags.json", "eval-numbers": folder / "eval-numbers.json"}
+    assert found.scenes == {
+        "eval-flags": folder / "eval-flags.json",
+        "eval-numbers": folder / "eval-numbers.json",
+    }
     refused = dict(found.refused)
     assert "not valid JSON" in refused[folder / "zz-broken.json"]
     assert "has the id 'eval-flags', as eval-flags.json has" in refused[folder / "zz-twin.json"]
@@ -198,7 +215,9 @@ def test_progress_reaches_the_page_thread() -> None:
     assert seen[-1][:2] == (len(results.turns), len(results.turns))
     assert {name for _, _, name in seen} == {threading.current_thread().name}
     with pytest.raises(BadRequestError):
-        play_with_progress(lambda progress: evaluate([SCENES / "eval-flags.json"], runs=0), lambda d, t: None)
+        play_with_progress(
+            lambda progress: evaluate([SCENES / "eval-flags.json"], runs=0), lambda d, t: None
+        )
 
 
 def test_a_press_during_a_run_is_not_played_again() -> None:

@@ -39,8 +39,10 @@ JSON: st.SearchStrategy[object] = st.recursive(
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=8)
     | st.sampled_from(["object", "string", "null", "array", "function"]),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(_KEYS | st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(_KEYS | st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 

@@ -82,7 +82,9 @@ class TestPlainCards:
             f"--card {image} --out NEW.png TRACKER.json ...)"
         )
 
-    def test_the_command_writes_nothing(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def test_the_command_writes_nothing(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
         """`trackerkit import` on the card fails with that line and writes no tracker."""
         assert main(["import", str(VERA), "--into", str(tmp_path)]) != 0
         err = capsys.readouterr().err
@@ -92,7 +94,11 @@ class TestPlainCards:
     @pytest.mark.parametrize(
         "card",
         [
-            {"spec": "chara_card_v3", "spec_version": "3.0", "data": {"name": "V", "extensions": {}}},
+            {
+                "spec": "chara_card_v3",
+                "spec_version": "3.0",
+                "data": {"name": "V", "extensions": {}},
+            },
             {"spec": "chara_card_v2", "data": {"name": "V", "extensions": None}},
             {"spec": "chara_card_v2", "data": {"name": "V", "extensions": {"trackerkit": []}}},
             {"spec": "chara_card_v2", "data": {"name": "V", "tags": ["a", "b"], "extensions": {}}},
@@ -105,7 +111,9 @@ class TestPlainCards:
         """V2, V3 and V1 cards alike; two tags (which look like an MVU [value, meaning] pair) or
         an object of values do not make a card MVU."""
         assert is_character_card(card)
-        with pytest.raises(ImportRefusedError, match=r"^c\.json: holds no trackers: it is a character card"):
+        with pytest.raises(
+            ImportRefusedError, match=r"^c\.json: holds no trackers: it is a character card"
+        ):
             detect_format("c.json", json.dumps(card))
 
 
@@ -126,7 +134,9 @@ class TestCardsWithTrackers:
         """A card with trackerkit trackers is a card, whatever its book holds."""
         out = tmp_path / "tracked.json"
         data = Path(__file__).resolve().parents[2] / "data" / "trackers" / "health.json"
-        assert main(["export", "--to", "card", "--card", str(VERA), "--out", str(out), str(data)]) == 0
+        assert (
+            main(["export", "--to", "card", "--card", str(VERA), "--out", str(out), str(data)]) == 0
+        )
         assert detect_format(out) == "card"
         assert [t.name for t in import_file(out).trackers] == ["Health"]
 

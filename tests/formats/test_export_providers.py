@@ -95,7 +95,10 @@ class TestBundledTrackers:
         scene = Path(__file__).parents[2] / "data" / "scenes" / "eval-flags.json"
         assert main(["export", "--to", "openai", str(scene)]) == 0
         err = capsys.readouterr().err
-        assert "trackerkit: OpenAI would refuse this tool: function.description: is 1,339 characters" in err
+        assert (
+            "trackerkit: OpenAI would refuse this tool: function.description: is 1,339 characters"
+            in err
+        )
 
     def test_the_schemas_are_json_schema(self) -> None:
         """OpenAI's and Anthropic's parameters are valid JSON Schema (draft 2020-12)."""

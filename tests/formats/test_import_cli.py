@@ -246,7 +246,9 @@ class TestWhere:
         assert not home.exists(), "a dry run makes no folder"
         code, real, err = _run(capsys, "import", str(card))
         assert (code, err) == (0, f"trackerkit: data folder {home} (your workspace)\n")
-        wanted = [line.replace("would write", "wrote") for line in out.splitlines() if "write" in line]
+        wanted = [
+            line.replace("would write", "wrote") for line in out.splitlines() if "write" in line
+        ]
         assert [line for line in real.splitlines() if line.startswith("wrote")] == wanted
         assert "li" in Library(home / "trackers").ids()
         assert (BUNDLED / "trackers" / "health.json").is_file()
@@ -367,7 +369,9 @@ def test_the_readme_example_of_a_file_of_no_format_prints_as_shown(
     """The README's `trackerkit import` of a file in no format shows the real line (found when
     tried: it quoted a message the README's own changes had moved)."""
     readme = (BUNDLED.parent / "README.md").read_text(encoding="utf-8")
-    shown = readme.split("$ trackerkit import data/trace/2026-11-26.jsonl\n", 1)[1].split("\n", 1)[0]
+    shown = readme.split("$ trackerkit import data/trace/2026-11-26.jsonl\n", 1)[1].split("\n", 1)[
+        0
+    ]
     monkeypatch.chdir(BUNDLED.parent)
     code, out, err = _run(capsys, "import", "data/trace/2026-11-26.jsonl")
     assert (code, out) == (1, "")

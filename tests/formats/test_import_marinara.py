@@ -44,8 +44,8 @@ class TestFixture:
             "unmapped: presentCharacters[].emoji: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
             "unmapped: presentCharacters[].avatarPath: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
             "unmapped: presentCharacters[].portraitFocusX: display or bookkeeping of the character (emoji, avatar, portrait, id), not state",
-            "unmapped: presentCharacters row \"Mirela\": a starting row (mood=\"wary\", appearance=\"tall, scarred\", outfit=\"oilskin coat\", thoughts=\"He is lying.\", loyalty=\"to the guild\", hp=18, hp_max=24), not kept: a list starts with no rows; the model or a person's edit adds it",
-            "unmapped: presentCharacters row \"Old Tobin\": a starting row (mood=\"drunk\", appearance=null, outfit=null, thoughts=null, debt=\"40 crowns\"), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: presentCharacters row "Mirela": a starting row (mood="wary", appearance="tall, scarred", outfit="oilskin coat", thoughts="He is lying.", loyalty="to the guild", hp=18, hp_max=24), not kept: a list starts with no rows; the model or a person\'s edit adds it',
+            'unmapped: presentCharacters row "Old Tobin": a starting row (mood="drunk", appearance=null, outfit=null, thoughts=null, debt="40 crowns"), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             'guessed: recentEvents -> Scene.recent_events: text, guessed: a list of 2 plain values joined with ", "',
             "exact: playerStats.stats[0].max -> Player.hp_max: number from 0: the top of HP (CharacterStat max)",
             "exact: playerStats.stats[0].value -> Player.hp: number from 0 up to the field hp_max (CharacterStat value); its color is not kept",
@@ -63,8 +63,8 @@ class TestFixture:
             "exact: playerStats.inventory[].description -> Inventory.description: text column (InventoryItem description)",
             "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0 (InventoryItem quantity); a new row starts at 1 (the file gives no start)",
             'exact: playerStats.inventory[].location -> Inventory.location: text column (InventoryItem location); a new row starts at "on_person", the first location Marinara names (the file gives no start)',
-            "unmapped: playerStats.inventory row \"Rope\": a starting row (description=\"50 ft of hemp\", quantity=1, location=\"on_person\"), not kept: a list starts with no rows; the model or a person's edit adds it",
-            "unmapped: playerStats.inventory row \"Crowns\": a starting row (description=\"coin\", quantity=40, location=\"stored\"), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: playerStats.inventory row "Rope": a starting row (description="50 ft of hemp", quantity=1, location="on_person"), not kept: a list starts with no rows; the model or a person\'s edit adds it',
+            'unmapped: playerStats.inventory row "Crowns": a starting row (description="coin", quantity=40, location="stored"), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             "exact: playerStats.activeQuests[].currentStage -> Quests.current_stage: number from 0 (QuestProgress currentStage)",
             "guessed: playerStats.activeQuests[].objectives -> Quests.objectives: text, guessed: the objectives [{text, completed}] kept as one text (QuestProgress objectives)",
             "exact: playerStats.activeQuests[].completed -> Quests.completed: boolean (QuestProgress completed)",
@@ -73,9 +73,9 @@ class TestFixture:
             "exact: playerStats.status -> Player.status: text",
             "exact: playerStats.customTrackerFields[0] -> Player.reputation: text",
             "exact: playerStats.inventoryTrackerCurrencies[].qty -> Currencies.qty: number from 1 (InventoryTrackerItem qty); a new row starts at 1, as Marinara reads a qty left out",
-            "unmapped: playerStats.inventoryTrackerCurrencies row \"crowns\": a starting row (qty=40), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: playerStats.inventoryTrackerCurrencies row "crowns": a starting row (qty=40), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             "exact: playerStats.inventoryTrackerEquipped[].qty -> Equipped.qty: number from 1 (InventoryTrackerItem qty); a new row starts at 1, as Marinara reads a qty left out",
-            "unmapped: playerStats.inventoryTrackerEquipped row \"Cutlass\": a starting row (qty=1), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: playerStats.inventoryTrackerEquipped row "Cutlass": a starting row (qty=1), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             "guessed: playerStats.inventoryTrackerCarried[].qty -> Carried.qty: number from 1; not in the file: made because Marinara's InventoryTrackerItem has qty; a new row starts at 1, as Marinara reads a qty left out",
             "exact: personaStats[0].max -> Persona stats.satiety_max: number from 0: the top of Satiety (CharacterStat max)",
             "exact: personaStats[0].value -> Persona stats.satiety: number from 0 up to the field satiety_max (CharacterStat value); its color is not kept",
@@ -139,7 +139,9 @@ class TestWhatTheFileSays:
     }
 
     def _lines(self) -> list[str]:
-        return [str(line) for line in import_marinara("s.json", json.dumps(self.STATE)).report.lines]
+        return [
+            str(line) for line in import_marinara("s.json", json.dumps(self.STATE)).report.lines
+        ]
 
     def test_a_start_the_rows_agree_on_is_the_one_start_said(self) -> None:
         """Both rows at "pack": the location line names no other start, and the column starts
@@ -153,9 +155,12 @@ class TestWhatTheFileSays:
             'row starts at "pack", guessed: all 2 starting rows hold it',
         ]
         assert not any("on_person" in line for line in lines)
-        assert field_of(import_marinara("s.json", json.dumps(self.STATE)), "Inventory", "location")[
-            "default"
-        ] == "pack"
+        assert (
+            field_of(import_marinara("s.json", json.dumps(self.STATE)), "Inventory", "location")[
+                "default"
+            ]
+            == "pack"
+        )
         assert (
             "exact: playerStats.inventory[].quantity -> Inventory.quantity: number from 0 "
             "(InventoryItem quantity); a new row starts at 1 (the file gives no start)"
@@ -223,9 +228,10 @@ class TestWhatIsLostIsSaid:
         )
 
     def test_a_negative_value(self) -> None:
-        assert "not kept: its value -3 (below 0), so it starts at 0" in self._lines(
-            {"value": -3, "max": 10}
-        )[1]
+        assert (
+            "not kept: its value -3 (below 0), so it starts at 0"
+            in self._lines({"value": -3, "max": 10})[1]
+        )
 
     def test_what_fits_stays_exact(self) -> None:
         assert [line.split(":")[0] for line in self._lines({"value": 5, "max": 10})] == [

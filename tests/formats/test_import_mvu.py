@@ -44,19 +44,19 @@ class TestInitVar:
             "exact: 主角.金币 -> 主角.jin_bi: number",
             'unmapped: 主角.背包.$meta: schema flags of "主角 背包" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
             "guessed: 主角.背包.* -> 主角 背包.quantity: number from 0, guessed: every entry maps a key to a number, read as a quantity",
-            "unmapped: 主角.背包 row \"J-35\": a starting row (quantity=6), not kept: a list starts with no rows; the model or a person's edit adds it",
-            "unmapped: 主角.背包 row \"绷带\": a starting row (quantity=2), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: 主角.背包 row "J-35": a starting row (quantity=6), not kept: a list starts with no rows; the model or a person\'s edit adds it',
+            'unmapped: 主角.背包 row "绷带": a starting row (quantity=2), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             "guessed: 主角.技能 -> 主角 技能.detail: text, guessed: an extensible array of plain items is keyed by the item; a text column was added because a row needs a field",
-            "unmapped: 主角.技能 row \"游泳\": a starting row, not kept: a list starts with no rows; the model or a person's edit adds it",
-            "unmapped: 主角.技能 row \"撬锁\": a starting row, not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: 主角.技能 row "游泳": a starting row, not kept: a list starts with no rows; the model or a person\'s edit adds it',
+            'unmapped: 主角.技能 row "撬锁": a starting row, not kept: a list starts with no rows; the model or a person\'s edit adds it',
             "exact: 主角.同伴.*.关系 -> 主角 同伴.guan_xi: text; read from the rows",
             'guessed: 主角.同伴.*.好感 -> 主角 同伴.hao_gan: number; min 0, max 100 guessed from "0~100"; read from the rows',
-            "unmapped: 主角.同伴 row \"老周\": a starting row (guan_xi=\"雇主\", hao_gan=10), not kept: a list starts with no rows; the model or a person's edit adds it",
-            "unmapped: 主角.同伴 row \"阿绿\": a starting row (guan_xi=\"朋友\", hao_gan=40), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: 主角.同伴 row "老周": a starting row (guan_xi="雇主", hao_gan=10), not kept: a list starts with no rows; the model or a person\'s edit adds it',
+            'unmapped: 主角.同伴 row "阿绿": a starting row (guan_xi="朋友", hao_gan=40), not kept: a list starts with no rows; the model or a person\'s edit adds it',
             'unmapped: 任务列表.$meta: schema flags of "任务列表" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
             'guessed: 任务列表.$meta.template.进度 -> 任务列表.jin_du: number; min 0, max 100 guessed from "[0,100]"; from the template; start and meaning from a [value, meaning] pair',
             "exact: 任务列表.$meta.template.已完成 -> 任务列表.yi_wan_cheng: boolean; from the template",
-            "unmapped: 任务列表 row \"寻找灯塔钥匙\": a starting row (jin_du=10, yi_wan_cheng=false), not kept: a list starts with no rows; the model or a person's edit adds it",
+            'unmapped: 任务列表 row "寻找灯塔钥匙": a starting row (jin_du=10, yi_wan_cheng=false), not kept: a list starts with no rows; the model or a person\'s edit adds it',
         ]
 
     def test_trackers_and_links(self) -> None:
@@ -194,7 +194,7 @@ class TestAsMvuReadsEntries:
 
     def test_code_fence_is_stripped(self) -> None:
         """Content in a ```yaml fence is read inside the fence, as MVU does."""
-        text = _book_of(("[InitVar] fenced", "```yaml\nHero:\n  hp: [10, \"0到20\"]\n```"))
+        text = _book_of(("[InitVar] fenced", '```yaml\nHero:\n  hp: [10, "0到20"]\n```'))
         imported = import_mvu("book.json", text)
         assert [t.name for t in imported.trackers] == ["Hero"]
         assert field_of(imported, "Hero", "hp")["default"] == 10

@@ -24,7 +24,7 @@ class TestFixture:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
             "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
-            "guessed: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0, no top; persistInHistory not kept (trackerkit keeps every value's history); not kept: its maxValue the text \"lots\" (not a number)",
+            'guessed: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0, no top; persistInHistory not kept (trackerkit keeps every value\'s history); not kept: its maxValue the text "lots" (not a number)',
             "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "guessed: trackerConfig.rpgAttributes.attributes[0] -> User stats.str: number from 0, guessed: an attribute score has no top in the source",
@@ -34,9 +34,9 @@ class TestFixture:
             "exact: trackerConfig.statusSection.customFields[0] -> User stats.conditions: text",
             "exact: trackerConfig.statusSection.customFields[1] -> User stats.injuries: text",
             "unmapped: trackerConfig.infoBox.collapsed: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
-            "exact: trackerConfig.infoBox.widgets.date -> Scene.date: text; format \"Weekday, Month, Year\" not kept (a display setting; the text holds what the model writes)",
+            'exact: trackerConfig.infoBox.widgets.date -> Scene.date: text; format "Weekday, Month, Year" not kept (a display setting; the text holds what the model writes)',
             "exact: trackerConfig.infoBox.widgets.weather -> Scene.weather: text",
-            "exact: trackerConfig.infoBox.widgets.temperature -> Scene.temperature: text; unit \"C\" not kept (a display setting; the text holds what the model writes)",
+            'exact: trackerConfig.infoBox.widgets.temperature -> Scene.temperature: text; unit "C" not kept (a display setting; the text holds what the model writes)',
             "exact: trackerConfig.infoBox.widgets.time -> Scene.time: text",
             "exact: trackerConfig.infoBox.widgets.location -> Scene.location: text",
             "guessed: trackerConfig.infoBox.widgets.recentEvents -> Scene.recent_events: text, guessed: the recent events kept as one text; disabled in the source, imported anyway",
@@ -49,7 +49,7 @@ class TestFixture:
             "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: number from 0; a new row starts at 1 (the file gives no start)",
             "exact: trackerConfig.inventory.stored -> Stored items.qty: keyed list stored: number from 0; a new row starts at 1 (the file gives no start)",
             "guessed: trackerConfig.inventory.stored -> Stored items.place: text, guessed: the place each item is stored at (stored is a map of places)",
-            "unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion's panel; trackerkit shows fields its own way (\"showCurrency\")",
+            'unmapped: trackerConfig.inventory.showCurrency: a display setting of RPG Companion\'s panel; trackerkit shows fields its own way ("showCurrency")',
         ]
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:

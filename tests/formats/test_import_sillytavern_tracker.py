@@ -24,25 +24,25 @@ class TestFixture:
             "unmapped: generateContextTemplate: a preset setting (prompt, template or option), not a field",
             "unmapped: trackerFormat: a preset setting (prompt, template or option), not a field",
             "unmapped: mesTrackerTemplate: a preset setting (prompt, template or option), not a field",
-            "exact: Time -> Default-SingleStage (edited).time: text; examples \"09:15:30; 10/16/2024 (Wedne...\" | \"18:45:50; 10/16/2024 (Wedne...\" | \"15:10:20; 10/16/2024 (Wedne...\"; starts empty: its default \"<Updated time if changed>\" is a placeholder for the model",
-            "exact: Location -> Default-SingleStage (edited).location: text; examples \"Food court, Mall of America...\" | \"Conference Room B, Building...\" | \"Hotel Room 512, Grand Hyatt...\"; presence STATIC: the source never updates it, trackerkit lets the model update it; starts empty: its default \"<Updated location if changed>\" is a placeholder for the model",
-            "exact: Topics.PrimaryTopic -> Topics.primary_topic: text; examples \"Presentation\" | \"Dining\" | \"Negotiation\"; starts empty: its default \"<Updated primary topic if changed>\" is a placeholder for the model",
-            "exact: Topics.EmotionalTone -> Topics.emotional_tone: text; examples \"Tense\" | \"Relaxed\" | \"Curious\"; presence EPHEMERAL: the source keeps it for one message, trackerkit keeps it; starts empty: its default \"<Updated tone if changed>\" is a placeholder for the model",
-            "guessed: CharactersPresent -> Default-SingleStage (edited).characters_present: text, guessed: an ARRAY kept as one text, items joined with \", \"; examples \"Emma Thompson, James Miller\" | \"Mark Davis\" | \"Sarah Johnson, Tom Brown\"; starts empty: its default \"<List of characters present if changed>\" is a placeholder for the model",
+            'exact: Time -> Default-SingleStage (edited).time: text; examples "09:15:30; 10/16/2024 (Wedne..." | "18:45:50; 10/16/2024 (Wedne..." | "15:10:20; 10/16/2024 (Wedne..."; starts empty: its default "<Updated time if changed>" is a placeholder for the model',
+            'exact: Location -> Default-SingleStage (edited).location: text; examples "Food court, Mall of America..." | "Conference Room B, Building..." | "Hotel Room 512, Grand Hyatt..."; presence STATIC: the source never updates it, trackerkit lets the model update it; starts empty: its default "<Updated location if changed>" is a placeholder for the model',
+            'exact: Topics.PrimaryTopic -> Topics.primary_topic: text; examples "Presentation" | "Dining" | "Negotiation"; starts empty: its default "<Updated primary topic if changed>" is a placeholder for the model',
+            'exact: Topics.EmotionalTone -> Topics.emotional_tone: text; examples "Tense" | "Relaxed" | "Curious"; presence EPHEMERAL: the source keeps it for one message, trackerkit keeps it; starts empty: its default "<Updated tone if changed>" is a placeholder for the model',
+            'guessed: CharactersPresent -> Default-SingleStage (edited).characters_present: text, guessed: an ARRAY kept as one text, items joined with ", "; examples "Emma Thompson, James Miller" | "Mark Davis" | "Sarah Johnson, Tom Brown"; starts empty: its default "<List of characters present if changed>" is a placeholder for the model',
             "exact: Characters -> Characters: keyed list: one row per key (FOR_EACH_OBJECT)",
-            "exact: Characters.Hair -> Characters.hair: text; examples \"Shoulder-length blonde hair...\" | \"Short black hair, neatly co...\" | \"Long curly brown hair, pull...\"; starts empty: its default \"<Updated hair description if changed>\" is a placeholder for the model",
-            "exact: Characters.Outfit -> Characters.outfit: text; examples \"Navy blazer, white blouse, ...\" | \"Dark grey suit, light blue ...\" | \"Cream-colored sweater, dark...\"; starts empty: its default \"<Updated outfit if changed>\" is a placeholder for the model",
-            "exact: Characters.StateOfDress -> Characters.state_of_dress: text; examples \"Professionally dressed, nea...\" | \"Casually dressed, slightly ...\" | \"Hair tousled, shirt untucked\"; starts empty: its default \"<Current state of dress if no update ...\" is a placeholder for the model",
-            "exact: Characters.PostureAndInteraction -> Characters.posture_and_interaction: text; examples \"Standing at the podium\" | \"Sitting at the table\" | \"Leaning against the wall\"; starts empty: its default \"<Current posture and interaction if n...\" is a placeholder for the model",
-            "guessed: Characters.Accessories -> Characters.accessories: text, guessed: an ARRAY kept as one text, items joined with \", \"; examples \"Watch\" | \"\" | \"Umbrella, Scarf\"",
-            "exact: Characters.Mood.Name -> Characters.mood_name: text; flattened as \"Mood.Name\"; examples \"calm\" | \"wary\" | \"angry\"",
+            'exact: Characters.Hair -> Characters.hair: text; examples "Shoulder-length blonde hair..." | "Short black hair, neatly co..." | "Long curly brown hair, pull..."; starts empty: its default "<Updated hair description if changed>" is a placeholder for the model',
+            'exact: Characters.Outfit -> Characters.outfit: text; examples "Navy blazer, white blouse, ..." | "Dark grey suit, light blue ..." | "Cream-colored sweater, dark..."; starts empty: its default "<Updated outfit if changed>" is a placeholder for the model',
+            'exact: Characters.StateOfDress -> Characters.state_of_dress: text; examples "Professionally dressed, nea..." | "Casually dressed, slightly ..." | "Hair tousled, shirt untucked"; starts empty: its default "<Current state of dress if no update ..." is a placeholder for the model',
+            'exact: Characters.PostureAndInteraction -> Characters.posture_and_interaction: text; examples "Standing at the podium" | "Sitting at the table" | "Leaning against the wall"; starts empty: its default "<Current posture and interaction if n..." is a placeholder for the model',
+            'guessed: Characters.Accessories -> Characters.accessories: text, guessed: an ARRAY kept as one text, items joined with ", "; examples "Watch" | "" | "Umbrella, Scarf"',
+            'exact: Characters.Mood.Name -> Characters.mood_name: text; flattened as "Mood.Name"; examples "calm" | "wary" | "angry"',
             "unmapped: Characters.Secrets: a FOR_EACH_OBJECT inside an object or row: a field cannot hold rows of its own",
-            "unmapped: Characters.defaultValue: a start \"<Character Name>\" for the whole list; a row starts from its columns' defaults",
+            'unmapped: Characters.defaultValue: a start "<Character Name>" for the whole list; a row starts from its columns\' defaults',
             "guessed: Scars -> Scars: keyed list: one row per key (FOR_EACH_ARRAY)",
-            "guessed: Scars -> Scars.items: text, guessed: each key's array kept as one text, items joined with \", \"",
-            "guessed: Items.name -> Items: keyed list (ARRAY_OBJECT): rows keyed by the sub-field \"name\"",
-            "exact: Items.Owner -> Items.owner: text; examples \"\" | \"\" | \"\"",
-            "unmapped: Weather: its type \"NUMBER\" is none SillyTavern-Tracker has (ARRAY, ARRAY_OBJECT, FOR_EACH_ARRAY, FOR_EACH_OBJECT, OBJECT, STRING)",
+            'guessed: Scars -> Scars.items: text, guessed: each key\'s array kept as one text, items joined with ", "',
+            'guessed: Items.name -> Items: keyed list (ARRAY_OBJECT): rows keyed by the sub-field "name"',
+            'exact: Items.Owner -> Items.owner: text; examples "" | "" | ""',
+            'unmapped: Weather: its type "NUMBER" is none SillyTavern-Tracker has (ARRAY, ARRAY_OBJECT, FOR_EACH_ARRAY, FOR_EACH_OBJECT, OBJECT, STRING)',
         ]
 
     def test_every_tracker_passes_the_strict_decoder(self) -> None:
@@ -95,7 +95,9 @@ class TestFixture:
             ("<b>bold</b> text", "<b>bold</b> text"),  # more than one placeholder: a value
         ],
     )
-    def test_a_default_is_the_start_unless_a_placeholder(self, default: object, start: object) -> None:
+    def test_a_default_is_the_start_unless_a_placeholder(
+        self, default: object, start: object
+    ) -> None:
         """A value starts the field (an ARRAY's list joined); one `<...>` placeholder does not."""
         definition = {"field-0": {"name": "Time", "type": "ARRAY", "defaultValue": default}}
         imported = sillytavern_tracker_from_data(definition, "def.json")

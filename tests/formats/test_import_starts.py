@@ -133,7 +133,10 @@ class TestRpgCompanion:
         """onPerson items agree on qty 2 (a guessed start); stored items carry their place."""
         imported = import_rpg_companion("rpg.json", orjson.dumps(self.CONFIG).decode())
         assert field_of(imported, "Inventory", "qty")["default"] == 2
-        on_person = ("exact: trackerConfig.inventory.onPerson", "guessed: trackerConfig.inventory.onPerson")
+        on_person = (
+            "exact: trackerConfig.inventory.onPerson",
+            "guessed: trackerConfig.inventory.onPerson",
+        )
         assert _lines(imported, *on_person) == [
             "exact: trackerConfig.inventory.onPerson -> Inventory.qty: keyed list on person: "
             "number from 0",  # its own start (1) is not said beside the rows' 2

@@ -144,8 +144,7 @@ class TestJsonPastLimits:
         assert _run(capsys, "import", str(path), "--dry-run") == (
             1,
             "",
-            f"trackerkit: {path}: is JSON holding a number too large to read at line 1, "
-            "column 7\n",
+            f"trackerkit: {path}: is JSON holding a number too large to read at line 1, column 7\n",
         )
 
 

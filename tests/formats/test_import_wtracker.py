@@ -249,7 +249,7 @@ class TestExportRoundTrip:
         lines = [str(x) for x in imported.report.lines]
         assert not any("no tracker was made" in x for x in lines)
         assert lines[1:] == [
-            'exact: schemaPresets.inventory.value.properties.rows.items.properties.name -> '
+            "exact: schemaPresets.inventory.value.properties.rows.items.properties.name -> "
             'Inventory: keyed list: rows keyed by "name"',
             "exact: schemaPresets.inventory.value.properties.rows.items.properties.qty_max -> "
             "Inventory.qty_max: number min 0",
@@ -261,7 +261,10 @@ class TestExportRoundTrip:
     def test_two_lists_keep_the_property_in_their_names(self) -> None:
         rows = {
             "type": "array",
-            "items": {"type": "object", "properties": {"name": {"type": "string"}, "n": {"type": "number"}}},
+            "items": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "n": {"type": "number"}},
+            },
         }
         schema = {"type": "object", "properties": {"a": rows, "b": rows}}
         imported = import_wtracker("s.json", orjson.dumps(schema).decode())

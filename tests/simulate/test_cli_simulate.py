@@ -380,7 +380,9 @@ def test_a_now_at_the_calendars_edge_is_refused_in_words(
         main(["simulate", FIGHT, "--no-trace", "--now", now])
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert "too near the calendar's edge; give a time between 0001-01-03 and 9999-12-29 (UTC)" in err
+    assert (
+        "too near the calendar's edge; give a time between 0001-01-03 and 9999-12-29 (UTC)" in err
+    )
     assert "bug" not in err
 
 
@@ -398,7 +400,9 @@ def test_a_trace_whose_writes_failed_is_not_said_written(
 
     monkeypatch.setattr(writer.os, "write", full)
     data = tmp_path / "data"
-    code, _, err = _run(capsys, "simulate", FIGHT, "--data", str(data), "--now", "2027-01-05T12:00:00Z")
+    code, _, err = _run(
+        capsys, "simulate", FIGHT, "--data", str(data), "--now", "2027-01-05T12:00:00Z"
+    )
     monkeypatch.setattr(writer.os, "write", os_module.write)
     assert code == 0
     day = data / "trace" / "2027-01-05.jsonl"

@@ -80,7 +80,6 @@ class TestLinkTrackers:
         with pytest.raises(BadRequestError, match=found):
             link_trackers(Workspace(data, "option"), "odd", ["health"])
 
-
     def test_a_scene_nested_too_deep_is_refused(self, data: Path) -> None:
         """A scene file nested past the decoder is a BadRequestError, never a RecursionError."""
         path = data / "scenes" / "deep.json"

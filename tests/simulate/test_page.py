@@ -48,7 +48,7 @@ class TestOutcome:
     def test_a_refusal_is_an_alert_with_its_sentence(self) -> None:
         """A refused step is drawn as an alert holding its sentence, escaped."""
         outcome = play_page(
-            SHOP, [{"action": "edit", "tracker": "<b>", "setText": "{\"hp\": 1}"}]
+            SHOP, [{"action": "edit", "tracker": "<b>", "setText": '{"hp": 1}'}]
         ).page_outcomes[0]
         html = outcome_html(outcome)
         assert 'class="tk-note tk-outcome tk-refused" role="alert"' in html

@@ -471,7 +471,10 @@ class TestLastTurnHeading:
         assert last.sentence == "Step 9 (continue) done."
         assert playback.last_turn_heading() == "Step 9 (continue) · wrote <code>m14</code>"
         assert playback.last_turn() is last.report
-        assert playback.session.chat.take.messages[-1].text == "You bind the cut. You pull the knot tight."
+        assert (
+            playback.session.chat.take.messages[-1].text
+            == "You bind the cut. You pull the knot tight."
+        )
 
     def test_a_failure_is_shown_not_run(self) -> None:
         """A server's words in the heading are escaped: no tag, no emphasis (the page's markdown)."""
@@ -529,7 +532,12 @@ class TestRenamesBetweenSteps:
         )
         base = play_page(scene, [turn], scripted=0).session.chat.take.version
         edit = pinned(
-            {"action": "edit", "tracker": "Vitæ", "setText": '{"mood": "tense"}', "baseVersion": base},
+            {
+                "action": "edit",
+                "tracker": "Vitæ",
+                "setText": '{"mood": "tense"}',
+                "baseVersion": base,
+            },
             scene,
         )
         text = json.dumps({"updates": [{"tracker": "VITÆ", "set": {"hp": 20}}]}, ensure_ascii=False)
@@ -568,7 +576,9 @@ class TestRenamesBetweenSteps:
         assert "Rope" in last.block
         # The arguments typed as text are sent as text, under the name the tracker has now.
         sent = [c.arguments for c in last.calls]
-        assert sent == [json.dumps({"updates": [{"tracker": "Vita", "set": {"hp": 20}}]}, ensure_ascii=False)]
+        assert sent == [
+            json.dumps({"updates": [{"tracker": "Vita", "set": {"hp": 20}}]}, ensure_ascii=False)
+        ]
 
     def test_a_swipe_follows_the_rename_too(self, tmp_path: Path) -> None:
         """A swipe's calls are pinned as a turn's are."""
@@ -576,7 +586,11 @@ class TestRenamesBetweenSteps:
         steps = [
             pinned(_turn(_calls('{"tracker": "Health", "set": {"hp": 12}}')), scene),
             pinned(
-                {"action": "swipe", "reply": "Again.", "callsText": _calls('{"tracker": "Health", "set": {"hp": 9}}')},
+                {
+                    "action": "swipe",
+                    "reply": "Again.",
+                    "callsText": _calls('{"tracker": "Health", "set": {"hp": 9}}'),
+                },
                 scene,
             ),
         ]
@@ -622,7 +636,9 @@ class TestRenamesBetweenSteps:
         """A step without `trackerIds` (a script of steps, an older page) names trackers as typed."""
         scene = _library(tmp_path, ["health", "stamina"])
         _rename(scene, "health", "Vita")
-        outcome = play_page(scene, [_turn(_calls('{"tracker": "Health", "set": {"hp": 7}}'))], scripted=0).outcomes[0]
+        outcome = play_page(
+            scene, [_turn(_calls('{"tracker": "Health", "set": {"hp": 7}}'))], scripted=0
+        ).outcomes[0]
         assert outcome.report is not None
         assert not outcome.report.calls[0].ok
 

@@ -163,7 +163,9 @@ def test_a_reply_of_a_million_spaces_is_counted() -> None:
         def complete(self, request: ModelRequest) -> ModelReply:
             return ModelReply(text, (), "stop")
 
-    assert count_tokens(text) == count_tokens("x") + count_tokens(" " * 1_000_099) + count_tokens(" y")
+    assert count_tokens(text) == count_tokens("x") + count_tokens(" " * 1_000_099) + count_tokens(
+        " y"
+    )
     report = _session(Spaces()).turn("go")
     assert report.failed is None
     assert report.rounds[0].tokens_out == count_tokens(text)

@@ -146,9 +146,13 @@ class TestSession:
         assert words in _system(model.requests[1])
 
     @pytest.mark.parametrize("depth", [900, 1000, 50_000])
-    def test_a_deep_block_is_an_outcome_and_traced_as_sent(self, tmp_path: Path, depth: int) -> None:
+    def test_a_deep_block_is_an_outcome_and_traced_as_sent(
+        self, tmp_path: Path, depth: int
+    ) -> None:
         """A block nested deep (readable or past the decoder) ends the turn as a refusal, traced as sent."""
-        body = '{"updates": [{"tracker": "Health", "set": {"hp": ' + "[" * depth + "]" * depth + "}}]}"
+        body = (
+            '{"updates": [{"tracker": "Health", "set": {"hp": ' + "[" * depth + "]" * depth + "}}]}"
+        )
         model = _Recorder(f"Text.\n```update_trackers\n{body}\n```")
         with TraceWriter(tmp_path, timezone="UTC", capture_content=True) as writer:
             session = _session(model=model, trace=writer)

@@ -103,7 +103,9 @@ def test_the_failure_views_read_raw_text(folder: Path) -> None:
     assert len(turn_timeline(raw, name).data) == len(turn_timeline(events, name).data)
 
 
-@pytest.mark.parametrize("read", [{"data": "none"}, {"columns": ["usage.in"]}], ids=["none", "columns"])
+@pytest.mark.parametrize(
+    "read", [{"data": "none"}, {"columns": ["usage.in"]}], ids=["none", "columns"]
+)
 @pytest.mark.parametrize("table", list(TABLES))
 def test_events_without_data_are_refused_with_what_to_do(table: str, read: dict[str, Any]) -> None:
     """No `data` column: a clear error that names the helper and the read that keeps data."""

@@ -127,7 +127,6 @@ class TestSteps:
             "data.usage.out": 2,
         }
 
-
     def test_a_whole_number_written_as_a_float_is_that_integer(self, tmp_path: Path) -> None:
         """JSON has one number type: `1200.0` (another writer's way) is the integer 1200 in
         `steps`, in the turns' sums and in an int column of `columns=`, one rule everywhere."""
@@ -151,7 +150,9 @@ class TestSteps:
         assert table.attrs["skipped"] == {"data.usage.out": 1}
         turns = assemble_turns(events)
         assert turns["tokens_in"].tolist() == [int(table["usage_in"].sum())]
-        picked, _ = read_trace(tmp_path, columns=[ColumnSpec("n", "usage.in", "int"), "usage.costUsd"])
+        picked, _ = read_trace(
+            tmp_path, columns=[ColumnSpec("n", "usage.in", "int"), "usage.costUsd"]
+        )
         assert picked["n"].tolist() == [pd.NA, 1200, 300]
         assert str(picked["n"].dtype) == "Int64"
         assert picked["usage.costUsd"].dtype.kind == "f"  # 2.0 written as a float stays one

@@ -55,13 +55,27 @@ def test_orphans_of_a_frame_without_file_and_line() -> None:
     """A hand frame has no file or line: the orphans table keeps its columns, empty there."""
     hand = _by_hand()
     lost = orphans(hand)
-    assert list(lost.columns) == ["ts", "turn", "session", "source", "name", "file", "line", "reason"]
+    assert list(lost.columns) == [
+        "ts",
+        "turn",
+        "session",
+        "source",
+        "name",
+        "file",
+        "line",
+        "reason",
+    ]
     assert len(lost) == len(orphans(read_trace(DAY)[0]))
 
 
 @pytest.mark.parametrize(
     "day",
-    [pd.Timestamp("2026-11-29"), dt.datetime(2026, 11, 29, 15, 30), dt.date(2026, 11, 29), "2026-11-29"],
+    [
+        pd.Timestamp("2026-11-29"),
+        dt.datetime(2026, 11, 29, 15, 30),
+        dt.date(2026, 11, 29),
+        "2026-11-29",
+    ],
     ids=["timestamp", "datetime", "date", "text"],
 )
 def test_a_day_given_as_a_moment_names_its_date(day: object) -> None:

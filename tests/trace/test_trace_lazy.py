@@ -135,13 +135,19 @@ class TestReader:
     ) -> None:
         """A writer cutting text at 4,096 UTF-16 units (TC-6) may split an emoji's pair: the half
         reads as U+FFFD, and the event (here a turn's failure) is kept, not a broken line."""
-        cut = b'{"code":"E_MODEL","message":"x\\ud83d\\u2026[truncated]","\\udc00":"\\ud83d\\ude00"}'
+        cut = (
+            b'{"code":"E_MODEL","message":"x\\ud83d\\u2026[truncated]","\\udc00":"\\ud83d\\ude00"}'
+        )
         (tmp_path / "2026-03-01.jsonl").write_bytes(_line(cut, "turn_1") + b"\n")
         events, errors = read_trace(tmp_path, data=mode)  # type: ignore[call-overload]
         assert errors == []
         data = events["data"].iat[0]
         value = json.loads(data) if mode == "raw" else dict(data)
-        assert value == {"code": "E_MODEL", "message": "x\ufffd\u2026[truncated]", "\ufffd": "\U0001f600"}
+        assert value == {
+            "code": "E_MODEL",
+            "message": "x\ufffd\u2026[truncated]",
+            "\ufffd": "\U0001f600",
+        }
         picked, _ = read_trace(tmp_path, columns=["message"])
         assert picked["message"].iat[0] == "x\ufffd\u2026[truncated]"
 

@@ -230,7 +230,9 @@ class TestBrokenLines:
         assert (errors[0].file, errors[0].line) == (str(path), 2)
         assert reason in errors[0].reason
 
-    def test_a_crlf_file_words_a_broken_line_as_an_lf_file(self, tmp_path: Path, line: Line) -> None:
+    def test_a_crlf_file_words_a_broken_line_as_an_lf_file(
+        self, tmp_path: Path, line: Line
+    ) -> None:
         """The line ending is no part of the reason: an unterminated string in a CRLF file is
         unterminated, not an invalid control character (the `\\r`)."""
         broken = b'{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_1'

@@ -87,7 +87,9 @@ def test_keep_days_none_never_deletes(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("keep", [0, -3, True, 2.5, "30"])
 def test_keep_days_below_one_is_refused(tmp_path: Path, keep: int) -> None:
-    with pytest.raises(BadRequestError, match=r"keep_days must be a whole number of days, 1 or more"):
+    with pytest.raises(
+        BadRequestError, match=r"keep_days must be a whole number of days, 1 or more"
+    ):
         TraceWriter(tmp_path, keep_days=keep)
 
 

@@ -14,7 +14,7 @@ PAYLOADS = [
     "<h1>INJ</h1><img src=x onerror=alert(1)><marquee>m</marquee>",
     "<style>body{display:none}</style>",
     "[click](javascript:alert(1)) **bold** `code` $x$ :smile: ::lucide:home:: ++ctrl++ ~~s~~",
-    "it's \"quoted\" & a | b # c",
+    'it\'s "quoted" & a | b # c',
 ]
 
 

@@ -108,7 +108,11 @@ def _name_breaks(draft: Draft, linked: list[object]) -> tuple[list[str], set[str
         if not hit:
             continue
         named.update(sid for sid, _sets, _expects in hit)
-        doing = f"Deleting {field.name}" if new_name is None else f'Renaming {field.name} to "{new_name}"'
+        doing = (
+            f"Deleting {field.name}"
+            if new_name is None
+            else f'Renaming {field.name} to "{new_name}"'
+        )
         lines.append(
             f"{doing} breaks {_scenes(len(hit))} that {_verb(len(hit), 'set')} or {_verb(len(hit), 'expect')} it: "
             f"{_list(hit, 'set', 'expectation')}."
@@ -121,9 +125,7 @@ _played: dict[tuple[str, str], tuple[dict[tuple[int, int], str], set[str]]] = {}
 every change of a draft."""
 
 
-def _play(
-    scene: Scene, trackers: Sequence[Tracker]
-) -> tuple[dict[tuple[int, int], str], set[str]]:
+def _play(scene: Scene, trackers: Sequence[Tracker]) -> tuple[dict[tuple[int, int], str], set[str]]:
     """The scene's scripted turns played on `trackers`: each refused call's answer by (turn,
     call), and the expectations missed."""
     from trackerkit.simulate.session import Session  # the simulator imports the designer's kin
@@ -159,7 +161,9 @@ def _played_breaks(draft: Draft, scenes: list[Scene], trackers: list[Tracker]) -
         try:
             after = _play(scene, _pieces(scene, trackers, changed))
         except TrackerkitError as stop:  # a scripted edit refused, say
-            lines.append(f"The change stops the play of {scene.id} at a scripted step: {_short(str(stop))}.")
+            lines.append(
+                f"The change stops the play of {scene.id} at a scripted step: {_short(str(stop))}."
+            )
             continue
         refused = sorted(after[0].keys() - before[0].keys())
         missed = [m for m in _play_order(after[1]) if m not in before[1]]
@@ -186,6 +190,7 @@ def _pieces(scene: Scene, trackers: list[Tracker], own: Tracker) -> list[Tracker
 
 def _play_order(missed: set[str]) -> list[str]:
     """Mismatches in step order (`step N: ...`), then as text."""
+
     def order(line: str) -> tuple[int, str]:
         head = line.split(":", 1)[0].removeprefix("step ")
         return (int(head) if head.isdigit() else 0, line)

@@ -34,9 +34,7 @@ def field_labels(fields: Iterable[DraftField]) -> dict[str, str]:
     Two fields with the same name are two entries (the position tells them apart), and a field
     without a name still has one.
     """
-    return {
-        f"{i}. {f.name or '(no name)'} ({f.type})": f.key for i, f in enumerate(fields, 1)
-    }
+    return {f"{i}. {f.name or '(no name)'} ({f.type})": f.key for i, f in enumerate(fields, 1)}
 
 
 def selected_key(draft: Draft, key: str | None) -> str:
@@ -183,13 +181,9 @@ def dropped_tops(before: Draft, after: Draft) -> list[str]:
         top = names.get(old.top, old.top)
         gone = now.get(old.top)
         if new.type != old.type:
-            out.append(
-                f'"{new.name}" is now a {new.type} field, so its top "{top}" was dropped.'
-            )
+            out.append(f'"{new.name}" is now a {new.type} field, so its top "{top}" was dropped.')
         elif gone is None:
             out.append(f'"{new.name}" no longer has a top: "{top}" was deleted.')
         elif gone.type != "number":
-            out.append(
-                f'"{new.name}" no longer has a top: "{top}" is now a {gone.type} field.'
-            )
+            out.append(f'"{new.name}" no longer has a top: "{top}" is now a {gone.type} field.')
     return out

@@ -284,7 +284,6 @@ class Taken:
         head = f"Took {len(self.saved)} into the library." if self.saved else "Nothing was taken."
         return head + "\n\n" + "\n".join(lines)
 
-
     def _namesake_lines(self) -> list[str]:
         """One line per group of trackers sharing a name, naming them, and whether the scene
         written links more than one of them (a trial: the general sentence read as if the new

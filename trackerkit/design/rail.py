@@ -96,7 +96,9 @@ class Rail:
                 "**A chat starts with no rows**: the tracker's text is then empty, and the block "
                 "leaves it out"
             )
-        return f"**A chat starts with no rows**, and the block then reads · {self.empty_tokens} tokens"
+        return (
+            f"**A chat starts with no rows**, and the block then reads · {self.empty_tokens} tokens"
+        )
 
     def plain_heading(self) -> str:
         """The plain line's heading (markdown), saying what each count counts.

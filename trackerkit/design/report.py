@@ -31,7 +31,9 @@ def readable(error: BaseException, doing: str = "") -> str:
     return f"{head}{type(error).__name__}: {text} (a fault of the app, not of what you typed)"
 
 
-def attempt(action: Callable[[], T], on_error: Callable[[str], object], doing: str = "") -> T | None:
+def attempt(
+    action: Callable[[], T], on_error: Callable[[str], object], doing: str = ""
+) -> T | None:
     """Run `action`; on any exception hand its words to `on_error` and return None."""
     try:
         return action()

@@ -136,7 +136,9 @@ def _create(draft: Draft, library: Library, new_id: str) -> SaveOutcome:
         stored = library.save(verdict.tracker, base_revision=-1)
     except StaleRevisionError:
         return SaveOutcome(
-            "taken", f'Not saved: the library already holds a tracker "{new_id}"; choose another id.', draft
+            "taken",
+            f'Not saved: the library already holds a tracker "{new_id}"; choose another id.',
+            draft,
         )
     except TrackerkitError as error:
         return SaveOutcome("refused", f"Not saved: {error}", draft)

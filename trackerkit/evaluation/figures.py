@@ -89,7 +89,9 @@ def accuracy_figure(
 
 def _columns_in_order(frame: pd.DataFrame) -> list[str]:
     """`variant (mode)` in the order the variants were run: the bars' order, left to right."""
-    return list(dict.fromkeys(frame["variant"].astype(str) + " (" + frame["mode"].astype(str) + ")"))
+    return list(
+        dict.fromkeys(frame["variant"].astype(str) + " (" + frame["mode"].astype(str) + ")")
+    )
 
 
 def _field_names(fields: pd.DataFrame) -> list[str]:
@@ -193,7 +195,9 @@ def drift_figure(results: EvaluationResults, scenario: str | None = None) -> go.
                     name=f"{name}: failed turns",
                     legendgroup=name,
                     marker={"symbol": "x", "size": 11, "color": "#d62728"},
-                    customdata=np.stack([failed.index + 1, failed.to_numpy(), runs.to_numpy()], axis=1),
+                    customdata=np.stack(
+                        [failed.index + 1, failed.to_numpy(), runs.to_numpy()], axis=1
+                    ),
                     hovertemplate=(
                         "turn %{customdata[0]}: failed in %{customdata[1]} of %{customdata[2]} "
                         "runs (not scored)<extra>%{fullData.name}</extra>"

@@ -207,4 +207,6 @@ def evaluate(
             futures = {i: pool.submit(one, jobs[i]) for i in order}
             results = [futures[i].result() for i in range(len(jobs))]
     turns = turn_frame(t for r in results for t in r.turns)
-    return EvaluationResults(turns, unscored(turns, field_frame(c for r in results for c in r.fields)))
+    return EvaluationResults(
+        turns, unscored(turns, field_frame(c for r in results for c in r.fields))
+    )

@@ -270,7 +270,14 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
         add(f"pass^{k}", wilson(*pass_at_k(every)), pass_at_k(every)[1])
         errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
         add("number_mae", bootstrap_mean(errors.tolist(), seed=seed), len(errors))
-        for column in ("latency_s", "tokens_in", "tokens_out", "retries", "clamps", "unknown_calls"):
+        for column in (
+            "latency_s",
+            "tokens_in",
+            "tokens_out",
+            "retries",
+            "clamps",
+            "unknown_calls",
+        ):
             values = group[column].astype(float).tolist()
             add(f"{column}_per_turn", bootstrap_mean(values, seed=seed), len(values))
         failed = int((every["failed"] != "").sum())

@@ -54,8 +54,14 @@ class EvaluationResults:
         """`failures()` in words, one line per variant and mode, for a page or a terminal."""
         lines = []
         for row in self.failures().to_dict("records"):
-            failed, turns, retries = int(row["failed_turns"]), int(row["turns"]), int(row["retries"])
-            spent = f", after {retries} {'retry' if retries == 1 else 'retries'}," if retries else ""
+            failed, turns, retries = (
+                int(row["failed_turns"]),
+                int(row["turns"]),
+                int(row["retries"]),
+            )
+            spent = (
+                f", after {retries} {'retry' if retries == 1 else 'retries'}," if retries else ""
+            )
             lines.append(
                 f"{row['variant']} ({row['mode']}): {failed} of {turns} turns failed{spent} and "
                 f"are not scored{' (so it has no scores)' if failed == turns else ''}; "
@@ -100,7 +106,8 @@ class EvaluationResults:
             return replace_atomically(path, lambda out: pq.write_table(table, out))
         except OSError as exc:
             raise OSError(
-                exc.errno, f"cannot write {path}: {exc.strerror or exc}; the file there before is kept"
+                exc.errno,
+                f"cannot write {path}: {exc.strerror or exc}; the file there before is kept",
             ) from exc
 
 

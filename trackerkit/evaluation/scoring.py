@@ -230,7 +230,9 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
     return problems
 
 
-def _absent_problems(where: str, by_name: Mapping[str, Tracker], absent: Mapping[str, Any]) -> list[str]:
+def _absent_problems(
+    where: str, by_name: Mapping[str, Tracker], absent: Mapping[str, Any]
+) -> list[str]:
     problems = []
     for name in absent:
         tracker = by_name.get(name)

@@ -403,7 +403,13 @@ def _characters(builder: Builder, characters: object) -> None:
     )
     for key in ("mood", "appearance", "outfit", "thoughts"):
         _column(
-            draft, where, characters, key, {"type": "text"}, of="PresentCharacter", detail="text column"
+            draft,
+            where,
+            characters,
+            key,
+            {"type": "text"},
+            of="PresentCharacter",
+            detail="text column",
         )
     custom: dict[str, None] = {}
     stats: dict[str, None] = {}

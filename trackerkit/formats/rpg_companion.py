@@ -103,7 +103,11 @@ def _stat_range(stat: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
     if "maxValue" not in stat:
         return spec, "number from 0, no top (the file gives no maxValue)", []
     why = "below 0" if top is not None else number_fault(stat.get("maxValue"))
-    return spec, "number from 0, no top", [f"its maxValue {describe_value(stat.get('maxValue'))} ({why})"]
+    return (
+        spec,
+        "number from 0, no top",
+        [f"its maxValue {describe_value(stat.get('maxValue'))} ({why})"],
+    )
 
 
 def _lost_start(stat: dict[str, Any], start: int | float | None, spec: dict[str, Any]) -> str:
@@ -276,7 +280,9 @@ def _widget_settings(widget: object) -> str:
     shown = [f"{k} {quoted(str(v), 30)}" for k, v in widget.items() if k != "enabled"]
     if not shown:
         return ""
-    return f"; {', '.join(shown)} not kept (a display setting; the text holds what the model writes)"
+    return (
+        f"; {', '.join(shown)} not kept (a display setting; the text holds what the model writes)"
+    )
 
 
 def _characters(builder: Builder, section: object, where: str) -> None:

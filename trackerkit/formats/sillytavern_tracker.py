@@ -172,7 +172,9 @@ def _text(
         how + _examples(spec) + (_PRESENCE.get(presence, "") if isinstance(presence, str) else "")
     )
     if placeholder:
-        detail += f"; starts empty: its default {quoted(start or '', 40)} is a placeholder for the model"
+        detail += (
+            f"; starts empty: its default {quoted(start or '', 40)} is a placeholder for the model"
+        )
     draft.add(source, key, field, text=_about(spec), detail=detail, guessed=kind != "STRING")
 
 

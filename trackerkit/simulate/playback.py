@@ -430,7 +430,9 @@ def _play(
     given = step.get("calls")
     unsent = (
         len(given)
-        if isinstance(given, list) and report is not None and report.protocol == "tools"
+        if isinstance(given, list)
+        and report is not None
+        and report.protocol == "tools"
         and not report.tool_offered
         else 0
     )

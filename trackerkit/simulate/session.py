@@ -320,7 +320,9 @@ class Session:
         scripted = _scripted(self.model)
         if scripted is not None:
             if script is not None:
-                scripted.plan(script if isinstance(script, TurnPlan) else TurnPlan.from_step(script))
+                scripted.plan(
+                    script if isinstance(script, TurnPlan) else TurnPlan.from_step(script)
+                )
             scripted.start_turn()
 
     def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:

@@ -184,7 +184,9 @@ def _far_years_alone(texts: list[Any], parsed: pd.DatetimeIndex) -> pd.DatetimeI
     again = [
         row
         for row in np.flatnonzero(pd.isna(parsed)).tolist()
-        if texts[row] is not None and texts[row][:4].isdigit() and not 1678 <= int(texts[row][:4]) <= 2261
+        if texts[row] is not None
+        and texts[row][:4].isdigit()
+        and not 1678 <= int(texts[row][:4]) <= 2261
     ]
     if not again:
         return parsed

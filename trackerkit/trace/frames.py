@@ -225,7 +225,9 @@ def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
                     calls[(rec["session"], key_part(row["call_id"]))] = row
             continue
         call_id = data.get("callId")
-        paired = calls.pop((rec["session"], key_part(call_id)), None) if call_id is not None else None
+        paired = (
+            calls.pop((rec["session"], key_part(call_id)), None) if call_id is not None else None
+        )
         if paired is not None:
             row = paired
         else:

@@ -108,7 +108,9 @@ def _segments(picked: pd.DataFrame) -> pd.DataFrame:
                 "what": "tool failed" if failed else "tool",
                 "detail": row.failure if failed else str(row.status or ""),
                 "took": _took(row.ts, end),
-                "error": (tool_errors.get(key_part(row.call_id)) or row.failure) if failed else None,
+                "error": (tool_errors.get(key_part(row.call_id)) or row.failure)
+                if failed
+                else None,
             }
         )
     frame = pd.DataFrame(bars, columns=_BAR_COLUMNS)
