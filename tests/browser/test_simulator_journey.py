@@ -83,6 +83,14 @@ def _calls(updates: str) -> str:
     return '[{"name": "update_trackers", "arguments": {"updates": [' + updates + "]}}]"
 
 
+def _slide(page: Any, key: str, times: int = 1) -> None:
+    """Press `key` on the "Scripted steps played" slider `times` times."""
+    slider = page.get_by_role("slider").first
+    slider.focus()
+    for _ in range(times):
+        slider.press(key)
+
+
 def _status(page: Any, text: str) -> None:
     page.get_by_text(text).first.wait_for()
 
@@ -426,13 +434,10 @@ def test_simulator_every_other_control(
     calls = page.locator("table").filter(has_text="update_trackers").first
     calls.get_by_text("Stamina: stamina 9 -> 20").first.wait_for()
 
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    for _ in range(3):
-        slider.press("ArrowLeft")
+    _slide(page, "ArrowLeft", 3)
     _status(page, "3 of 6 scripted steps")
     _status(page, "6 live messages")
-    slider.press("End")
+    _slide(page, "End")
     _status(page, "6 of 6 scripted steps")
     _status(page, "12 live messages")
 
@@ -484,10 +489,7 @@ def test_simulator_keeps_an_edit_when_the_slider_moves(
     """
     page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
     _status(page, "12 live messages")
-    slider = page.get_by_role("slider").first
-    slider.focus()
-    for _ in range(4):
-        slider.press("ArrowLeft")
+    _slide(page, "ArrowLeft", 4)
     _status(page, "2 of 6 scripted steps")
     _status(page, "4 live messages")
     _send(
@@ -507,8 +509,7 @@ def test_simulator_keeps_an_edit_when_the_slider_moves(
     # The edit is said to stay over every version, and a row to be written whole (TR-21).
     page.get_by_text("On a list it writes the whole row as it stands").first.wait_for()
 
-    slider.focus()
-    slider.press("ArrowRight")
+    _slide(page, "ArrowRight")
     _status(page, "3 of 6 scripted steps")
     _status(page, "8 live messages")
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 5 (edit) done.").first.wait_for()
@@ -524,8 +525,7 @@ def test_simulator_keeps_an_edit_when_the_slider_moves(
     _status(page, "7 live messages")
     _send(page, "I wait.", "[]", "Time passes.")
     _status(page, "9 live messages")
-    slider.focus()
-    slider.press("ArrowLeft")
+    _slide(page, "ArrowLeft")
     _status(page, "2 of 6 scripted steps")
     page.locator(".tk-outcome.tk-refused").filter(
         has_text="Step 5 (cut) was refused, nothing was written: Take 't1' has no live message 'm8'."

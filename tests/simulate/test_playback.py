@@ -11,6 +11,7 @@ import pytest
 from trackerkit.line import md_text
 from trackerkit.simulate.playback import (
     Clamp,
+    Playback,
     clamps_of,
     compare_protocols,
     linked_names,
@@ -57,6 +58,19 @@ class TestReadJson:
         assert read_json('[{"a": 1}]', "The tool calls") == ([{"a": 1}], None)
 
 
+def _edit_then_regenerate(hp: int) -> Playback:
+    """A turn writing hp 20, a person's edit to hp 18, then a regenerate asking `hp`."""
+    steps = [
+        _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
+        {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}'},
+        {
+            "action": "regenerate",
+            "callsText": _calls(f'{{"tracker": "Health", "set": {{"hp": {hp}}}}}'),
+        },
+    ]
+    return play_page(FIGHT, steps, scripted=2)
+
+
 class TestClamps:
     def test_a_number_written_other_than_asked_is_a_clamp(self) -> None:
         """A number the values hold otherwise than asked is reported with both."""
@@ -91,15 +105,7 @@ class TestClamps:
     def test_a_persons_edit_under_a_regenerate_is_no_clamp(self) -> None:
         """Found in a trial: after an edit (hp 18), a regenerate asking hp 3 (in range) was noted
         "Clamped: asked 3, written 18"; a clamp compares the ask with what the write stored."""
-        steps = [
-            _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
-            {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}'},
-            {
-                "action": "regenerate",
-                "callsText": _calls('{"tracker": "Health", "set": {"hp": 3}}'),
-            },
-        ]
-        playback = play_page(FIGHT, steps, scripted=2)
+        playback = _edit_then_regenerate(3)
         regenerated = playback.page_outcomes[-1]
         assert regenerated.report is not None
         assert regenerated.clamps == ()
@@ -108,15 +114,7 @@ class TestClamps:
 
     def test_a_clamp_under_a_persons_edit_is_still_a_clamp(self) -> None:
         """A regenerate asking past the top is noted with the number its version stored, not the edit's."""
-        steps = [
-            _turn(_calls('{"tracker": "Health", "set": {"hp": 20}}')),
-            {"action": "edit", "tracker": "Health", "setText": '{"hp": 18}'},
-            {
-                "action": "regenerate",
-                "callsText": _calls('{"tracker": "Health", "set": {"hp": 99}}'),
-            },
-        ]
-        playback = play_page(FIGHT, steps, scripted=2)
+        playback = _edit_then_regenerate(99)
         assert [str(c) for c in playback.page_outcomes[-1].clamps] == [
             "Health · hp: asked 99, written 30"
         ]
