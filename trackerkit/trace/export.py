@@ -96,14 +96,13 @@ def _extracted_like(values: pd.Series, like: tuple[Any, str]) -> Any:
     """A day's extracted column written as the same column over every day was (`like`: its
     Arrow type and how its values were written), so the files of one export agree."""
     kind, how = like
-    items = _items(values)
     if how == "texts":
-        return _json_texts(items)
+        return _json_texts(_items(values))
     if how == "decimal":
-        return pa.array([None if v is None else Decimal(v) for v in items], _DECIMAL)
+        return pa.array([None if v is None else Decimal(v) for v in _items(values)], _DECIMAL)
     if how == "digits":
-        return pa.array([None if v is None else str(v) for v in items], pa.string())
-    array, _how = _extracted(values)
+        return pa.array([None if v is None else str(v) for v in _items(values)], pa.string())
+    array, _how = _extracted(values)  # lists the values once, only when it must
     # Only null to any type, or integers to floats (as one read of every day types them: an
     # integer past 2**53 becomes the nearest float, as it does in a day of both).
     if array.type == kind:
