@@ -261,13 +261,13 @@ def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool
 
 def _choice(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool] | str:
     enum, default = prop["enum"], prop.get("default")
-    choices = list(dict.fromkeys(v if isinstance(v, str) else plain_text(v) for v in enum))
+    choices = list(dict.fromkeys(_as_choice(v) for v in enum))
     if not choices or any(not c for c in choices) or any(len(c) > MAX_TEXT for c in choices):
         return "an enum with no usable values"
     spec: dict[str, Any] = {"type": "choice", "choices": choices}
     lost: list[str] = []
-    if isinstance(default, str) and default in choices:
-        spec["default"] = default
+    if "default" in prop and _as_choice(default) in choices:
+        spec["default"] = _as_choice(default)
     elif "default" in prop:
         lost.append(f"its default {describe_value(default)} (not one of the choices)")
     mixed = any(not isinstance(v, str) for v in enum)
@@ -275,6 +275,12 @@ def _choice(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool] | str:
         "; guessed: non-text enum values written as text" if mixed else ""
     )
     return spec, detail + _lost(lost, "starts at its first choice"), mixed or bool(lost)
+
+
+def _as_choice(value: object) -> str:
+    """An enum value as the text a choice holds: a text as it is, a plain value as written
+    (`2` -> "2"), so a default is read the way the choices are."""
+    return value if isinstance(value, str) else plain_text(value)
 
 
 def _boolean(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
