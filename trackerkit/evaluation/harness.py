@@ -51,6 +51,7 @@ def _scenes(
                     "folder of its tracker pieces)"
                 )
             found.append((item, trackers, f"scene {item.id}"))
+            _check_scored(item, f"scene {item.id}")
             continue
         if not isinstance(item, str | Path):
             raise BadRequestError(
@@ -60,6 +61,7 @@ def _scenes(
         scene = load_scene(path)
         if not scene.turns:
             raise BadRequestError(f"{path}: has no scripted turns to evaluate")
+        _check_scored(scene, str(path))
         found.append((scene, scene_trackers(path, trackers), str(path)))
     ids = [s.id for s, _, _ in found]
     twice = sorted({i for i in ids if ids.count(i) > 1})
@@ -70,6 +72,21 @@ def _scenes(
             "by it, so each scenario needs its own"
         )
     return found
+
+
+def _check_scored(scene: Scene, label: str) -> None:
+    """Refuse a scenario with no turn to score: it would give an empty table, as if it passed."""
+    if count_turns(scene):
+        return
+    if any(step.expect is not None for step in decode_steps(scene.turns)):
+        raise BadRequestError(
+            f"no turn the model plays in {label} carries expect (only other steps do): nothing "
+            "to score; give its turns an `expect`, the values each should leave"
+        )
+    raise BadRequestError(
+        f"no step of {label} carries expect: nothing to score; give its turns an `expect`, "
+        "the values each should leave"
+    )
 
 
 def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], folder: Path) -> None:
@@ -136,7 +153,8 @@ def evaluate(
         progress: called with (turns done, turns in all) after each scored turn.
 
     Raises:
-        BadRequestError: a bad argument, a scene without turns, two scenes with one id, or an
+        BadRequestError: a bad argument, a scene without turns or without a turn that carries
+            `expect` (nothing to score), two scenes with one id, or an
             `expect` naming a tracker or field the design does not have, or a value its field
             cannot hold (every such place named, before any turn is played).
     """
