@@ -711,7 +711,12 @@ def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the others in cl100k_base and o200k_base (OpenAI encodings: for Anthropic and "
             "Gemini, estimates). --to wtracker prints WTracker presets and names on stderr what "
             "they cannot hold; --to card prints a Character Card V2 with the trackers under "
-            "data.extensions.trackerkit (--card CARD.json keeps every other key of that card)."
+            "data.extensions.trackerkit (--card CARD.json keeps every other key of that card). "
+            "Exit status: 1 when a provider's documented rules refuse the tool (each rule "
+            "broken is named on stderr; the document is still written, to look at); 0 when "
+            "the only finding is a warning (a line starting 'warning:'), a limit the provider "
+            "has enforced and may have lifted, such as OpenAI's 1,024 characters of tool "
+            "description: the tool may be refused, so it is said, not failed."
         ),
     )
     command.add_argument(
@@ -768,6 +773,13 @@ def _export(args: argparse.Namespace) -> int:
         print(f"trackerkit: {note}", file=sys.stderr)
     if done.costs:
         print(costs_table(done.costs, args.target), file=sys.stderr)
+    if done.refused:
+        print(
+            "trackerkit: the tool was written, but the provider's documented rules refuse it "
+            "(each rule broken is named above); exit 1",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -53,20 +53,21 @@ def test_a_draft_is_priced_as_it_stands() -> None:
 
 
 def test_the_provider_that_would_refuse_is_named_with_its_problem() -> None:
-    """Only OpenAI strict refuses 1,001 choices (too many enum values, and the description that
-    lists them is over 1,024 characters); its row says so and lists the rules broken."""
+    """Only OpenAI strict refuses 1,001 choices (too many enum values; the description that
+    lists them is over 1,024 characters, a warning); its row says so and lists both."""
     rows = {r.key: r for r in export_rows(_many_choices())}
     assert rows["openai"].refused
-    assert rows["openai"].verdict() == "OpenAI (strict) would refuse it (2 problems)"
-    assert rows["openai"].problems[1] == (
-        "function.parameters: has 1,003 enum values; strict mode allows 1,000"
+    assert rows["openai"].verdict() == "OpenAI (strict) would refuse it (1 problem, 1 warning)"
+    assert rows["openai"].problems == (
+        "function.parameters: has 1,003 enum values; strict mode allows 1,000",
     )
-    assert rows["openai"].problems[0].startswith("function.description: is ")
+    assert rows["openai"].warnings[0].startswith("function.description: is ")
     assert not rows["anthropic"].refused
     assert not rows["gemini"].refused
     table = exports_html(rows.values())
     assert '<tr class="refused" data-export="openai">' in table
     assert "<li>function.parameters: has 1,003 enum values; strict mode allows 1,000</li>" in table
+    assert "<li>warning: function.description: is " in table
 
 
 def test_the_table_shows_each_count() -> None:

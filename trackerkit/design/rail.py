@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from trackerkit.design.sample import starting_state
-from trackerkit.formats.checkers import check_provider_tool
+from trackerkit.formats.checkers import check_provider_tool, is_warning, tool_verdict
 from trackerkit.formats.providers import PROVIDERS, export_costs, provider_tool
 from trackerkit.macros import MacroReport
 from trackerkit.prompt import PromptContext, default_text, render_trackers_block
@@ -167,6 +167,8 @@ class ExportRow:
             Gemini an estimate, not those providers' own counts.
         provider: the provider whose rules were checked, or None (no provider checker applies).
         problems: each rule the export breaks, with its path (empty: the provider takes it).
+        warnings: each limit the provider has enforced and may have lifted, which the export
+            passes (`checkers.is_warning`): it may be refused, not surely.
     """
 
     key: str
@@ -174,6 +176,7 @@ class ExportRow:
     tokens: Mapping[str, int]
     provider: str | None
     problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @property
     def refused(self) -> bool:
@@ -181,14 +184,11 @@ class ExportRow:
         return bool(self.problems)
 
     def verdict(self) -> str:
-        """What the provider makes of it, in words."""
+        """What the provider makes of it, in the words `export` uses (`checkers.tool_verdict`)."""
         if self.provider is None:
             return "no provider rules to check"
         name = PROVIDER_NAMES.get(self.provider, self.provider)
-        if not self.problems:
-            return f"{name} takes it"
-        count = len(self.problems)
-        return f"{name} would refuse it ({count} {'problem' if count == 1 else 'problems'})"
+        return tool_verdict(name, len(self.problems), len(self.warnings))
 
 
 def export_rows(subject: Draft | Tracker) -> list[ExportRow]:
@@ -201,11 +201,13 @@ def export_rows(subject: Draft | Tracker) -> list[ExportRow]:
     rows = []
     for cost in export_costs([tracker]):
         provider = next((p for p in PROVIDERS if p == cost.key), None)
-        problems: tuple[str, ...] = ()
-        if provider is not None:
-            found = check_provider_tool(provider, provider_tool(provider, [tracker]))
-            problems = tuple(str(p) for p in found)
-        rows.append(ExportRow(cost.key, cost.label, dict(cost.tokens), provider, problems))
+        tool = provider_tool(provider, [tracker]) if provider is not None else None
+        found = check_provider_tool(provider, tool) if provider is not None else []
+        problems = tuple(str(p) for p in found if not is_warning(p))
+        warnings = tuple(str(p) for p in found if is_warning(p))
+        rows.append(
+            ExportRow(cost.key, cost.label, dict(cost.tokens), provider, problems, warnings)
+        )
     return rows
 
 
@@ -237,8 +239,9 @@ def exports_html(rows: Iterable[ExportRow]) -> str:
             for e in ENCODINGS
         )
         said = html.escape(row.verdict())
-        if row.problems:
-            said += "<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in row.problems) + "</ul>"
+        listed = [*row.problems, *(f"warning: {w}" for w in row.warnings)]
+        if listed:
+            said += "<ul>" + "".join(f"<li>{html.escape(p)}</li>" for p in listed) + "</ul>"
         mark = ' class="refused"' if row.refused else ""
         body.append(
             f'<tr{mark} data-export="{html.escape(row.key)}"><td>{html.escape(row.label)}</td>'

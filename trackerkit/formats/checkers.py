@@ -1,17 +1,22 @@
 """Each provider's documented rules for a tool definition, as a checker returning every problem with its path.
 
 - OpenAI Chat Completions, `strict: true`: the name matches `^[a-zA-Z0-9_-]{1,64}$`; the
-  description is at most 1,024 characters (longer is refused, `string_above_max_length`); the
   parameters' root is an object, not an `anyOf`; every object has `additionalProperties: false`
   and lists every property in `required` (an optional one is typed with `"null"`); no `allOf`,
   `oneOf`, `not`, `if`/`then`/`else`; at most 10 levels of nesting, 5,000 properties and 1,000
-  enum values in all.
+  enum values in all. A description over 1,024 characters is a warning, not a refusal: OpenAI
+  has refused such tools (400 `string_above_max_length`, 2025), and newer models are reported
+  to take them (llama_index PR #18784, May 2025), so the tool may be refused, not surely.
 - Anthropic Messages: `{name, description, input_schema}` with the name matching
   `^[a-zA-Z0-9_-]{1,64}$` and an `input_schema` whose root is an object.
 - Google Gemini: `{"functionDeclarations": [...]}`, each name starting with a letter or `_` and
   then letters, digits, `_`, `.`, `:` or `-`, 64 at most; `parameters` in the OpenAPI 3.0
   subset: no `additionalProperties`, `$ref`/`$defs`, `oneOf`/`allOf`/`not` or `const`, one type
   per schema (`nullable` instead of type arrays), enums of strings only.
+
+Each problem is a refusal by a documented rule, except one whose code is `MAY_REFUSE`
+(`is_warning`): a limit a provider has enforced and may have lifted. `tool_verdict` and
+`problem_lines` put both in words, one way for the designer's rail and for `export`.
 
 A checker never raises on a malformed definition: what it cannot read is a problem too (a type
 written as a list or an object, a property list where an object belongs). It walks at most
@@ -22,13 +27,26 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from trackerkit.errors import Location, Problem
 from trackerkit.formats.providers import Provider
 
-__all__ = ["check_anthropic", "check_gemini", "check_openai", "check_provider_tool"]
+__all__ = [
+    "MAY_REFUSE",
+    "check_anthropic",
+    "check_gemini",
+    "check_openai",
+    "check_provider_tool",
+    "is_warning",
+    "problem_lines",
+    "tool_verdict",
+]
+
+#: The code of a problem that is a warning, not a refusal: a limit the provider has enforced
+#: and may since have lifted, so the tool may be refused.
+MAY_REFUSE = "may_refuse"
 
 _OPENAI_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _ANTHROPIC_NAME = _OPENAI_NAME
@@ -189,8 +207,10 @@ def check_openai(tool: object) -> list[Problem]:
         problems.append(
             Problem(
                 ("function", "description"),
-                f"is {len(described):,} characters; OpenAI takes at most "
-                f"{_OPENAI_MAX_DESCRIPTION:,} (link fewer trackers, or shorten their field meanings)",
+                f"is {len(described):,} characters; OpenAI has refused tool descriptions over "
+                f"{_OPENAI_MAX_DESCRIPTION:,} characters (string_above_max_length); newer models "
+                "may take it (to be safe, link fewer trackers or shorten their field meanings)",
+                MAY_REFUSE,
             )
         )
     if function.get("strict") is not True:
@@ -431,3 +451,37 @@ _CHECKERS: dict[str, Callable[[object], list[Problem]]] = {
 def check_provider_tool(provider: Provider, tool: object) -> list[Problem]:
     """The checker for `provider` applied to `tool`: every problem, with its path."""
     return _CHECKERS[provider](tool)
+
+
+def is_warning(problem: Problem) -> bool:
+    """Whether `problem` says the tool may be refused (`MAY_REFUSE`), not that it will be."""
+    return problem.code == MAY_REFUSE
+
+
+def tool_verdict(name: str, refusals: int, warnings: int = 0) -> str:
+    """What provider `name` makes of a tool with that many problems of each kind, in words.
+
+    `OpenAI takes it`, `OpenAI may refuse it (1 warning)`, `OpenAI would refuse it (2 problems)`
+    or `OpenAI would refuse it (1 problem, 1 warning)`.
+    """
+    counts = ", ".join(
+        f"{n} {word}{'' if n == 1 else 's'}"
+        for n, word in ((refusals, "problem"), (warnings, "warning"))
+        if n
+    )
+    if refusals:
+        return f"{name} would refuse it ({counts})"
+    if warnings:
+        return f"{name} may refuse it ({counts})"
+    return f"{name} takes it"
+
+
+def problem_lines(name: str, problems: Sequence[Problem]) -> list[str]:
+    """Each problem as a line for a person: `{name} would refuse this tool: ...`, or for a
+    warning `warning: {name} may refuse this tool: ...`."""
+    return [
+        f"warning: {name} may refuse this tool: {p}"
+        if is_warning(p)
+        else f"{name} would refuse this tool: {p}"
+        for p in problems
+    ]

@@ -17,7 +17,7 @@ import orjson
 from trackerkit._pieces import read_piece_file, write_atomically
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
-from trackerkit.formats.checkers import check_provider_tool
+from trackerkit.formats.checkers import check_provider_tool, is_warning, problem_lines
 from trackerkit.formats.detect import FORMAT_NAMES, piece_kind, sniff
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
@@ -42,7 +42,9 @@ EXPORT_TARGETS: tuple[ExportTarget, ...] = ("openai", "anthropic", "gemini", "wt
 class Export:
     """An export's document, the notes a person should read (what was left behind), and for a provider each export's cost.
 
-    `image` is the PNG card with the document in it, when the card given was a PNG.
+    `image` is the PNG card with the document in it, when the card given was a PNG. `refused` is
+    True when the provider's documented rules refuse the tool (a note says each rule broken); a
+    warning (a limit the provider may have lifted) is a note only.
     """
 
     target: ExportTarget
@@ -50,6 +52,7 @@ class Export:
     notes: tuple[str, ...] = ()
     costs: tuple[ExportCost, ...] = field(default=())
     image: bytes | None = None
+    refused: bool = False
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
@@ -171,11 +174,10 @@ def export_trackers(
         image = card_into_png(png, out, str(card)) if png is not None else None
         return Export(target, out, (note,), image=image)
     tool = provider_tool(target, trackers)
-    refusals = tuple(
-        f"{_PROVIDERS[target]} would refuse this tool: {problem}"
-        for problem in check_provider_tool(target, tool)
-    )
-    return Export(target, tool, refusals, tuple(export_costs(trackers)))
+    problems = check_provider_tool(target, tool)
+    refused = not all(is_warning(p) for p in problems)
+    notes = tuple(problem_lines(_PROVIDERS[target], problems))
+    return Export(target, tool, notes, tuple(export_costs(trackers)), refused=refused)
 
 
 def write_export(done: Export, out: Path | None) -> str | None:
