@@ -11,6 +11,9 @@ order requests arrive in, so concurrency cannot change them. `injected` lists wh
 A request that offers no tool but whose prompt asks for the text protocol's update block (a
 variant with `protocol="text"`) is answered with the same calls, spoiled alike, written as that
 block at the end of the reply; there is one round per turn, so a malformed block is not sent again.
+A request whose update tool is a strict export's (a variant with `tool_style` "strict" or
+"gemini") is answered in that tool's shape: the same calls, spoiled alike, with a null for every
+field not given (`trackerkit.evaluation.tool_style.strict_shape`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from trackerkit.evaluation.client import TAG_HEADER
+from trackerkit.evaluation.tool_style import strict_parameters_offered, strict_shape
 from trackerkit.evaluation.variants import load_design
 from trackerkit.formats.text_protocol import BLOCK_LABEL
 from trackerkit.scene import Scene, load_scene, scene_trackers
@@ -125,7 +129,8 @@ class NoisyServer(ThreadingHTTPServer):
                 return 200, _completion(plan.reply, []), {}
             made = self._calls(key, drawn, round_index, (step, plan), trackers)
             return 200, _as_block(made, plan.reply), {}
-        return 200, self._calls(key, drawn, round_index, (step, plan), trackers), {}
+        made = self._calls(key, drawn, round_index, (step, plan), trackers)
+        return 200, _shaped(made, strict_parameters_offered(body["tools"])), {}
 
     def _count(self, body: Mapping[str, Any]) -> None:
         """Count the request, and keep the tools of the first one that offers any."""
@@ -209,6 +214,19 @@ class NoisyServer(ThreadingHTTPServer):
     def _note(self, key: _Key, kind: str) -> None:
         with self._lock:
             self.injected.append((*key, kind))
+
+
+def _shaped(made: dict[str, Any], strict: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A completion's calls in the shape of the strict tool offered (as made when none was)."""
+    calls = made["choices"][0]["message"].get("tool_calls") or []
+    if strict is not None:
+        for call in calls:
+            try:
+                arguments = json.loads(call["function"]["arguments"])
+            except ValueError:
+                continue  # a malformed call stays malformed
+            call["function"]["arguments"] = json.dumps(strict_shape(arguments, strict))
+    return made
 
 
 def _asks_for_block(body: Mapping[str, Any]) -> bool:

@@ -2,7 +2,10 @@
 
 A variants file is a JSON list of objects with the keys of `Variant` (unknown keys are refused,
 with their path). API keys are never written there: `api_key_env` names the environment variable
-that holds one.
+that holds one. The tool styles are `lines`, `anyOf`, `strict` and `gemini`: the last two offer
+the tool `trackerkit export --to openai` or `--to gemini` writes, so a designer learns whether
+their model keeps the trackers true with the tool they will deploy (see
+`trackerkit.evaluation.tool_style`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from trackerkit.errors import BadRequestError, NotFoundError, TrackerDecodeError
 from trackerkit.evaluation.client import EndpointModel
-from trackerkit.evaluation.tool_style import AnyOfTools
+from trackerkit.evaluation.tool_style import AnyOfTools, StrictTools, ToolStyle
 from trackerkit.fields import describe_value
 from trackerkit.library import read_piece
 from trackerkit.scene import Scene
@@ -43,9 +46,13 @@ class Variant(BaseModel):
             `trackers/` folder beside its `scenes/` folder.
         timeout: seconds for one model call, retries and their waits included.
         max_retries: tries after a 429 or 5xx.
-        tool_style: "lines" (the update tool as trackerkit builds it, one line per tracker) or
-            "anyOf" (each tracker's fields in the schema; see `trackerkit.evaluation.tool_style`);
-            the scripted model makes the scenario's calls whatever the schema, so it ignores this.
+        tool_style: "lines" (the update tool as trackerkit builds it, one line per tracker),
+            "anyOf" (each tracker's fields in the schema), "strict" (the OpenAI strict tool of
+            `export --to openai`: every field listed, null when not given) or "gemini" (the
+            declaration of `export --to gemini`, `nullable` alike); under the last two the calls
+            are read with null as "not given". See `trackerkit.evaluation.tool_style`. The
+            scripted model makes the scenario's calls whatever the schema; under "strict" and
+            "gemini" they are sent with the nulls the tool asks for.
         protocol: how the model sends its updates: "tools" (the update tool) or "text" (no tool;
             one fenced update block at the end of the reply, answered on the next turn; see
             `trackerkit.formats.text_protocol`). Under "text" no tool is sent, so `tool_style`
@@ -65,7 +72,7 @@ class Variant(BaseModel):
     trackers: Path | None = None
     timeout: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=4, ge=0)
-    tool_style: Literal["lines", "anyOf"] = "lines"
+    tool_style: ToolStyle = "lines"
     protocol: UpdateProtocol = "tools"
 
     @pydantic.field_validator("trackers", mode="before")
@@ -95,25 +102,31 @@ class Variant(BaseModel):
         """A fresh model for one run (each run gets its own, so runs share no state).
 
         Args:
-            trackers: the run's linked trackers, for the `anyOf` tool style.
+            trackers: the run's linked trackers, for the tool styles other than `lines`.
         """
+        model: Model
         if self.model == "scripted":
-            # The scripted model makes the scenario's calls whatever the tool's schema says; an
-            # `anyOf` variant is still offered (and counted with) the `anyOf` tool.
-            if self.tool_style == "anyOf" and self.protocol == "tools":
-                return AnyOfTools(ScriptedModel(), trackers)
-            return ScriptedModel()
-        assert self.base_url is not None
-        model = EndpointModel(
-            self.base_url,
-            self.model_name,
-            self.api_key_env,
-            timeout=self.timeout,
-            max_retries=self.max_retries,
-        )
-        if self.tool_style == "anyOf" and self.protocol == "tools":
+            model = ScriptedModel()
+        else:
+            assert self.base_url is not None
+            model = EndpointModel(
+                self.base_url,
+                self.model_name,
+                self.api_key_env,
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
+        if self.protocol != "tools" or self.tool_style == "lines":
+            return model
+        if self.tool_style == "anyOf":
+            # The scripted model makes the scenario's calls whatever the tool's schema says; it is
+            # still offered (and counted with) the `anyOf` tool.
             return AnyOfTools(model, trackers)
-        return model
+        # A scripted plan is written in the line shape: its calls are sent in the strict one, so
+        # the run goes through the null handling. An endpoint's calls are read as it sent them.
+        return StrictTools(
+            model, trackers, self.tool_style, fill_calls=isinstance(model, ScriptedModel)
+        )
 
 
 _VARIANTS: pydantic.TypeAdapter[list[Variant]] = pydantic.TypeAdapter(list[Variant])

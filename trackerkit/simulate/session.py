@@ -571,7 +571,10 @@ class Session:
             arguments, problem = read_arguments(call.arguments)
             if problem is not None:
                 return answer(False, f"Nothing was written: {problem}.", failure="error")
-            result = turn.call(arguments)  # never shortened, never refused for time (TR-39)
+            # A model offered a strict export's tool sends null for every field it leaves alone.
+            strict = getattr(self.model, "null_is_absent", False) is True
+            # Never shortened, never refused for time (TR-39).
+            result = turn.call(arguments, null_is_absent=strict)
             return answer(
                 result.ok, result.answer, result.change_count, None if result.ok else "ok:false"
             )
