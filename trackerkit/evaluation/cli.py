@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="FILE",
         type=Path,
         help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers, "
-        "tool_style, protocol); replaces the model options",
+        "tool_style lines|anyOf|strict|gemini, protocol); replaces the model options",
     )
     command.add_argument(
         "--runs",
