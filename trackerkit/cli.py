@@ -667,6 +667,12 @@ def _import(args: argparse.Namespace) -> int:
     print(f"{report.file}: {shown}, {count} {noun} ({report.summary()})")
     for line in report.lines:
         print(f"  {line}")
+    if not imported.trackers:
+        _say(
+            f"nothing imported: no part of {report.file} could be made a tracker (the unmapped "
+            "lines above say why); nothing was written"
+        )
+        return 1
     if args.into is not None and args.into.exists() and not args.into.is_dir():
         raise BadRequestError(f"--into: {args.into} is not a folder")
     chosen = workspace({"data": args.into} if args.into is not None else None)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from imported_fields import field_of
 
+from trackerkit.cli import main
 from trackerkit.formats import import_wtracker
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "trackers"
@@ -43,3 +45,138 @@ class TestNumericEnumDefault:
             "guessed: non-text enum values written as text; not kept: its default 4 (not one of "
             "the choices), so it starts at its first choice",
         ]
+
+
+class TestListWithoutNameKey:
+    """Finding 9: rows keyed by the first text key when none is name-like."""
+
+    TEXT = _preset(
+        {
+            "inventory": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "item": {"type": "string"},
+                        "count": {"type": "integer", "minimum": 0},
+                    },
+                    "required": ["item"],
+                },
+            }
+        },
+        name="Bag",
+    )
+
+    def test_the_first_text_key_names_the_rows(self) -> None:
+        """`item` keys the rows, reported as guessed, and `count` is the list's field."""
+        imported = import_wtracker("p.json", self.TEXT)
+        (bag,) = imported.trackers
+        assert (bag.name, bag.layout, [f.name for f in bag.fields]) == ("Bag", "list", ["count"])
+        assert _lines(self.TEXT)[0] == (
+            "guessed: schemaPresets.d.value.properties.inventory.items.properties.item -> Bag: "
+            'keyed list: rows keyed by "item", guessed: the first text key (no name, title or id '
+            "key)"
+        )
+
+    def test_no_text_key_still_says_why(self) -> None:
+        """An array of objects with no text key at all is left behind, and says so."""
+        text = _preset(
+            {
+                "rolls": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"n": {"type": "number"}}},
+                }
+            }
+        )
+        assert _lines(text) == [
+            "unmapped: schemaPresets.d.value.properties.rolls: an array of objects with no text "
+            "key to key rows by",
+        ]
+
+
+class TestOneOfConsts:
+    """Finding 9: `oneOf` of `const` values (an enum with a meaning per value) is a choice."""
+
+    TEXT = _preset(
+        {
+            "phase": {
+                "type": "string",
+                "description": "The time of day.",
+                "oneOf": [
+                    {"const": "dawn", "description": "early"},
+                    {"const": "dusk", "description": "late"},
+                ],
+                "default": "dusk",
+            }
+        }
+    )
+
+    def test_becomes_a_choice_with_each_meaning(self) -> None:
+        """The consts are the choices; each one's description joins the field's meaning."""
+        imported = import_wtracker("p.json", self.TEXT)
+        assert field_of(imported, "Dice", "phase") == {
+            "name": "phase",
+            "description": "The time of day. dawn: early; dusk: late",
+            "type": "choice",
+            "choices": ["dawn", "dusk"],
+            "default": "dusk",
+        }
+        assert _lines(self.TEXT) == [
+            "exact: schemaPresets.d.value.properties.phase -> Dice.phase: choice of 2; the "
+            "choices read from oneOf const values, each one's description kept in the meaning",
+        ]
+
+    def test_other_one_of_stays_unmapped(self) -> None:
+        """A oneOf of schemas (not all consts) is still left behind, as before."""
+        text = _preset({"x": {"oneOf": [{"const": "a"}, {"type": "number"}]}})
+        assert _lines(text)[0] == (
+            "unmapped: schemaPresets.d.value.properties.x: uses oneOf, which trackerkit fields "
+            "cannot express"
+        )
+
+
+class TestDefaultOutsideRange:
+    """Finding 9: a number default outside its range is brought inside it (TR-18), and said."""
+
+    @pytest.mark.parametrize(
+        ("default", "start", "why"),
+        [
+            (50, 10, "its default 50 lies above max 10, so it starts at 10"),
+            (-3, 0, "its default -3 lies below min 0, so it starts at 0"),
+        ],
+        ids=["above-the-top", "below-the-bottom"],
+    )
+    def test_held_inside(self, default: int, start: int, why: str) -> None:
+        """TR-18: hp default 50 with maximum 10 starts at 10, not at the minimum."""
+        text = _preset({"hp": {"type": "number", "minimum": 0, "maximum": 10, "default": default}})
+        assert field_of(import_wtracker("p.json", text), "Dice", "hp")["default"] == start
+        assert _lines(text) == [
+            f"guessed: schemaPresets.d.value.properties.hp -> Dice.hp: number min 0 max 10; {why}"
+        ]
+
+
+class TestNothingImported:
+    """Finding 9: an import that makes no tracker says so and exits 1."""
+
+    def test_cli_exits_1(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """The report is printed, then one sentence on stderr; nothing is written."""
+        source = tmp_path / "rolls.json"
+        source.write_text(
+            _preset(
+                {
+                    "rolls": {
+                        "type": "array",
+                        "items": {"type": "object", "properties": {"n": {"type": "number"}}},
+                    }
+                }
+            )
+        )
+        data = tmp_path / "data"
+        assert main(["import", str(source), "--into", str(data)]) == 1
+        out, err = capsys.readouterr()
+        assert out.startswith(f"{source}: WTracker, 0 trackers (0 exact, 0 guessed, 1 unmapped)\n")
+        assert err == (
+            f"trackerkit: nothing imported: no part of {source} could be made a tracker (the "
+            "unmapped lines above say why); nothing was written\n"
+        )
+        assert not (data / "trackers").exists()

@@ -3,9 +3,11 @@
 A preset's schema (`schemaPresets{name: {name, value: <schema>, html}}`, one preset, or a bare
 schema) is an object whose plain properties make one record named after the preset: `number` and
 `integer` with `minimum`/`maximum` become numbers with that range, `enum` a choice, `boolean` and
-`string` themselves. An array of objects with a name-like key (`name`, `title`, ...) becomes a
-keyed list of its own. A nested object is flattened into dotted fields and says so; `anyOf`,
-`oneOf`, `allOf`, `$ref` and arrays below the top are reported, not guessed at.
+`string` themselves, and a `oneOf` of `const` values a choice (each value's description joins
+the field's meaning). An array of objects becomes a keyed list of its own, its rows keyed by a
+name-like text key (`name`, `title`, ...), else by its first text key (guessed). A nested object
+is flattened into dotted fields and says so; any other `anyOf`, `oneOf`, `allOf`, `$ref` and
+arrays below the top are reported, not guessed at.
 """
 
 from __future__ import annotations
@@ -194,6 +196,10 @@ def _field(
     if not isinstance(prop, dict):
         builder.unmapped(where, "a property schema that is not an object")
         return
+    told = ""
+    consts = _consts(prop)
+    if consts is not None:
+        prop, told = consts
     used = [k for k in _UNMAPPED_KEYWORDS if k in prop]
     if used:
         builder.unmapped(where, f"uses {', '.join(used)}, which trackerkit fields cannot express")
@@ -211,7 +217,11 @@ def _field(
         how += "; null allowed in the source, but a field always holds a value"
         nullable = True
     text = prop.get("description")
-    meaning = text if isinstance(text, str) else ""
+    meaning = " ".join(part for part in (text if isinstance(text, str) else "", told) if part)
+    if consts is not None:
+        how += "; the choices read from oneOf const values" + (
+            ", each one's description kept in the meaning" if told else ""
+        )
     if kind == "object":
         inner = prop.get("properties")
         if not isinstance(inner, dict) or not inner:
@@ -233,6 +243,32 @@ def _field(
         detail=detail + how,
         guessed=guessed or bool(path) or nullable,
     )
+
+
+_CONST_KEYS = frozenset(("const", "description", "title"))
+
+
+def _consts(prop: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """A `oneOf` of `const` values (an enum that gives each value a description): the property
+    with that enum in its place, and the values' descriptions as one text (`dawn: early`);
+    None for any other property."""
+    branches = prop.get("oneOf")
+    if (
+        "enum" in prop
+        or not isinstance(branches, list)
+        or not branches
+        or not all(isinstance(b, dict) and "const" in b and set(b) <= _CONST_KEYS for b in branches)
+    ):
+        return None
+    told = [
+        f"{_as_choice(b['const'])}: {about}"
+        for b in branches
+        for about in [b.get("description", b.get("title"))]
+        if isinstance(about, str) and about.strip()
+    ]
+    enum = {key: value for key, value in prop.items() if key != "oneOf"}
+    enum["enum"] = [b["const"] for b in branches]
+    return enum, "; ".join(told)
 
 
 def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool] | str:
@@ -362,11 +398,14 @@ def _number(
         lost.append(f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}")
     if is_number(default) and not isinstance(default, bool):
         assert isinstance(default, int | float)
-        if spec.get("min", default) <= default <= spec.get("max", default):
-            spec["default"] = default
-        else:
-            within = " ".join(f"{k} {spec[k]}" for k in ("min", "max") if k in spec)
-            lost.append(f"its default {default} (outside {within})")
+        # TR-18: a default outside the range is brought inside it, as a stored value would be.
+        held = max(default, spec["min"]) if "min" in spec else default
+        held = min(held, spec["max"]) if "max" in spec else held
+        spec["default"] = held
+        if held != default:
+            side = f"above max {spec['max']}" if default > held else f"below min {spec['min']}"
+            notes.append(f"its default {default} lies {side}, so it starts at {held}")
+            guessed = True
     elif "default" in prop:
         lost.append(f"its default {describe_value(default)} (not a number)")
     if kind == "integer":
@@ -386,19 +425,12 @@ def _keyed_list(
     if not isinstance(properties, dict):
         builder.unmapped(where, "an array of objects with no properties")
         return
-    key = next(
-        (
-            k
-            for k in NAME_KEYS
-            if isinstance(properties.get(k), dict) and properties[k].get("type") == "string"
-        ),
-        None,
-    )
+    # Rows are keyed by a text key: a name-like one, else the first (as SillyTavern-Tracker's
+    # ARRAY_OBJECT import does), which is then a guess.
+    texts = [k for k, v in properties.items() if isinstance(v, dict) and v.get("type") == "string"]
+    key = next((k for k in NAME_KEYS if k in texts), texts[0] if texts else None)
     if key is None:
-        builder.unmapped(
-            where,
-            "an array of objects with no name-like text key (name, title, id) to key rows by",
-        )
+        builder.unmapped(where, "an array of objects with no text key to key rows by")
         return
     own, note = _described(prop)
     draft = builder.tracker(name, "list", own if own.strip() else about, where)
@@ -421,13 +453,15 @@ def _keyed_list(
             "needs one besides the row's name, so no tracker was made",
         )
         return
+    guessed = key not in NAME_KEYS
     builder.lines.insert(
         first,
         ReportLine(
-            "exact",
+            "guessed" if guessed else "exact",
             f"{where}.items.properties.{key}",
             draft.name,
-            f"keyed list: rows keyed by {quoted(key)}",
+            f"keyed list: rows keyed by {quoted(key)}"
+            + (", guessed: the first text key (no name, title or id key)" if guessed else ""),
         ),
     )
     _tops(builder, draft)
