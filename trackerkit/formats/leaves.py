@@ -14,7 +14,16 @@ from typing import Any
 from trackerkit._problems import MAX_TEXT
 from trackerkit.fields import describe_value, is_number
 
-__all__ = ["NAME_KEYS", "Leaf", "guess_range", "leaf", "number", "plain_text", "quoted"]
+__all__ = [
+    "NAME_KEYS",
+    "Leaf",
+    "guess_range",
+    "leaf",
+    "number",
+    "plain_text",
+    "quoted",
+    "rows_named",
+]
 
 _NUM = r"(-?\d+(?:\.\d+)?)"
 _RANGES = (
@@ -40,6 +49,13 @@ def quoted(text: str, limit: int = 60) -> str:
     """`text` on one line in double quotes, cut to `limit` characters, for report lines."""
     flat = " ".join(text.split())
     return '"' + (flat if len(flat) <= limit else flat[: limit - 3] + "...") + '"'
+
+
+def rows_named(rows: list[str]) -> str:
+    """`row "Bob"`, or `rows "Bob", "Ann"` (the first three, then how many more), for report lines."""
+    shown = ", ".join(quoted(row, 40) for row in rows[:3])
+    more = f" and {len(rows) - 3} more" if len(rows) > 3 else ""
+    return f"{'row' if len(rows) == 1 else 'rows'} {shown}{more}"
 
 
 def number(value: object) -> int | float | None:

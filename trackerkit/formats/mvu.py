@@ -11,6 +11,11 @@ pair or a `{value, description}` object; a range written in the meaning becomes 
 as guessed. An extensible object (`$meta.extensible`) or an array holding
 `"$__META_EXTENSIBLE__$"` becomes a keyed list tracker; a column its starting entries agree on
 starts there (guessed), and each entry is reported as a row, since a tracker starts with no rows.
+A `$meta.template` gives the list its columns; a key a starting entry holds that the template
+lacks is read from the entries as it would be without a template, a column reported as guessed
+(`read from the rows, not in the template: row "Bob" holds it`), or, when no column can hold it
+(an object), an unmapped line naming the key and the rows holding it. SillyTavern-Tracker's
+starting rows follow the same rule, so no key of a row is ever left without a line.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from trackerkit.formats.detect import (
     read_document,
 )
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import NAME_KEYS, Leaf, leaf, quoted
+from trackerkit.formats.leaves import NAME_KEYS, Leaf, leaf, quoted, rows_named
 from trackerkit.values import same_value
 
 __all__ = ["import_mvu", "mvu_from_data"]
@@ -361,7 +366,7 @@ def _rows_of_objects(builder: Builder, name: str, where: str, items: list[Any]) 
         )
         return
     draft = builder.tracker(name, "list", f"MVU list {quoted(name)}", where)
-    _columns(builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None)
+    _columns(builder, draft, where, [(str(r[key]), _without(r, key)) for r in rows], None)
     draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
 
 
@@ -379,7 +384,7 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         template = meta.get("template") if isinstance(meta, dict) else None
         entries = {k: v for k, v in container.items() if k != "$meta"}
         _meta(builder, f"{where}.$meta", meta, quoted(name))
-        plain = _columns(builder, draft, where, list(entries.values()), template)
+        plain = _columns(builder, draft, where, list(entries.items()), template)
         draft.starting_rows(
             where,
             [
@@ -393,9 +398,7 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
     rows = [i for i in items if isinstance(i, dict)]
     key = _name_key(rows)
     if rows and key is not None and len(rows) == len(items):
-        _columns(
-            builder, draft, where, [{k: v for k, v in r.items() if k != key} for r in rows], None
-        )
+        _columns(builder, draft, where, [(str(r[key]), _without(r, key)) for r in rows], None)
         draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
         return
     draft.add(
@@ -410,6 +413,11 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
     draft.starting_rows(where, [(str(i), {}) for i in items])
 
 
+def _without(row: dict[str, Any], key: str) -> dict[str, Any]:
+    """A row's values without its name key."""
+    return {k: v for k, v in row.items() if k != key}
+
+
 def _is_row(value: object) -> bool:
     return isinstance(value, dict) and not _is_value_form(value)
 
@@ -422,66 +430,94 @@ def _row(row: object, key: str | None) -> dict[str, object]:
 
 
 def _columns(
-    builder: Builder, draft: TrackerDraft, where: str, values: list[Any], template: object
+    builder: Builder,
+    draft: TrackerDraft,
+    where: str,
+    rows: list[tuple[str, Any]],
+    template: object,
 ) -> str | None:
-    """Columns from a `$meta.template`, else from the entries' values (the first seen types).
+    """Columns from a `$meta.template`, then from the starting rows (each key's first value).
 
-    Returns the key of the column made for entries that are plain values (`quantity` or
-    `value`), or None.
+    A key the template lacks is read from the rows as it is without a template, and said to be
+    not in the template, naming the rows that hold it; a template that gives no column leaves
+    every key to the rows.
+
+    Args:
+        rows: each starting row's name and its value (an object of fields, or a plain value).
+    Returns:
+        The key of the column made for entries that are plain values (`quantity` or `value`),
+        or None.
     """
+    templated: frozenset[str] = frozenset()
     if isinstance(template, dict):
         for key, value in template.items():
             _leaf_field(
                 builder, draft, f"{where}.$meta.template.{key}", key, value, "; from the template"
             )
         if draft.fields:
-            return None
+            templated = frozenset(template)
     shapes: dict[str, object] = {}
+    holders: dict[str, list[str]] = {}
     plain: list[object] = []
-    for value in values:
-        if isinstance(value, dict) and not _is_value_form(value):
+    for row, value in rows:
+        if _is_row(value):
             for key, inner in value.items():
-                shapes.setdefault(key, inner)
+                if key not in templated:
+                    shapes.setdefault(key, inner)
+                    holders.setdefault(key, []).append(row)
         else:
             plain.append(value)
     for key, inner in shapes.items():
-        if isinstance(inner, dict) and not _is_value_form(inner):
-            builder.unmapped(
-                f"{where}.*.{key}", "an object inside a row; a row holds plain fields only"
-            )
-            continue
-        start, text = _split(inner)
-        found = leaf(start, text)
-        if isinstance(found, str):
-            builder.unmapped(f"{where}.*.{key}", found)
-            continue
-        spec = {k: v for k, v in found.spec.items() if k != "default"}  # rows differ; no start
-        draft.add(
-            f"{where}.*.{key}",
-            key,
-            spec,
-            text=text,
-            detail=found.detail + "; read from the rows",
-            guessed=found.guessed,
-        )
-    if plain:
-        start, text = _split(plain[0])
-        found = leaf(start, text)
-        numeric = isinstance(found, Leaf) and found.spec["type"] == "number"
-        column = "quantity" if numeric else "value"
-        spec = {"type": "number", "min": 0} if numeric else {"type": "text"}
-        how = (
-            "number from 0, guessed: every entry maps a key to a number, read as a quantity"
-            if numeric
-            else "text, guessed: each entry's value"
-        )
-        draft.add(
-            f"{where}.*",
-            column,
-            spec,
-            text=text or f"the value of each entry of {draft.name}",
-            detail=how,
-            guessed=True,
-        )
-        return column
-    return None
+        _row_column(builder, draft, f"{where}.*.{key}", key, inner, holders[key], bool(templated))
+    return _plain_column(draft, where, plain) if plain else None
+
+
+def _row_column(
+    builder: Builder,
+    draft: TrackerDraft,
+    where: str,
+    key: str,
+    value: object,
+    holders: list[str],
+    templated: bool,
+) -> None:
+    """The column of a key the rows hold (`value`: the first row's), or why there is none."""
+    held = rows_named(holders)
+    if isinstance(value, dict) and not _is_value_form(value):
+        builder.unmapped(where, f"an object inside a row ({held}); a row holds plain fields only")
+        return
+    start, text = _split(value)
+    found = leaf(start, text)
+    if isinstance(found, str):
+        builder.unmapped(where, f"{found} ({held})")
+        return
+    how = "; read from the rows"
+    if templated:
+        how += f", not in the template: {held} {'holds' if len(holders) == 1 else 'hold'} it"
+    draft.add(
+        where,
+        key,
+        {k: v for k, v in found.spec.items() if k != "default"},  # rows differ; no start
+        text=text,
+        detail=found.detail + how,
+        guessed=found.guessed or templated,
+    )
+
+
+def _plain_column(draft: TrackerDraft, where: str, plain: list[object]) -> str:
+    """The one column of entries that are plain values: `quantity` for numbers, else `value`."""
+    start, text = _split(plain[0])
+    found = leaf(start, text)
+    numeric = isinstance(found, Leaf) and found.spec["type"] == "number"
+    column = "quantity" if numeric else "value"
+    draft.add(
+        f"{where}.*",
+        column,
+        {"type": "number", "min": 0} if numeric else {"type": "text"},
+        text=text or f"the value of each entry of {draft.name}",
+        detail="number from 0, guessed: every entry maps a key to a number, read as a quantity"
+        if numeric
+        else "text, guessed: each entry's value",
+        guessed=True,
+    )
+    return column

@@ -8,6 +8,10 @@ record of its own, a `FOR_EACH_OBJECT` a keyed list with text columns (`Characte
 kept in the report (the source has no number, yes/no or choice type, so every field is text).
 A `defaultValue` that is one `<...>` placeholder (`<Updated time if changed>`) is the shape the
 source shows the model, not a value: such a field starts empty, and the report says so.
+A starting row (a `defaultValue` key) is reported with its values, an `OBJECT` sub-field's by its
+dotted column; a key of a row that is none of the nested fields becomes a text column, reported
+as guessed and naming the rows that hold it, as the MVU importer does with a key its template
+lacks (see `trackerkit.formats.mvu`), so no key of a row is left without a line.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from typing import Any
 from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import ImportRefusedError
 from trackerkit.formats.detect import read_document
-from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import NAME_KEYS, quoted
+from trackerkit.formats.imported import Builder, Imported, TrackerDraft, quoted_row
+from trackerkit.formats.leaves import NAME_KEYS, quoted, rows_named
 
 __all__ = ["import_sillytavern_tracker", "sillytavern_tracker_from_data"]
 
@@ -132,6 +136,11 @@ def _nested_specs(spec: dict[str, Any]) -> list[tuple[str, object]]:
     return []
 
 
+def _kinds(spec: dict[str, Any]) -> dict[str, object]:
+    """Each nested field's name and its type (None when it has none)."""
+    return {n: v.get("type") if isinstance(v, dict) else None for n, v in _nested_specs(spec)}
+
+
 def _examples(spec: dict[str, Any]) -> str:
     examples = spec.get("exampleValues")
     if isinstance(examples, list) and examples:
@@ -214,7 +223,7 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             + (_PRESENCE.get(presence, "") if isinstance(presence, str) else ""),
         )
         _nested(builder, draft, spec, name, [])
-        _default_rows(builder, draft, name, spec.get("defaultValue"), None)
+        _default_rows(builder, draft, name, spec.get("defaultValue"), None, _kinds(spec))
     elif kind == "FOR_EACH_ARRAY":
         builder.line("guessed", name, draft.name, "keyed list: one row per key (FOR_EACH_ARRAY)")
         draft.add(
@@ -225,7 +234,7 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             detail='text, guessed: each key\'s array kept as one text, items joined with ", "',
             guessed=True,
         )
-        _default_rows(builder, draft, name, spec.get("defaultValue"), "items")
+        _default_rows(builder, draft, name, spec.get("defaultValue"), "items", {})
     else:
         nested = _nested_specs(spec)
         # Rows are keyed by a text sub-field: a name-like one first, else the first text one.
@@ -253,17 +262,26 @@ def _keyed(builder: Builder, name: str, spec: dict[str, Any], kind: str) -> None
             isinstance(r, dict) and isinstance(r.get(key), str) and r[key].strip() for r in default
         ):
             default = {r[key]: {k: v for k, v in r.items() if k != key} for r in default}
-        _default_rows(builder, draft, name, default, None)
+        _default_rows(builder, draft, name, default, None, _kinds(spec))
 
 
 def _default_rows(
-    builder: Builder, draft: TrackerDraft, name: str, default: object, column: str | None
+    builder: Builder,
+    draft: TrackerDraft,
+    name: str,
+    default: object,
+    column: str | None,
+    fields: dict[str, object],
 ) -> None:
     """A keyed field's `defaultValue`: rows by key (`{"Emma": {"Hair": ...}}`), else reported.
+
+    A row key that names no nested field becomes a text column (guessed); a row that is no
+    object of sub-fields is reported with its value.
 
     Args:
         column: the one column a row's plain value goes to (FOR_EACH_ARRAY's `items`), or None
             when each row is an object of sub-fields.
+        fields: the nested fields' names and types, which a row's keys are read by.
     """
     where = f"{name}.defaultValue"
     if default is None or default == "" or default == [] or default == {}:
@@ -276,11 +294,42 @@ def _default_rows(
         )
         return
     rows: list[tuple[str, dict[str, object]]] = []
+    holders: dict[str, list[str]] = {}
     for row, values in default.items():
         if column is not None:
             rows.append((row, {column: _joined(values)}))
         elif isinstance(values, dict):
-            rows.append((row, {_name(k, None): _joined(v) for k, v in values.items()}))
+            held: dict[str, object] = {}
+            for key, value in values.items():
+                if fields.get(key) == "OBJECT":
+                    held.update(_flat(key, value))
+                else:
+                    held[key] = _joined(value)
+                if key not in fields:
+                    holders.setdefault(key, []).append(row)
+            rows.append((row, held))
         else:
+            if values is not None:  # a null row holds nothing to leave behind
+                builder.unmapped(
+                    f"{where} row {quoted_row(row)}",
+                    f"its value {quoted(_joined(values), 40)} is not an object of the nested "
+                    "fields, so no column holds it",
+                )
             rows.append((row, {}))
+    for key, names in holders.items():
+        who = f"{rows_named(names)} {'holds' if len(names) == 1 else 'hold'}"
+        draft.add(
+            f"{where}.*.{key}",
+            key,
+            {"type": "text"},
+            detail=f"text, guessed: none of the nested fields: {who} it",
+            guessed=True,
+        )
     draft.starting_rows(where, rows)
+
+
+def _flat(key: str, value: object) -> list[tuple[str, str]]:
+    """A row's value by its column key: an `OBJECT`'s sub-values by their dotted keys."""
+    if isinstance(value, dict) and value:
+        return [pair for k, v in value.items() for pair in _flat(f"{key}.{k}", v)]
+    return [(key, _joined(value))]
