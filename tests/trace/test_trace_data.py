@@ -173,13 +173,13 @@ class TestRaw:
         assert "data" not in found[-1][1].columns
 
     def test_a_slow_line_keeps_its_text(self, tmp_path: Path) -> None:
-        """A line with spaces (read one by one) gives its data as compact JSON text."""
+        """A line with spaces (read one by one) gives its data's text as the line writes it."""
         (tmp_path / "2026-03-01.jsonl").write_bytes(
             b'{ "ts": "2026-03-01T10:00:01Z", "turn": "turn_1", "session": "wrun_A", '
             b'"source": "telegram", "kind": "eve", "name": "step.started", "data": {"a": "\xc3\xa9"} }\n'
         )
         events, _ = read_trace(tmp_path, data="raw")
-        assert events["data"].tolist() == ['{"a":"é"}']
+        assert events["data"].tolist() == ['{"a": "é"}']
 
     def test_text_of_values_orjson_cannot_write(self) -> None:
         """Nesting past orjson's 255 levels is cut with TC-7's mark; huge integers stay numbers."""

@@ -87,6 +87,9 @@ class Keeper:
     """
 
     checks_utf8 = False
+    keeps_text = False
+    """Whether the keeper keeps `data` as written: rows decoded by the slow paths are then given
+    to `raw` with their data's text as written (`_lines._written`), not to `value`."""
 
     def block(self, raws: list[Any], lengths: np.ndarray[Any, Any]) -> None:
         """A block's rows: each `data` as raw bytes (a buffer), with their lengths."""
@@ -165,8 +168,11 @@ class Texts(Keeper):
     """`data` as its JSON text: an Arrow string column, one chunk per block (no copy of them all).
 
     A block's texts become one chunk over their joined bytes; rows read one by one wait in a
-    small pending chunk, closed before the next block.
+    small pending chunk, closed before the next block. Every row's text is its `data` as the
+    line writes it (spaces, escapes and number forms kept), whatever path read the line.
     """
+
+    keeps_text = True
 
     def __init__(self) -> None:
         self.chunks: list[Any] = []

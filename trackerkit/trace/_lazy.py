@@ -34,7 +34,10 @@ def _number(digits: str) -> int | float:
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON value")
+    raise ValueError(
+        f"{name} is not a JSON value (Python's json.dumps writes it unless allow_nan=False; "
+        "JavaScript's JSON.stringify writes null)"
+    )
 
 
 _decode_any = msgspec.json.Decoder().decode

@@ -49,7 +49,7 @@ import pyarrow.compute as pc  # type: ignore[import-untyped]
 from trackerkit.errors import NotFoundError, TraceLineError
 from trackerkit.trace._data import Dicts, Keeper, Refused
 from trackerkit.trace._keys import KEY_FIELDS, STEPS, KeyTable, key_values
-from trackerkit.trace._lazy import loads
+from trackerkit.trace._lazy import as_text, loads
 from trackerkit.trace._stamps import WIDTH, Stamps, shaped
 
 __all__ = ["BLOCK_BYTES", "BLOCK_MIN", "FIELDS", "Parsed", "parse_into", "reason"]
@@ -245,8 +245,21 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
     if isinstance(data, TraceLineError):
         return data
     for keeper in parsed.keepers:
-        keeper.value(data)
+        if keeper.keeps_text:
+            keeper.raw(_written(raw, data))
+        else:
+            keeper.value(data)
     return None
+
+
+def _written(line: bytes | memoryview, data: dict[str, Any]) -> bytes:
+    """A kept line's `data` as the line writes it: the text of its value, as msgspec finds it
+    (the last `data`, as the decoders read it); the compact text of `data` when msgspec does not
+    read the line (a number or a lone surrogate only the standard library reads)."""
+    try:
+        return bytes(_decode_event(line).data)
+    except (msgspec.DecodeError, RecursionError):
+        return as_text(data)
 
 
 def _loose_block(
@@ -263,17 +276,24 @@ def _loose_block(
     lined = _by_line(memoryview(block)[start:stop], _decode_values)
     if lined is None:
         return None
-    values = lined[0]
+    values, _octets, starts, closes = lined
     errors = []
     kept = []
-    for number, obj in enumerate(values, first):
-        data = _checked(parsed, obj, number, label)
+    rows = []
+    for row, obj in enumerate(values):
+        data = _checked(parsed, obj, first + row, label)
         if isinstance(data, TraceLineError):
             errors.append(data)
         else:
             kept.append(data)
+            rows.append(row)
+    view = memoryview(block)[start:stop]
     for keeper in parsed.keepers:
-        keeper.decoded(kept)
+        if keeper.keeps_text:
+            for row, data in zip(rows, kept, strict=True):
+                keeper.raw(_written(view[starts[row] : closes[row] + 1], data))
+        else:
+            keeper.decoded(kept)
     return len(values), errors
 
 

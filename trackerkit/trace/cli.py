@@ -42,7 +42,7 @@ from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.days import read_day_turns
 from trackerkit.trace.export import export_parquet
 from trackerkit.trace.folder import SkippedFile, folder_days
-from trackerkit.trace.read import read_trace, trace_days
+from trackerkit.trace.read import read_trace, trace_days, trace_subfolder_hint
 from trackerkit.trace.turns import turn_events
 
 __all__ = ["register", "summary"]
@@ -94,7 +94,11 @@ def trace_folder(given: str | None) -> Path:
     days, skipped = folder_days(folder)
     if not days:
         what = f"; skipped {_skipped(skipped)}" if skipped else " (it is empty)"
-        raise NotFoundError(f"no trace day files (YYYY-MM-DD.jsonl) in {folder}{what}")
+        hint = trace_subfolder_hint(folder)
+        raise NotFoundError(
+            f"no trace day files (YYYY-MM-DD.jsonl) in {folder}{what}"
+            + (f"; {hint}" if hint else "")
+        )
     _note_skipped(folder, skipped)
     return folder
 
@@ -346,7 +350,7 @@ def _export(args: argparse.Namespace) -> int:
     if args.parquet is None:
         raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
     if Path(args.path).is_dir():
-        _note_skipped(Path(args.path))
+        trace_folder(args.path)  # a folder without days is refused, with why (as `trace days`)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         try:

@@ -51,6 +51,7 @@ __all__ = [
     "parse_file",
     "read_trace",
     "trace_days",
+    "trace_subfolder_hint",
 ]
 
 EVENT_COLUMNS: list[ColumnSpec] = [
@@ -117,7 +118,9 @@ def day_files(
     folder = Path(directory)
     if not folder.is_dir():
         raise NotFoundError(f"{folder} is not a folder of trace days.")
-    found = {day: p for p in folder.iterdir() if (day := day_of(p)) is not None and p.is_file()}
+    found = _days_in(folder)
+    if not found and (hint := trace_subfolder_hint(folder)):
+        raise NotFoundError(f"{folder} holds no trace day files; {hint}")
     if days is None:
         return [found[d] for d in sorted(found)]
     wanted = sorted({_as_day(d) for d in days})
@@ -128,6 +131,32 @@ def day_files(
             f"it holds {len(found)} day(s)" + (f", {min(found)} to {max(found)}." if found else ".")
         )
     return [found[d] for d in wanted]
+
+
+def _days_in(folder: Path) -> dict[str, Path]:
+    return {day: p for p in folder.iterdir() if (day := day_of(p)) is not None and p.is_file()}
+
+
+def trace_subfolder_hint(folder: str | os.PathLike[str]) -> str:
+    """What to read instead when `folder` is a data folder whose days are in its `trace/`
+    (the contract's `ASSISTANT_DATA_DIR/trace/`): a sentence naming it, else "".
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as data:
+    ...     (Path(data) / "trace").mkdir()
+    ...     _ = (Path(data) / "trace" / "2026-11-28.jsonl").write_text("")
+    ...     print(trace_subfolder_hint(data).replace(data, "DATA"))
+    its trace/ folder holds 1 day file: read DATA/trace, the folder of the days.
+    """
+    inner = Path(folder) / "trace"
+    try:
+        count = len(_days_in(inner)) if inner.is_dir() else 0
+    except OSError:  # not readable: nothing to point at
+        return ""
+    if not count:
+        return ""
+    files = "day file" if count == 1 else "day files"
+    return f"its trace/ folder holds {count} {files}: read {inner}, the folder of the days."
 
 
 @contextmanager
@@ -335,7 +364,9 @@ def _parsed(data: DataMode | None, columns: Sequence[str | ColumnSpec] | None) -
     keepers = [keeper_of(mode)]
     if columns is not None:
         specs = column_specs(columns)
-        taken = {spec.name for spec in EVENT_COLUMNS if mode != "none" or spec.name != "data"}
+        # `data` too when it is not kept: the turns and every reader of events take a `data`
+        # column for the events' data, and a path's values under that name would be misread.
+        taken = {spec.name for spec in EVENT_COLUMNS}
         clash = sorted(taken & {spec.name for spec in specs})
         if clash:
             raise BadRequestError(
