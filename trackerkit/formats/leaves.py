@@ -2,7 +2,13 @@
 
 A leaf's start value picks the type (a number, a yes/no, a text; a list of plain values becomes
 one text, joined, and says so). Ranges written in a description (`[-30,100]`, `between 0 and
-100`, `0到100`) become `min`/`max` marked as guessed, with the text they were read from.
+100`, `0到100`, `0~100`, `0-100`, `0 - 100`, `0 to 100`, `1..10`, `0%-100%`) become `min`/`max`
+marked as guessed, with the text they were read from; an interval written open, `(0,100)`, is
+read with its bounds included, and the line says so. A hyphen is read as a range only where it
+cannot be something else: a bound may carry a minus (`-10-10`, `-5 - 5`, `-10--5`), but a
+hyphen beside a letter or inside a chain (`v1-2`, `2024-01-05`, `1-2-3`), a bound written with
+a leading zero (`01-05`), a minus spaced on one side only (`5 -10`) and two years (`2024-2025`)
+are not read, and when the first range written is backwards none is taken.
 """
 
 from __future__ import annotations
@@ -26,12 +32,31 @@ __all__ = [
 ]
 
 _NUM = r"(-?\d+(?:\.\d+)?)"
+#: A bound that stands alone: not part of a word, an id, a decimal, a time or a date.
+_ALONE = r"(?<![A-Za-z0-9_.#])(?<!\d[:/])"
+_AFTER = r"[A-Za-z0-9_]|[.:/]\d|\.\."
+_ENDS = rf"(?!{_AFTER})"
+#: A hyphen range's bound: no leading zero (`01-05` is a date or a number, not bounds).
+_HNUM = r"(-?(?:0|[1-9]\d*)(?:\.\d+)?)"
+#: The dash between two bounds: tight (`0-100`) or spaced on both sides (`0 - 100`), never on
+#: one side only, where it reads as a minus (`5 -10`).
+_DASH = r"(?:[-–—－]|\s+[-–—－]\s+)"
+_YEAR = r"[12]\d{3}"
 _RANGES = (
     re.compile(rf"[\[【(（]\s*{_NUM}\s*[,，~～]\s*{_NUM}\s*[\]】)）]"),
     re.compile(rf"\bbetween\s+{_NUM}\s+and\s+{_NUM}", re.IGNORECASE),
     re.compile(rf"\bfrom\s+{_NUM}\s+to\s+{_NUM}", re.IGNORECASE),
-    re.compile(rf"{_NUM}\s*(?:到|至|~|～)\s*{_NUM}"),
+    re.compile(rf"{_NUM}%?\s*(?:到|至|~|～)\s*{_NUM}%?"),
+    re.compile(rf"{_ALONE}{_NUM}%?\s+to\s+{_NUM}%?{_ENDS}", re.IGNORECASE),
+    re.compile(rf"{_ALONE}{_NUM}\s*\.\.\s*{_NUM}{_ENDS}"),
+    re.compile(
+        # Not inside a chain of dashes (`1-2-3`, `1 - 2 - 3`), and not two years (`2024-2025`).
+        rf"{_ALONE}(?<![-–—－])(?<![-–—－]\s)(?!{_YEAR}{_DASH}{_YEAR}(?![\d.]))"
+        rf"{_HNUM}%?{_DASH}{_HNUM}%?(?![-–—－]|{_AFTER}|\s*[-–—－]\s*\d)"
+    ),
 )
+#: An interval written open at an end, `(0,100)` or `[0,100)`: read with both bounds included.
+_OPEN = re.compile(r"^[(（].*[,，]|[,，].*[)）]$")
 #: Keys that name a row, in the order they are preferred.
 NAME_KEYS = ("name", "Name", "NAME", "名称", "名字", "姓名", "title", "Title", "id")
 
@@ -138,8 +163,14 @@ def _number_leaf(value: int | float, meaning: str) -> Leaf:
             f"number; the range {quoted(text)} in its meaning was not used: the start value "
             f"{value} lies outside it",
         )
+    opened = (
+        " (an interval written open; trackerkit's min and max include their bounds, so it is "
+        "read with its bounds included)"
+        if _OPEN.search(text)
+        else ""
+    )
     return Leaf(
         {"type": "number", "min": low, "max": high, "default": value},
-        f"number; min {low}, max {high} guessed from {quoted(text)}",
+        f"number; min {low}, max {high} guessed from {quoted(text)}{opened}",
         True,
     )
