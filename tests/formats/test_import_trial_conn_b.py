@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 from imported_fields import field_of
 
+from trackerkit import decode_tracker
 from trackerkit.cli import main
 from trackerkit.formats import import_wtracker
+from trackerkit.formats.names import FieldNames, piece_id
+from trackerkit.formats.wtracker_export import export_wtracker
+from trackerkit.formats.wtracker_import import wtracker_from_data
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "trackers"
 
@@ -180,3 +185,83 @@ class TestNothingImported:
             "unmapped lines above say why); nothing was written\n"
         )
         assert not (data / "trackers").exists()
+
+
+def _ship() -> dict[str, object]:
+    return {
+        "kind": "tracker",
+        "id": "ship",
+        "revision": 0,
+        "name": "Ship «Étoile»",
+        "description": "The airship",
+        "body": {
+            "layout": "record",
+            "fields": [{"name": "hull", "description": "", "type": "number", "min": 0}],
+            "note": "",
+        },
+    }
+
+
+class TestIdsComeBack:
+    """Finding 10: `export --to wtracker` keys presets by id, and the import reads it back."""
+
+    def test_a_renamed_tracker_keeps_its_id(self) -> None:
+        """Tracker `ship` named "Ship «Étoile»" is preset `ship` and comes back as `ship`."""
+        settings = export_wtracker([decode_tracker(_ship())]).settings
+        assert list(settings["schemaPresets"]) == ["ship"]
+        assert settings["schemaPresets"]["ship"]["name"] == "Ship «Étoile»"
+        imported = wtracker_from_data(orjson.loads(orjson.dumps(settings)), "rt.json")
+        assert [(t.id, t.name) for t in imported.trackers] == [("ship", "Ship «Étoile»")]
+        assert imported.scene_links == ("ship",)
+
+    def test_every_bundled_tracker_keeps_its_id(self) -> None:
+        """Each bundled tracker, exported together with the others, reads back under its id."""
+        bundled = [decode_tracker(json.loads(p.read_text())) for p in sorted(DATA.glob("*.json"))]
+        settings = export_wtracker(bundled).settings
+        imported = wtracker_from_data(orjson.loads(orjson.dumps(settings)), "rt.json")
+        assert [t.id for t in imported.trackers] == [t.id for t in bundled]
+
+    def test_two_trackers_of_one_id_get_two_keys(self) -> None:
+        """Trackers of one id (from two folders) are two presets, the second key numbered."""
+        ship = decode_tracker(_ship())
+        assert list(export_wtracker([ship, ship]).settings["schemaPresets"]) == ["ship", "ship-2"]
+
+    def test_a_key_that_is_no_id_falls_back_to_the_name(self) -> None:
+        """A preset key that is not a valid id (a space in it) gives an id made from the name."""
+        schema = {"type": "object", "properties": {"n": {"type": "number"}}}
+        data = {"schemaPresets": {"my preset": {"name": "Vitals", "value": schema}}}
+        assert [t.id for t in wtracker_from_data(data, "p.json").trackers] == ["vitals"]
+
+    def test_a_key_taken_by_another_tracker_s_name(self) -> None:
+        """A key wins its id; a tracker whose name makes the same id gets the next one."""
+        schema = {"type": "object", "properties": {"n": {"type": "number"}}}
+        data = {
+            "schemaPresets": {
+                "the crew": {"name": "Crew", "value": schema},
+                "crew": {"name": "Ship", "value": schema},
+            }
+        }
+        trackers = wtracker_from_data(data, "p.json").trackers
+        assert [(t.name, t.id) for t in trackers] == [("Crew", "crew-2"), ("Ship", "crew")]
+
+
+class TestAcronymPlurals:
+    """Finding 10: an acronym's plural is one word; an acronym before a word is two."""
+
+    @pytest.mark.parametrize(
+        ("key", "slug"),
+        [
+            ("NPCs", "npcs"),
+            ("IDs", "ids"),
+            ("URLs", "urls"),
+            ("MyURLs", "my-urls"),
+            ("NPCsList", "npcs-list"),
+            ("HTMLParser", "html-parser"),
+            ("ASeries", "a-series"),
+        ],
+        ids=lambda value: str(value),
+    )
+    def test_piece_ids(self, key: str, slug: str) -> None:
+        """`NPCs` -> `npcs`, while `HTMLParser` -> `html-parser`."""
+        assert piece_id(key, set()) == slug
+        assert FieldNames().name(key) == slug.replace("-", "_")

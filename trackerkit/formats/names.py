@@ -2,10 +2,11 @@
 
 Keys in other tools' files are whatever their authors typed: `StateOfDress`, `当前位置`,
 `HP (max)`. A field name must match `^[a-z][a-z0-9_]{0,63}$` (TR-1), so each key gets a readable
-slug: camelCase split into words; Chinese read by `pypinyin` (MIT), which reads a character
-by the word it is in (`角色` -> `jue_se`, where a character-by-character table says `jiao_se`);
-every other script transliterated by `anyascii` (ISC), one word per CJK character (`当前位置` ->
-`dang_qian_wei_zhi`), lowercased, joined by `_`. The original key is kept by the importer as the field's meaning.
+slug: camelCase split into words (an acronym's plural, `NPCs`, is one word); Chinese read by
+`pypinyin` (MIT), which reads a character by the word it is in (`角色` -> `jue_se`, where a
+character-by-character table says `jiao_se`); every other script transliterated by `anyascii`
+(ISC), one word per CJK character (`当前位置` -> `dang_qian_wei_zhi`), lowercased, joined by
+`_`. The original key is kept by the importer as the field's meaning.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from anyascii import anyascii
 
 __all__ = ["FieldNames", "piece_id", "slug_words"]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+#: Word breaks: before a capital after a small letter (`stateOf`), and inside a run of capitals
+#: before the capital that starts a word (`HTMLParser`), though not before an acronym's plural
+#: `s` (`NPCs`, `URLsList`).
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])(?![A-Z]s(?![a-z]))")
 _WORD = re.compile(r"[a-z0-9]+")
 _MAX_NAME = 64
 #: From the CJK radicals on, scripts write a syllable or a word per character.

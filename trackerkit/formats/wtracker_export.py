@@ -1,11 +1,12 @@
 """Trackers out to WTracker: one draft-07 JSON Schema preset per tracker, and what could not go.
 
-WTracker keeps presets as `schemaPresets{key: {name, value: <schema>, html}}`. A record becomes a
-preset whose schema lists its fields as properties; a list becomes a preset with one property,
-`rows`, an array of objects keyed by `name`. Numbers carry `minimum`/`maximum`, choices an
-`enum`, and every field its meaning and default. The export is lossy, and says so: a top taken
-from another field (TR-5), icons, the tracker's template and changes style have no place in a
-JSON Schema. A top is written into the field's description, so the model still reads it.
+WTracker keeps presets as `schemaPresets{key: {name, value: <schema>, html}}`: the key is the
+tracker's id, the name its name. A record becomes a preset whose schema lists its fields as
+properties; a list becomes a preset with one property, `rows`, an array of objects keyed by
+`name`. Numbers carry `minimum`/`maximum`, choices an `enum`, and every field its meaning and
+default. The export is lossy, and says so: a top taken from another field (TR-5), icons, the
+tracker's template and changes style have no place in a JSON Schema. A top is written into the
+field's description, so the model still reads it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from trackerkit.fields import BooleanField, ChoiceField, NumberField
-from trackerkit.formats.names import piece_id
 from trackerkit.tracker import Tracker
 from trackerkit.values import AnyField
 
@@ -127,13 +127,20 @@ def _preset(tracker: Tracker, left: list[str]) -> dict[str, Any]:
 
 
 def export_wtracker(trackers: Sequence[Tracker]) -> WTrackerExport:
-    """WTracker presets for `trackers`, one each, keyed by an id made from the name.
+    """WTracker presets for `trackers`, one each, keyed by the tracker's id (a second tracker of
+    one id, from another folder, by the id numbered: `ship-2`) and named by its name, so the
+    import gives each tracker back under its id and a scene still links it.
 
     Every field keeps its type, range, choices, meaning and default; `left_behind` says, per
     tracker and field, what WTracker cannot hold (tops from other fields, icons, templates,
     changes styles).
     """
     left: list[str] = []
-    taken: set[str] = set()
-    presets = {piece_id(t.name, taken): _preset(t, left) for t in trackers}
+    presets: dict[str, Any] = {}
+    for tracker in trackers:
+        key, n = tracker.id, 1
+        while key in presets:
+            n += 1
+            key = f"{tracker.id}-{n}"
+        presets[key] = _preset(tracker, left)
     return WTrackerExport({"schemaPresets": presets}, tuple(left))

@@ -18,14 +18,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from trackerkit._pieces import check_tracker_id
 from trackerkit._problems import MAX_TEXT
-from trackerkit.errors import ImportRefusedError
+from trackerkit.errors import BadRequestError, ImportRefusedError
 from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, ReportLine, TrackerDraft, own_start
 from trackerkit.formats.leaves import NAME_KEYS, plain_text, quoted
+from trackerkit.formats.names import piece_id
 from trackerkit.formats.wtracker_export import NOTE_KEY
 from trackerkit.line import line_of
+from trackerkit.tracker import Tracker
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
 
@@ -47,29 +50,61 @@ def wtracker_from_data(data: object, file: str) -> Imported:
     if not isinstance(data, dict):
         raise ImportRefusedError(file, "is not a WTracker preset or JSON Schema (an object)")
     builder = Builder(file, "wtracker")
-    presets: list[tuple[str, str, object]] = []
+    # Each preset: where its schema is, its name, the schema, and its key (none outside
+    # schemaPresets), which is the id of the preset's own tracker.
+    presets: list[tuple[str, str, object, str]] = []
     if isinstance(data.get("schemaPresets"), dict):
         for key, preset in data["schemaPresets"].items():
-            presets.append(_preset(builder, f"schemaPresets.{key}", key, preset))
+            presets.append((*_preset(builder, f"schemaPresets.{key}", key, preset), key))
         for key in data:
             if key != "schemaPresets":
                 builder.unmapped(key, "a WTracker setting (prompt, mode or option), not a schema")
     elif isinstance(data.get("value"), dict):
-        presets.append(_preset(builder, "", Path(file).stem, data))
+        presets.append((*_preset(builder, "", Path(file).stem, data), ""))
     elif data.get("type") == "object" and isinstance(data.get("properties"), dict):
         title = data.get("title")
-        presets.append(("", title if isinstance(title, str) else Path(file).stem, data))
-    readable = [
-        (where, name, schema) for where, name, schema in presets if isinstance(schema, dict)
-    ]
+        presets.append(("", title if isinstance(title, str) else Path(file).stem, data, ""))
+    readable = [preset for preset in presets if isinstance(preset[2], dict)]
     if not readable:
         raise ImportRefusedError(file, "holds no WTracker schema (an object with properties)")
-    for where, name, schema in readable:
+    own_ids: dict[str, str] = {}
+    for where, name, schema, key in readable:
         assert isinstance(schema, dict)
-        _schema(builder, where, name, schema)
+        made = _schema(builder, where, name, schema)
+        if made is not None and key:
+            own_ids[made] = key
     if len(readable) == 1:  # one preset's trackers go together; several are alternatives
         builder.scene = readable[0][1]
-    return builder.finish()
+    return _with_own_ids(builder.finish(), own_ids)
+
+
+def _with_own_ids(imported: Imported, own_ids: dict[str, str]) -> Imported:
+    """The import with each preset's own tracker under the preset's key, when that is a valid id
+    not given to another (`export --to wtracker` keys a preset by its tracker's id, so a scene
+    still links it); every other tracker keeps the id made from its name, numbered on when a key
+    took it."""
+    wanted: dict[str, str] = {}
+    for tracker in imported.trackers:
+        key = own_ids.get(tracker.name, "")
+        if key and key not in wanted.values() and _is_id(key):
+            wanted[tracker.name] = key
+    taken = set(wanted.values())
+    trackers: list[Tracker] = []
+    for tracker in imported.trackers:
+        new_id = wanted.get(tracker.name)
+        if new_id is None:
+            new_id = tracker.id if tracker.id not in taken else piece_id(tracker.name, taken)
+            taken.add(new_id)
+        trackers.append(tracker.model_copy(update={"id": new_id}))
+    return replace(imported, trackers=tuple(trackers), scene_links=tuple(t.id for t in trackers))
+
+
+def _is_id(key: str) -> bool:
+    try:
+        check_tracker_id(key)
+    except BadRequestError:
+        return False
+    return True
 
 
 def _preset(builder: Builder, where: str, key: str, preset: object) -> tuple[str, str, object]:
@@ -91,14 +126,15 @@ def _preset(builder: Builder, where: str, key: str, preset: object) -> tuple[str
     return prefix, name if isinstance(name, str) and name.strip() else key, preset.get("value")
 
 
-def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> None:
+def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> str | None:
     """One preset's trackers: a record of its plain properties, and a keyed list per array of
     objects. A preset whose only property is such an array (what `export --to wtracker` writes
-    for a list: `rows`) is that list, named after the preset, so a list comes back by its name."""
+    for a list: `rows`) is that list, named after the preset, so a list comes back by its name.
+    Returns the name of the preset's own tracker (the record, or that list), if one was begun."""
     properties = schema.get("properties")
     if schema.get("type") != "object" or not isinstance(properties, dict):
         builder.unmapped(where or name, "its schema is not an object with properties")
-        return
+        return None
     about, note = _described(schema)
     lists = [key for key, prop in properties.items() if _is_rows(prop)]
     draft = None
@@ -106,23 +142,26 @@ def _schema(builder: Builder, where: str, name: str, schema: dict[str, Any]) -> 
         draft = builder.tracker(name, "record", about)
         if note:
             draft.notes.append(note)
+    own = draft.name if draft is not None else None
     path = f"{where}.properties" if where else "properties"
     for key, prop in properties.items():
         here = f"{path}.{key}"
         if key in lists:
             whole = len(properties) == 1
-            _keyed_list(
+            made = _keyed_list(
                 builder,
                 name if whole else f"{name} {key}",
                 here,
                 prop,
                 about if whole else "",
             )
+            own = made if whole else own
         else:
             assert draft is not None
             _field(builder, draft, here, key, prop, [])
     if draft is not None:
         _tops(builder, draft)
+    return own
 
 
 def _described(node: dict[str, Any]) -> tuple[str, str]:
@@ -419,19 +458,20 @@ def _number(
 
 def _keyed_list(
     builder: Builder, name: str, where: str, prop: dict[str, Any], about: str = ""
-) -> None:
+) -> str | None:
+    """A keyed list of the array's rows; returns its name, or None when none was made."""
     items = prop["items"]
     properties = items.get("properties")
     if not isinstance(properties, dict):
         builder.unmapped(where, "an array of objects with no properties")
-        return
+        return None
     # Rows are keyed by a text key: a name-like one, else the first (as SillyTavern-Tracker's
     # ARRAY_OBJECT import does), which is then a guess.
     texts = [k for k, v in properties.items() if isinstance(v, dict) and v.get("type") == "string"]
     key = next((k for k in NAME_KEYS if k in texts), texts[0] if texts else None)
     if key is None:
         builder.unmapped(where, "an array of objects with no text key to key rows by")
-        return
+        return None
     own, note = _described(prop)
     draft = builder.tracker(name, "list", own if own.strip() else about, where)
     if note:
@@ -452,7 +492,7 @@ def _keyed_list(
             f"rows keyed by {quoted(key)} with no other field that could be imported; a list "
             "needs one besides the row's name, so no tracker was made",
         )
-        return
+        return None
     guessed = key not in NAME_KEYS
     builder.lines.insert(
         first,
@@ -465,3 +505,4 @@ def _keyed_list(
         ),
     )
     _tops(builder, draft)
+    return draft.name
