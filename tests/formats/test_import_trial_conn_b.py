@@ -11,7 +11,7 @@ from imported_fields import field_of
 
 from trackerkit import decode_tracker
 from trackerkit.cli import main
-from trackerkit.formats import import_wtracker
+from trackerkit.formats import import_rpg_companion, import_wtracker
 from trackerkit.formats.names import FieldNames, piece_id
 from trackerkit.formats.wtracker_export import export_wtracker
 from trackerkit.formats.wtracker_import import wtracker_from_data
@@ -265,3 +265,24 @@ class TestAcronymPlurals:
         """`NPCs` -> `npcs`, while `HTMLParser` -> `html-parser`."""
         assert piece_id(key, set()) == slug
         assert FieldNames().name(key) == slug.replace("-", "_")
+
+
+class TestZeroMaxValue:
+    """Finding 12: an RPG Companion stat with maxValue 0 is not held at 0, and says so."""
+
+    def test_read_as_no_top(self) -> None:
+        """maxValue 0 would pin the stat at 0: the field has no top, reported as guessed."""
+        text = json.dumps(
+            {"trackerConfig": {"userStats": {"customStats": [{"id": "mana", "maxValue": 0}]}}}
+        )
+        imported = import_rpg_companion("r.json", text)
+        assert field_of(imported, "User stats", "mana") == {
+            "name": "mana",
+            "description": "",
+            "type": "number",
+            "min": 0,
+        }
+        assert [str(line) for line in imported.report.lines] == [
+            "guessed: trackerConfig.userStats.customStats[0] -> User stats.mana: number from 0, "
+            "no top; not kept: its maxValue 0 (a top of 0 would hold the stat at 0 for good)",
+        ]

@@ -93,16 +93,20 @@ def _enabled(item: object) -> str:
 
 
 def _stat_range(stat: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
-    """A stat's number spec (from 0, up to its maxValue when that is a number of 0 or more),
-    the line's detail, and what of the file's top it could not keep."""
+    """A stat's number spec (from 0, up to its maxValue when that is a number above 0), the
+    line's detail, and what of the file's top it could not keep (a maxValue of 0 would hold the
+    stat at 0 for good, so it is read as no top, and said)."""
     top = number(stat.get("maxValue"))
     spec: dict[str, Any] = {"type": "number", "min": 0}
-    if top is not None and top >= 0:
+    if top is not None and top > 0:
         spec["max"] = top
         return spec, f"number from 0 to maxValue {top}", []
     if "maxValue" not in stat:
         return spec, "number from 0, no top (the file gives no maxValue)", []
-    why = "below 0" if top is not None else number_fault(stat.get("maxValue"))
+    if top == 0:
+        why = "a top of 0 would hold the stat at 0 for good"
+    else:
+        why = "below 0" if top is not None else number_fault(stat.get("maxValue"))
     return (
         spec,
         "number from 0, no top",
