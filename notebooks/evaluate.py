@@ -142,6 +142,9 @@ def _(scenes):
     runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
     mode = mo.ui.dropdown(options=["free", "forced"], value="free", label="Mode")
     concurrency = mo.ui.number(start=1, stop=16, value=4, label="Concurrency")
+    # The CLI's --tolerance: numbers this near the expected value count as within tolerance (a
+    # field with min and max is held to a tenth of its range when that is less).
+    tolerance = mo.ui.number(start=0, stop=1000, step=0.01, value=1, label="Tolerance (±)")
     # The CLI's defaults: a call may take a minute, retries and their waits included.
     timeout = mo.ui.number(start=1, stop=600, value=60, label="endpoint: timeout (s)")
     retries = mo.ui.number(start=0, stop=10, value=4, label="endpoint: retries after a 429 or 5xx")
@@ -155,7 +158,7 @@ def _(scenes):
             # The URL on a row of its own, wide enough to show it whole (its /v1 too).
             base_url,
             mo.hstack([model_name, timeout, retries], justify="start", wrap=True),
-            mo.hstack([runs, mode, concurrency], justify="start"),
+            mo.hstack([runs, mode, concurrency, tolerance], justify="start"),
             run_button,
         ]
     )
@@ -172,6 +175,7 @@ def _(scenes):
         run_button,
         runs,
         timeout,
+        tolerance,
     )
 
 
@@ -191,6 +195,7 @@ def _(
     runs,
     scenes,
     timeout,
+    tolerance,
 ):
     mo.stop(not run_button.value, mo.md("Press **Run the evaluation** to play the scenarios."))
     mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
@@ -212,6 +217,7 @@ def _(
             runs.value,
             mode.value,
             concurrency.value,
+            tolerance.value,
         ]
     )
     _echo = GUARD.is_echo(_settings) and "results" in LAST
@@ -282,6 +288,7 @@ def _(
                                 runs=int(runs.value),
                                 mode=mode.value,
                                 concurrency=int(concurrency.value),
+                                tolerance=float(tolerance.value),
                                 trace=_writer,
                                 progress=progress,
                             ),
@@ -299,7 +306,9 @@ def _(
         [
             mo.md(
                 f"**{len(results.turns) - _failed} turns** scored; every run's turns went to the "
-                f"trace in {safe_md('`' + str(_trace_dir / 'trace') + '`')}."
+                f"trace in {safe_md('`' + str(_trace_dir / 'trace') + '`')}. A number counts as "
+                f"within tolerance within ±{results.tolerance:g} of the expected value (a tenth "
+                "of its field's range if less, for a field with a min and a max)."
             ),
             *(
                 [

@@ -6,6 +6,7 @@ endpoint variant points at a port where nothing listens, so its turns fail and s
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ TOUCHES = {
         "runs",
         "mode",
         "concurrency",
+        "tolerance",
         "run_button",
         "drift_scene",
         "mo.ui.table",
@@ -58,6 +60,12 @@ def test_pick_run_and_read_the_evaluation(
     # A broken scene file is listed with why; the good scenarios stay offered (a trial: one such
     # file left the page with "Could not read the scenarios" and no controls).
     (data_copy / "scenes" / "zz-broken.json").write_text('{"id":"oops","turns":[')
+    # A scenario no step of which carries `expect` (a trial: "0 turns scored", and no reason).
+    bare = json.loads((data_copy / "scenes" / "eval-flags.json").read_text())
+    bare["id"] = "zz-bare"
+    for step in bare["turns"]:
+        step.pop("expect", None)
+    (data_copy / "scenes" / "zz-bare.json").write_text(json.dumps(bare))
     page = open_page(
         serve("evaluate.py", "--data", str(data_copy)), "Will my trackers hold on my model?"
     )
@@ -88,6 +96,7 @@ def test_pick_run_and_read_the_evaluation(
     _number(page, "Runs (k)", "2")
     page.get_by_label("Mode", exact=True).select_option("forced")
     _number(page, "Concurrency", "3")
+    _number(page, "Tolerance (±)", "0.5")
     page.get_by_role("button", name="Run the evaluation").click()
     # The run's progress, over the turns (a trial: a spinner only).
     page.get_by_text("Playing the scenarios…", exact=False).first.wait_for()
@@ -121,6 +130,14 @@ def test_pick_run_and_read_the_evaluation(
         expect(metrics.get_by_text(metric, exact=True)).to_be_visible()
     joint = metrics.locator("tbody tr").filter(has=page.get_by_text("joint_accuracy", exact=True))
     assert "n/a" in joint.inner_text()  # the absent endpoint has no score, not a model's zero
+    # The tolerance the numbers were scored with is said, in the table and above it (a trial: a
+    # tolerance of 1 nowhere shown scored a wholly wrong 0-1 field as within it).
+    expect(
+        metrics.get_by_text("within_tolerance (±0.5, range/10 if less)", exact=True)
+    ).to_be_visible()
+    page.get_by_text(
+        "within tolerance within ±0.5 of the expected value", exact=False
+    ).first.wait_for()
     expect(page.locator(".js-plotly-plot")).to_have_count(3, timeout=60_000)
     expect(page.get_by_text("joint accuracy per variant (95% intervals)").first).to_be_visible()
     expect(page.get_by_text("Slot accuracy per field").first).to_be_visible()
@@ -143,3 +160,13 @@ def test_pick_run_and_read_the_evaluation(
     _text(page, "endpoint: model name", "scripted")
     page.get_by_role("button", name="Run the evaluation").click()
     page.get_by_text("takes its name from the model-name box", exact=False).first.wait_for()
+
+    # A scenario with nothing to score is refused with why, before any turn is played.
+    toggle(page, "Variants", "endpoint")
+    toggle(page, "Scenarios", "eval-flags", "fight", "zz-bare")
+    page.get_by_role("button", name="Run the evaluation").click()
+    page.get_by_text(
+        f"no step of {data_copy / 'scenes' / 'zz-bare.json'} carries expect: nothing to score",
+        exact=False,
+    ).first.wait_for()
+    expect(page.get_by_text("0 turns", exact=False)).to_have_count(0)

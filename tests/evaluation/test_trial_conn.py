@@ -8,14 +8,73 @@ from typing import Any
 
 import pytest
 
+from trackerkit import decode_tracker
 from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
+from trackerkit.evaluation.results import read_results
+from trackerkit.evaluation.scoring import score_turn
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "data" / "scenes"
 TRACKERS = ROOT / "data" / "trackers"
 NUMBERS = SCENES / "eval-numbers.json"
+HEALTH = decode_tracker(json.loads((TRACKERS / "health.json").read_text()))
+
+#: A tracker of one field from 0 to 1 (trust), as the trial's `Bond`.
+BOND: dict[str, Any] = {
+    "kind": "tracker",
+    "id": "bond",
+    "revision": 0,
+    "name": "Bond",
+    "description": "Trust between them",
+    "body": {
+        "layout": "record",
+        "fields": [
+            {
+                "name": "trust",
+                "description": "0 none, 1 complete.",
+                "type": "number",
+                "min": 0,
+                "max": 1,
+                "default": 0.5,
+            }
+        ],
+        "note": "",
+        "template": None,
+        "icon": None,
+        "changes": "chips",
+    },
+}
+
+
+def _set(trust: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": "update_trackers",
+            "arguments": {"updates": [{"tracker": "Bond", "set": {"trust": trust}}]},
+        }
+    ]
+
+
+def _trust_scene(tmp_path: Path) -> Path:
+    """The trial's scenario: 0.9 written where 0.0 is expected, 0.1 where 1.0 is."""
+    (tmp_path / "trackers").mkdir()
+    (tmp_path / "trackers" / "bond.json").write_text(json.dumps(BOND))
+    scene = {
+        "id": "eval-trust", "title": "trust", "card": "Narrate.", "user": "U", "char": "N",
+        "prompting": {"trackers": ["bond"]}, "window": 8192, "reserve": 1024, "toolAccess": True,
+        "turns": [
+            {"user": "She betrays you.", "calls": _set(0.9), "reply": "...",
+             "expect": {"Bond": {"trust": 0.0}}},
+            {"user": "She saves you.", "calls": _set(0.1), "reply": "...",
+             "expect": {"Bond": {"trust": 1.0}}},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "scenes" / "eval-trust.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(scene))
+    return path
 
 
 def _scene(tmp_path: Path, name: str, change: Any) -> Path:
@@ -27,6 +86,57 @@ def _scene(tmp_path: Path, name: str, change: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc))
     return path
+
+
+class TestTolerance:
+    """Finding 3: the tolerance is shown, and a narrow field is not within it whatever it holds."""
+
+    def test_a_field_of_range_one_is_held_to_a_tenth_of_it(self) -> None:
+        """0.9 for 0 on a 0-1 field is not within tolerance (it was, at a tolerance of 1)."""
+        bond = decode_tracker(BOND)
+        far = score_turn([bond], {}, {"Bond": {"trust": 0.0}}, {"Bond": {"trust": 0.9}})
+        near = score_turn([bond], {}, {"Bond": {"trust": 0.0}}, {"Bond": {"trust": 0.1}})
+        assert far[0].within_tolerance is False
+        assert near[0].within_tolerance is True
+
+    def test_a_field_without_both_bounds_keeps_the_tolerance(self) -> None:
+        """hp (min 0, top from hp_max) is within 1; hp_max (min 1, no max) too."""
+        before = {"Health": {"hp": 30, "hp_max": 30, "mood": "calm"}}
+        found = {"Health": {"hp": 21, "hp_max": 31, "mood": "calm"}}
+        expected = {"Health": {"hp": 20, "hp_max": 30, "mood": "calm"}}
+        scores = {s.field: s for s in score_turn([HEALTH], before, expected, found)}
+        assert scores["hp"].within_tolerance is True
+        assert scores["hp_max"].within_tolerance is True
+        wider = score_turn([HEALTH], before, expected, found, tolerance=0.5)
+        assert not any(s.within_tolerance for s in wider if s.kind == "number")
+
+    def test_the_results_say_which_tolerance(self, tmp_path: Path) -> None:
+        """The table's row and the summary name the tolerance; the Parquet file keeps it."""
+        results = evaluate([_trust_scene(tmp_path)], trace=None, tolerance=0.5)
+        assert results.tolerance == 0.5
+        table = results.table()
+        label = next(m for m in table.index if m.startswith("within_tolerance"))
+        assert label == "within_tolerance (±0.5, range/10 if less)"
+        assert table.loc[label].iloc[0].startswith("0 [")
+        summary = results.summary().set_index("metric")
+        assert summary.loc["within_tolerance", "tolerance"] == 0.5
+        back = read_results(results.to_parquet(tmp_path / "r.parquet"))
+        assert back.tolerance == 0.5
+        assert list(back.table().index) == list(table.index)
+
+    def test_the_cli_shows_the_default_and_scores_the_trial_zero(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`--help` gives the default; the trial's wholly wrong 0-1 field scores 0, not 1."""
+        with pytest.raises(SystemExit):
+            main(["eval", "--help"])
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert "(default 1; a field with min and max is held to a tenth of its range" in help_text
+        assert main(["eval", str(_trust_scene(tmp_path)), "--no-trace"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        row = next(line for line in lines if line.startswith("within_tolerance"))
+        assert row.startswith("within_tolerance (±1, range/10 if less)")
+        assert row.split(")", 1)[1].split()[0] == "0"
 
 
 class TestNoExpect:

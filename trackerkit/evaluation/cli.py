@@ -95,8 +95,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--tolerance",
         metavar="N",
         type=non_negative_number,
-        default=1.0,
-        help="numbers this close count as within tolerance",
+        default=1.0,  # scoring.DEFAULT_TOLERANCE (not imported: the CLI starts without pandas)
+        help="numbers this close to the expected value count as within tolerance (default "
+        "%(default)g; a field with min and max is held to a tenth of its range when that is "
+        "less, so a 0-1 field to 0.1); the results name the tolerance used",
     )
     command.add_argument(
         "--timeout",

@@ -18,7 +18,7 @@ from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.metrics import field_frame, turn_frame, unscored
 from trackerkit.evaluation.results import EvaluationResults
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
-from trackerkit.evaluation.scoring import expectation_problems
+from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, expectation_problems
 from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
@@ -134,7 +134,7 @@ def evaluate(
     concurrency: int = 1,
     trackers: str | Path | None = None,
     trace: TraceSink | None = None,
-    tolerance: float = 1.0,
+    tolerance: float = DEFAULT_TOLERANCE,
     progress: Progress | None = None,
 ) -> EvaluationResults:
     """Play every scenario with every variant `runs` times and score each turn.
@@ -149,7 +149,9 @@ def evaluate(
         concurrency: runs in flight at once (turns of one run stay in order).
         trackers: the tracker folder for scenes a variant does not name one for.
         trace: where every run's turns are written (a `TraceWriter`); None writes nothing.
-        tolerance: numbers within this of the expected value count as within tolerance.
+        tolerance: numbers within this of the expected value count as within tolerance (a
+            field with `min` and `max` within a tenth of its range when that is less); the
+            results keep it (`EvaluationResults.tolerance`) and their table names it.
         progress: called with (turns done, turns in all) after each scored turn.
 
     Raises:
@@ -226,5 +228,5 @@ def evaluate(
             results = [futures[i].result() for i in range(len(jobs))]
     turns = turn_frame(t for r in results for t in r.turns)
     return EvaluationResults(
-        turns, unscored(turns, field_frame(c for r in results for c in r.fields))
+        turns, unscored(turns, field_frame(c for r in results for c in r.fields)), tolerance
     )

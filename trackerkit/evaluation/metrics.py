@@ -10,7 +10,10 @@ Definitions (each over the scored turns: the model's steps whose scenario step h
 
 - joint goal accuracy: share of turns whose whole state equals the expected one;
 - slot accuracy: share of fields (list rows' presence left out) equal to the expected value;
-- numbers' MAE and within-tolerance rate: over number fields;
+- numbers' MAE and within-tolerance rate: over number fields; a number is within tolerance when
+  it is within the run's tolerance (default 1) of the expected value, or, for a field with both
+  `min` and `max`, within a tenth of its range when that is less (so a 0-1 field is held to 0.1,
+  not to a tolerance as wide as the field); the table names the tolerance;
 - row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
 - quantity accuracy: share of list rows' number fields right;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the

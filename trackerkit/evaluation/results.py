@@ -5,6 +5,7 @@ turn's columns (prefixed `turn_` where a name would clash), so DuckDB or pandas 
 alone; `read_results` splits it back into the two frames exactly. A failed turn's field rows
 keep what was expected and found but no score (`correct`, `within_tolerance`, `abs_error` null),
 so the mean of `correct` over a file is the table's slot accuracy (rows of kind `row` aside).
+The tolerance the numbers were scored with is kept in the file's metadata.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from trackerkit.evaluation.metrics import (
     summarize_runs,
     summarize_variants,
 )
-from trackerkit.evaluation.scoring import FieldScore
+from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, FieldScore
 
 __all__ = ["EvaluationResults", "read_results"]
 
@@ -33,14 +34,23 @@ _FIELD_ONLY = [f.name for f in fields(FieldScore)]
 #: Marks the row kept for a turn that scored no field, so the turn survives the round trip.
 _NO_FIELD = "none"
 _FORMAT = b"trackerkit.evaluation/1"
+_TOLERANCE = b"trackerkit.tolerance"
 
 
 @dataclass(frozen=True, slots=True)
 class EvaluationResults:
-    """The turns frame (one row per run x turn) and the fields frame (one per run x turn x field)."""
+    """The turns frame (one row per run x turn) and the fields frame (one per run x turn x field).
+
+    `tolerance` is the one the numbers were scored with (see `trackerkit.evaluation.scoring`).
+    """
 
     turns: pd.DataFrame
     fields: pd.DataFrame
+    tolerance: float = DEFAULT_TOLERANCE
+
+    def tolerance_label(self) -> str:
+        """The within-tolerance metric as the table names it, its tolerance said."""
+        return f"within_tolerance (±{self.tolerance:g}, range/10 if less)"
 
     def runs(self) -> pd.DataFrame:
         """One row per run: every metric (see `trackerkit.evaluation.metrics`)."""
@@ -70,20 +80,25 @@ class EvaluationResults:
         return lines
 
     def summary(self, seed: int = 0) -> pd.DataFrame:
-        """One row per variant x mode x metric, with its interval."""
-        return summarize_variants(self.turns, self.fields, seed=seed)
+        """One row per variant x mode x metric, with its interval; `tolerance` is the tolerance
+        on the `within_tolerance` rows (NaN on the others)."""
+        summary = summarize_variants(self.turns, self.fields, seed=seed)
+        summary["tolerance"] = summary["metric"].map({"within_tolerance": self.tolerance})
+        return summary
 
     def table(self, seed: int = 0) -> pd.DataFrame:
         """The summary to read: one row per metric, one column per variant and mode.
 
         Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`; `n/a`
-        when no turn measured it (no `expect_no_call` turn, say).
+        when no turn measured it (no `expect_no_call` turn, say). The within-tolerance row names
+        its tolerance: `within_tolerance (±1, range/10 if less)`.
         """
         summary = self.summary(seed)
         summary["shown"] = [
             "n/a" if e != e else f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
             for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
         ]
+        summary["metric"] = summary["metric"].replace({"within_tolerance": self.tolerance_label()})
         summary["column"] = summary["variant"].astype(str) + " (" + summary["mode"] + ")"
         wide = summary.pivot(index="metric", columns="column", values="shown")
         wide = wide.reindex(index=list(dict.fromkeys(summary["metric"])))
@@ -98,7 +113,11 @@ class EvaluationResults:
         tidy = turns.merge(self.fields, on=TURN_KEYS, how="left")
         tidy["kind"] = tidy["kind"].fillna(_NO_FIELD)
         table = pa.Table.from_pandas(tidy, preserve_index=False)
-        metadata = {**(table.schema.metadata or {}), b"trackerkit.format": _FORMAT}
+        metadata = {
+            **(table.schema.metadata or {}),
+            b"trackerkit.format": _FORMAT,
+            _TOLERANCE: repr(self.tolerance).encode(),
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         table = table.replace_schema_metadata(metadata)
         try:
@@ -124,8 +143,11 @@ def read_results(path: str | Path) -> EvaluationResults:
         raise ValueError(
             f"{path}: is not a trackerkit evaluation's results (not a Parquet file)"
         ) from None
-    if (table.schema.metadata or {}).get(b"trackerkit.format") != _FORMAT:
+    metadata = table.schema.metadata or {}
+    if metadata.get(b"trackerkit.format") != _FORMAT:
         raise ValueError(f"{path}: is not a trackerkit evaluation's results")
+    # Results written before the tolerance was kept were scored with the default.
+    tolerance = float(metadata.get(_TOLERANCE, repr(DEFAULT_TOLERANCE).encode()))
     tidy = table.to_pandas()
     if "turn_unknown_calls" not in tidy:  # results written before the column was kept
         tidy["turn_unknown_calls"] = 0
@@ -139,5 +161,5 @@ def read_results(path: str | Path) -> EvaluationResults:
     cells = tidy.loc[tidy["kind"] != _NO_FIELD, [*TURN_KEYS, *_FIELD_ONLY]].reset_index(drop=True)
     # Results written before failed turns' fields were left unscored are read as they are.
     return EvaluationResults(
-        turns, cells.astype({"correct": "boolean", "within_tolerance": "boolean"})
+        turns, cells.astype({"correct": "boolean", "within_tolerance": "boolean"}), tolerance
     )

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trackerkit.evaluation.metrics import TurnRecord
-from trackerkit.evaluation.scoring import FieldScore, score_turn
+from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, FieldScore, score_turn
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
@@ -68,7 +68,7 @@ def play_run(
     mode: Mode = "free",
     protocol: UpdateProtocol = "tools",
     trace: TraceSink | None = None,
-    tolerance: float = 1.0,
+    tolerance: float = DEFAULT_TOLERANCE,
     on_turn: Callable[[], None] | None = None,
 ) -> RunResult:
     """Play `scene`'s steps with `model` in `mode` and score every scored step.
@@ -85,7 +85,8 @@ def play_run(
         protocol: how the model under test sends its updates, "tools" or "text" (the gold
             steps of the forced mode always use the tools).
         trace: where the model's turns are written (a `TraceWriter`), or None.
-        tolerance: numbers within this of the expected value count as within tolerance.
+        tolerance: numbers within this of the expected value count as within tolerance (a
+            field with `min` and `max` within a tenth of its range when that is less).
         on_turn: called after each scored turn (a progress bar).
     """
     steps = decode_steps(scene.turns)

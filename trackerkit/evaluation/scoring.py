@@ -5,6 +5,10 @@ expected after it and the values found after it (each by tracker name, as `Sessi
 them) and returns one `FieldScore` per field: a record's fields, and for a keyed list one score for
 each row's presence (its key) and one per field of every expected row. Rows are matched by name
 case-folded, as the update rules match them (TR-20).
+
+A number is **within tolerance** when it is within `tolerance` (default 1) of the expected value,
+or, for a field with both `min` and `max`, within a tenth of its range when that is less (see
+`field_tolerance`): a 0-1 field is held to 0.1, so a wholly wrong value is never "within".
 """
 
 from __future__ import annotations
@@ -16,14 +20,25 @@ from typing import Any
 
 import orjson
 
-from trackerkit.fields import describe_value
+from trackerkit.fields import NumberField, describe_value
 from trackerkit.scene import Scene
 from trackerkit.steps import decode_steps
 from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
 from trackerkit.values import AnyField, refusal, same_value
 
-__all__ = ["FieldScore", "expectation_problems", "score_turn"]
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "FieldScore",
+    "expectation_problems",
+    "field_tolerance",
+    "score_turn",
+]
+
+#: How near the expected value a number counts as within tolerance (`trackerkit eval --tolerance`).
+DEFAULT_TOLERANCE = 1.0
+#: The share of a bounded field's range (max - min) that caps the tolerance.
+_RANGE_SHARE = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,19 @@ def _text(value: object) -> str:
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
+def field_tolerance(field: AnyField, tolerance: float) -> float:
+    """How near the expected value `field`'s numbers must be: `tolerance`, or a tenth of the
+    field's range (max - min) when it has both bounds and that is less.
+
+    A tolerance as wide as the range would count every value the field can hold as within it.
+
+    Example: `tolerance` 1 on a field from 0 to 1 gives 0.1; on one from 0 to 100, 1.
+    """
+    if not isinstance(field, NumberField) or field.min is None or field.max is None:
+        return tolerance
+    return min(tolerance, (field.max - field.min) * _RANGE_SHARE)
+
+
 def _number(value: object) -> float | None:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
@@ -67,7 +95,7 @@ def score_turn(
     before: Mapping[str, Any],
     expected: Mapping[str, Any],
     found: Mapping[str, Any],
-    tolerance: float = 1.0,
+    tolerance: float = DEFAULT_TOLERANCE,
 ) -> list[FieldScore]:
     """Every field of the linked trackers the turn is expected to leave, scored.
 
@@ -77,7 +105,8 @@ def score_turn(
         expected: the values the scenario expects after the turn; a tracker it does not name is
             not scored.
         found: the values after the turn.
-        tolerance: a number within this of the expected one counts as within tolerance.
+        tolerance: a number within this of the expected one counts as within tolerance (a
+            field with `min` and `max` within a tenth of its range when that is less).
     """
     scores: list[FieldScore] = []
     for tracker in trackers:
@@ -86,16 +115,16 @@ def score_turn(
             continue
         have = found.get(tracker.name) or {}
         was = before.get(tracker.name) or {}
-        kinds = {f.name: f.type for f in tracker.fields}
+        by_name = {f.name: f for f in tracker.fields}
         if tracker.layout == "record":
-            for name, kind in kinds.items():
+            for name, field in by_name.items():
                 if name in want:
                     scores.append(
                         _field(
                             tracker.name,
                             "",
                             name,
-                            kind,
+                            field,
                             False,
                             want[name],
                             have.get(name),
@@ -133,14 +162,14 @@ def score_turn(
             )
             if expected_row is None:
                 continue
-            for name, kind in kinds.items():
+            for name, field in by_name.items():
                 if name in expected_row:
                     scores.append(
                         _field(
                             tracker.name,
                             str(row),
                             name,
-                            kind,
+                            field,
                             True,
                             expected_row[name],
                             (found_row or {}).get(name),
@@ -155,7 +184,7 @@ def _field(
     tracker: str,
     row: str,
     name: str,
-    kind: str,
+    field: AnyField,
     in_list: bool,
     want: object,
     have: object,
@@ -164,12 +193,14 @@ def _field(
 ) -> FieldScore:
     a, b = _number(want), _number(have)
     error = abs(a - b) if a is not None and b is not None else math.nan
-    within = (error <= tolerance if not math.isnan(error) else False) if kind == "number" else None
+    within = None
+    if field.type == "number":
+        within = not math.isnan(error) and error <= field_tolerance(field, tolerance)
     return FieldScore(
         tracker,
         row,
         name,
-        kind,
+        field.type,
         in_list,
         _text(want),
         _text(have),
