@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.results import read_results
-from trackerkit.evaluation.scoring import score_turn
+from trackerkit.evaluation.scoring import moved_by, score_turn, scripted_state
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "data" / "scenes"
@@ -169,3 +170,85 @@ class TestNoExpect:
         assert f"no step of {path} carries expect: nothing to score" in captured.err
         assert "Traceback" not in captured.err
         assert not out.exists()
+
+
+class TestShouldChange:
+    """Finding 11: "should change" is read from the scenario, so one early miss is one miss."""
+
+    def _pair(self, tmp_path: Path) -> tuple[Path, Path]:
+        def miss(doc: dict[str, Any]) -> None:
+            doc["turns"][1]["calls"] = []  # hp 30 -> 26 is missed; it stays 30 until step 3
+
+        return _scene(tmp_path, "right", lambda doc: None), _scene(tmp_path, "missed", miss)
+
+    def test_an_early_miss_is_counted_once(self, tmp_path: Path) -> None:
+        """Free mode: step 2 does not change hp in the script, so it is no missed change there."""
+        right, missed = self._pair(tmp_path)
+        results = evaluate([right, missed], trackers=TRACKERS, trace=None)
+        cells = results.fields[results.fields["field"] == "hp"].set_index(["scenario", "step"])
+        assert bool(cells.loc[("missed", 1), "should_change"])
+        assert not bool(cells.loc[("missed", 1), "changed"])
+        assert not bool(cells.loc[("missed", 2), "should_change"])
+        keys = ["step", "tracker", "row", "field"]
+        should = {
+            name: group.set_index(keys)["should_change"].to_dict()
+            for name, group in results.fields.groupby("scenario")
+        }
+        assert should["missed"] == should["right"]
+        summary = results.summary().set_index("metric")
+        recall = summary.loc["change_recall"]
+        assert recall["n"] == 2 * sum(should["right"].values())
+        assert recall["estimate"] < 1
+
+    def test_free_and_forced_agree_on_what_should_change(self, tmp_path: Path) -> None:
+        """Both modes read it from the scenario: the same fields, the same denominator."""
+        right, missed = self._pair(tmp_path)
+        keys = ["scenario", "step", "tracker", "row", "field"]
+        free = evaluate([right, missed], trackers=TRACKERS, trace=None)
+        forced = evaluate([right, missed], trackers=TRACKERS, trace=None, mode="forced")
+        assert (
+            free.fields.set_index(keys)["should_change"].to_dict()
+            == forced.fields.set_index(keys)["should_change"].to_dict()
+        )
+        assert not math.isnan(free.summary().set_index("metric").loc["change_recall", "estimate"])
+
+    def test_a_persons_edit_moves_what_the_scenario_starts_from(self, tmp_path: Path) -> None:
+        """An edit sets hp to 10; the next turn keeps it: no change was due, in either mode."""
+
+        def edit(doc: dict[str, Any]) -> None:
+            doc["turns"].insert(2, {"action": "edit", "tracker": "Health", "set": {"hp": 10}})
+            doc["turns"][3]["expect"]["Health"]["hp"] = 10  # the stairs: hp stays as edited
+
+        path = _scene(tmp_path, "edited", edit)
+        for mode in ("free", "forced"):
+            results = evaluate([path], trackers=TRACKERS, trace=None, mode=mode)
+            hp = results.fields[results.fields["field"] == "hp"].set_index("step")
+            assert not bool(hp.loc[3, "should_change"]), mode
+            assert results.turns["joint"].all(), mode
+
+
+class TestScriptedState:
+    """The scenario's own state: expectations put over the start, moved by other steps."""
+
+    def test_a_record_keeps_what_the_expectation_does_not_name(self) -> None:
+        """Only the named fields take the expected values; other trackers stay."""
+        start = {"Health": {"hp": 30, "hp_max": 30, "mood": "calm"}, "Other": {"x": 1}}
+        state = scripted_state([HEALTH], start, {"Health": {"hp": 26}})
+        assert state == {"Health": {"hp": 26, "hp_max": 30, "mood": "calm"}, "Other": {"x": 1}}
+        assert start["Health"]["hp"] == 30
+
+    def test_a_list_becomes_the_rows_named(self) -> None:
+        """A row not named, or named null, is gone; a named row's fields go over its old ones."""
+        inventory = decode_tracker(json.loads((TRACKERS / "inventory.json").read_text()))
+        start = {"Inventory": {"Torch": {"qty": 3, "notes": "old"}, "Rope": {"qty": 1}}}
+        expected = {"Inventory": {"torch": {"qty": 2}, "Lamp": {"qty": 1}, "Rope": None}}
+        state = scripted_state([inventory], start, expected)
+        assert state["Inventory"] == {"torch": {"qty": 2, "notes": "old"}, "Lamp": {"qty": 1}}
+
+    def test_moved_by_takes_only_what_changed(self) -> None:
+        """A field the step changed takes its new value; the others keep the scenario's."""
+        state = {"Health": {"hp": 26, "hp_max": 30, "mood": "calm"}}
+        before = {"Health": {"hp": 30, "hp_max": 30, "mood": "calm"}}
+        after = {"Health": {"hp": 30, "hp_max": 30, "mood": "tense"}}
+        moved = moved_by([HEALTH], state, before, after)
+        assert moved == {"Health": {"hp": 26, "hp_max": 30, "mood": "tense"}}

@@ -17,7 +17,12 @@ Definitions (each over the scored turns: the model's steps whose scenario step h
 - row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
 - quantity accuracy: share of list rows' number fields right;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the
-  expected value) over the fields that changed, and over the fields that should have changed;
+  expected value) over the fields that changed, and over the fields that should have changed. A
+  field **should change** when the scenario changes it: its expected value differs from the one
+  the scenario expected before (the previous `expect` naming it, or the scene's start for the
+  first; a person's edit step moves it too), never from the model's own state, so in free mode
+  one early miss is one missed change, and every variant and mode has the same denominator. A
+  field **changed** when the model's turn changed it from the state that turn started from;
 - no-call correctness: share of `expect_no_call` turns with no update call and no call to a
   tool the turn did not offer (a misspelt `update_tracker` is an attempt, not a quiet turn);
 - refused-batch rate: refused update calls over all update calls;

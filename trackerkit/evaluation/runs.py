@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from trackerkit.evaluation.metrics import TurnRecord
-from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, FieldScore, score_turn
+from trackerkit.evaluation.scoring import (
+    DEFAULT_TOLERANCE,
+    FieldScore,
+    moved_by,
+    score_turn,
+    scripted_state,
+)
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
@@ -102,10 +108,18 @@ def play_run(
     session.session_id = f"eval_{scene.id}_{run}_{uuid.uuid4().hex[:8]}"
     turns: list[TurnRecord] = []
     cells: list[tuple[tuple[Any, ...], FieldScore]] = []
+    script = _Script(trackers, tracker_values(trackers, session.chat.take.state_at()))
     for index, step in enumerate(steps):
-        if not isinstance(step, _MODEL_STEPS) or step.expect is None:
+        if not isinstance(step, _MODEL_STEPS):
+            was = tracker_values(trackers, session.chat.take.state_at())
+            session.play(step)
+            script.moved(step, was, tracker_values(trackers, session.chat.take.state_at()))
+            continue
+        start = script.reply(step)
+        if step.expect is None:
             session.play(step)
             continue
+        wanted = _expected(step)
         undo = _aside(session) if gold else None
         if gold:
             session.model, session.trace, session.protocol = model, trace, protocol
@@ -119,7 +133,7 @@ def play_run(
         latency = time.perf_counter() - started
         assert report is not None
         after = report.values  # the session's values after the turn, read once at its end
-        scores = score_turn(trackers, before, _expected(step), after, tolerance)
+        scores = score_turn(trackers, before, wanted, after, tolerance, reference=start)
         keys = (variant, scene.id, run, mode, index, len(turns))
         # The update tool's calls; a call by its name to a turn that did not offer it (the text
         # protocol, a continue) is a call to a tool not offered, not a refused batch.
@@ -151,6 +165,39 @@ def play_run(
         if on_turn is not None:
             on_turn()
     return RunResult(turns, cells)
+
+
+class _Script:
+    """What the scenario says each step starts from: what "should change" compares with.
+
+    The same in both modes and for every model (so every variant's change recall has the same
+    denominator, and one early miss is one missed change): the scene's start, then each step's
+    `expect` put over it (`scripted_state`); a step the model does not play (a person's edit, a
+    cut) moves it by what it changed in the session; a swipe or a regenerate starts where the
+    reply it replaces started.
+    """
+
+    def __init__(self, trackers: Sequence[Tracker], start: dict[str, Any]) -> None:
+        self.trackers = trackers
+        self.state = start
+        self.reply_start = start
+
+    def reply(self, step: BaseStep) -> dict[str, Any]:
+        """Where the model's `step` starts; the state then becomes what its `expect` says (the
+        start when it has none: the scenario does not say what that reply changed)."""
+        start = self.reply_start if isinstance(step, SwipeStep | RegenerateStep) else self.state
+        if isinstance(step, TurnStep):
+            self.reply_start = start
+        self.state = (
+            start if step.expect is None else scripted_state(self.trackers, start, _expected(step))
+        )
+        return start
+
+    def moved(self, step: BaseStep, before: dict[str, Any], after: dict[str, Any]) -> None:
+        """A step the model does not play changed the session from `before` to `after`."""
+        self.state = moved_by(self.trackers, self.state, before, after)
+        if step.expect is not None:
+            self.state = scripted_state(self.trackers, self.state, _expected(step))
 
 
 def _aside(session: Session) -> Callable[[], None]:

@@ -4,7 +4,9 @@
 expected after it and the values found after it (each by tracker name, as `Session.values()` gives
 them) and returns one `FieldScore` per field: a record's fields, and for a keyed list one score for
 each row's presence (its key) and one per field of every expected row. Rows are matched by name
-case-folded, as the update rules match them (TR-20).
+case-folded, as the update rules match them (TR-20). A field's `should_change` compares the
+expected value with the scenario's own state before the turn (`reference`, built by
+`scripted_state` from the previous expectations), `changed` the value found with the model's.
 
 A number is **within tolerance** when it is within `tolerance` (default 1) of the expected value,
 or, for a field with both `min` and `max`, within a tenth of its range when that is less (see
@@ -32,7 +34,9 @@ __all__ = [
     "FieldScore",
     "expectation_problems",
     "field_tolerance",
+    "moved_by",
     "score_turn",
+    "scripted_state",
 ]
 
 #: How near the expected value a number counts as within tolerance (`trackerkit eval --tolerance`).
@@ -96,18 +100,23 @@ def score_turn(
     expected: Mapping[str, Any],
     found: Mapping[str, Any],
     tolerance: float = DEFAULT_TOLERANCE,
+    reference: Mapping[str, Any] | None = None,
 ) -> list[FieldScore]:
     """Every field of the linked trackers the turn is expected to leave, scored.
 
     Args:
         trackers: the linked trackers (their layout and field types).
-        before: the values the turn started from (the state its reply saw).
+        before: the values the turn started from (the state its reply saw); `changed` compares
+            with them.
         expected: the values the scenario expects after the turn; a tracker it does not name is
             not scored.
         found: the values after the turn.
         tolerance: a number within this of the expected one counts as within tolerance (a
             field with `min` and `max` within a tenth of its range when that is less).
+        reference: the values the scenario says the turn starts from (see `scripted_state`);
+            `should_change` compares with them. `before` when None.
     """
+    reference = before if reference is None else reference
     scores: list[FieldScore] = []
     for tracker in trackers:
         want = expected.get(tracker.name)
@@ -115,6 +124,7 @@ def score_turn(
             continue
         have = found.get(tracker.name) or {}
         was = before.get(tracker.name) or {}
+        ref = reference.get(tracker.name) or {}
         by_name = {f.name: f for f in tracker.fields}
         if tracker.layout == "record":
             for name, field in by_name.items():
@@ -128,12 +138,12 @@ def score_turn(
                             False,
                             want[name],
                             have.get(name),
-                            was.get(name),
+                            (was.get(name), ref.get(name)),
                             tolerance,
                         )
                     )
             continue
-        have_rows, was_rows = _folded(have), _folded(was)
+        have_rows, was_rows, ref_rows = _folded(have), _folded(was), _folded(ref)
         keys = dict.fromkeys([*want, *have])
         seen: set[str] = set()
         for row in keys:
@@ -142,8 +152,9 @@ def score_turn(
                 continue
             seen.add(key)
             expected_row = _folded(want).get(key)
-            found_row, was_row = have_rows.get(key), was_rows.get(key)
+            found_row, was_row, ref_row = have_rows.get(key), was_rows.get(key), ref_rows.get(key)
             present = [expected_row is not None, found_row is not None, was_row is not None]
+            scripted = ref_row is not None
             scores.append(
                 FieldScore(
                     tracker.name,
@@ -156,7 +167,7 @@ def score_turn(
                     present[0] == present[1],
                     math.nan,
                     None,
-                    present[0] != present[2],
+                    present[0] != scripted,
                     present[1] != present[2],
                 )
             )
@@ -173,11 +184,64 @@ def score_turn(
                             True,
                             expected_row[name],
                             (found_row or {}).get(name),
-                            (was_row or {}).get(name),
+                            ((was_row or {}).get(name), (ref_row or {}).get(name)),
                             tolerance,
                         )
                     )
     return scores
+
+
+def scripted_state(
+    trackers: Sequence[Tracker], start: Mapping[str, Any], expected: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The values the scenario says a turn leaves: `start` with its `expected` put over it.
+
+    A record's fields the expectation names take its values; a keyed list becomes the rows it
+    names (a row it does not name, or names `null`, is expected gone), each row's fields over
+    that row's fields in `start`. A tracker it does not name keeps its values.
+    """
+    state = dict(start)
+    for tracker in trackers:
+        want = expected.get(tracker.name)
+        if not isinstance(want, Mapping):
+            continue
+        was = start.get(tracker.name) or {}
+        if tracker.layout == "record":
+            state[tracker.name] = {**was, **want}
+            continue
+        rows = _folded(was)
+        state[tracker.name] = {
+            row: {**(rows.get(name_key(str(row))) or {}), **values}
+            for row, values in want.items()
+            if isinstance(values, Mapping)
+        }
+    return state
+
+
+def moved_by(
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Any],
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+) -> dict[str, Any]:
+    """`state` moved by what a step changed from `before` to `after` (a person's edit, a cut):
+    each field of a record and each row of a list (matched case-folded) that changed takes its
+    value after, or goes if it is gone."""
+    moved = dict(state)
+    for tracker in trackers:
+        was = before.get(tracker.name) or {}
+        now = after.get(tracker.name) or {}
+        if same_value(was, now):
+            continue
+        fold = name_key if tracker.layout == "list" else str
+        parts = {fold(str(k)): v for k, v in (moved.get(tracker.name) or {}).items()}
+        for key in dict.fromkeys([*was, *now]):
+            if key not in now:
+                parts.pop(fold(str(key)), None)
+            elif key not in was or not same_value(was[key], now[key]):
+                parts[fold(str(key))] = now[key]
+        moved[tracker.name] = parts
+    return moved
 
 
 def _field(
@@ -188,9 +252,10 @@ def _field(
     in_list: bool,
     want: object,
     have: object,
-    was: object,
+    was: tuple[object, object],
     tolerance: float,
 ) -> FieldScore:
+    """One field's score; `was` is its value before the turn, then the scenario's (`reference`)."""
     a, b = _number(want), _number(have)
     error = abs(a - b) if a is not None and b is not None else math.nan
     within = None
@@ -207,8 +272,8 @@ def _field(
         same_value(want, have),
         error,
         within,
-        not same_value(want, was),
-        not same_value(have, was),
+        not same_value(want, was[1]),
+        not same_value(have, was[0]),
     )
 
 
