@@ -717,7 +717,10 @@ def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the others in cl100k_base and o200k_base (OpenAI encodings: for Anthropic and "
             "Gemini, estimates). --to wtracker prints WTracker presets and names on stderr what "
             "they cannot hold; --to card prints a Character Card V2 with the trackers under "
-            "data.extensions.trackerkit (--card CARD.json keeps every other key of that card). "
+            "data.extensions.trackerkit; from one scene, a new card takes the scene's char as "
+            "its name and its card text as its description, and any card the scene's id, title "
+            "and user under data.extensions.trackerkit.scene, which import reads back (--card "
+            "CARD.json keeps every other key of that card, its name and description too). "
             "Exit status: 1 when a provider's documented rules refuse the tool (each rule "
             "broken is named on stderr; the document is still written, to look at); 0 when "
             "the only finding is a warning (a line starting 'warning:'), a limit the provider "
@@ -768,8 +771,9 @@ def _export(args: argparse.Namespace) -> int:
             "card.png" if args.card and args.card.suffix.lower() == ".png" else "trackers.json"
         )
         check_out_file(args.out, example=example)
-    trackers, left_out = load_export_source(args.paths, args.trackers)
-    done = export_trackers(args.target, trackers, args.card)
+    source = load_export_source(args.paths, args.trackers)
+    left_out = source.notes
+    done = export_trackers(args.target, source.trackers, args.card, scenes=source.scenes)
     text = write_export(done, args.out)
     if text is not None:
         print(text)

@@ -92,6 +92,8 @@ class TestRoundTrip:
             "links": ["health", "inventory"],
         }
         assert card_from_data(out, "c.json").report.to_text() == (
+            'exact: data.name -> scene.char: "Vera"\n'
+            "exact: data.description -> scene.card: empty\n"
             f"exact: data.extensions.{CARD_KEY}.trackers[0] -> Health: record, 3 fields\n"
             f"exact: data.extensions.{CARD_KEY}.trackers[1] -> Inventory: list, 4 fields"
         )

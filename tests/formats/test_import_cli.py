@@ -167,8 +167,10 @@ class TestCard:
         data = tmp_path / "data"
         assert _run(capsys, "import", str(path), "--into", str(data)) == (
             0,
-            f"{path}: Character Card V2 with trackerkit trackers, 1 tracker (1 exact, 0 guessed, "
+            f"{path}: Character Card V2 with trackerkit trackers, 1 tracker (3 exact, 0 guessed, "
             "0 unmapped)\n"
+            '  exact: data.name -> scene.char: "Vera"\n'
+            "  exact: data.description -> scene.card: empty\n"
             "  exact: data.extensions.trackerkit.trackers[0] -> Health: record, 3 fields\n"
             f"wrote {data / 'trackers' / 'health.json'} (Health)\n"
             'scene links: ["health"]\n'

@@ -328,7 +328,7 @@ class TestCli:
         assert main(["import", str(path), "--into", str(data)]) == 0
         out = capsys.readouterr().out
         assert out.startswith(
-            f"{path}: Character Card V2 with trackerkit trackers, 1 tracker (1 exact, 0 guessed, "
+            f"{path}: Character Card V2 with trackerkit trackers, 1 tracker (3 exact, 0 guessed, "
             "0 unmapped)\n"
         )
         assert (data / "trackers" / f"{BUNDLED[0].id}.json").is_file()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from trackerkit.design.draft import Draft, named, namesakes
@@ -352,7 +352,7 @@ def take_imported(
     links: tuple[str, ...] = ()
     if scenes is not None and which == ALL_IMPORTED and not refused and saved:
         links = tuple(renamed.get(i, i) for i in imported.scene_links)
-        written = Imported(tuple(saved), links, imported.report, imported.scene)
+        written = replace(imported, trackers=tuple(saved), scene_links=links)
         try:
             done = save_imported_scene(written, scenes)
         except Exception as error:  # the trackers are saved; the scene's failure is said

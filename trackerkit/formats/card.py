@@ -1,10 +1,17 @@
 """Trackers in a Character Card V2, under `data.extensions.trackerkit`, and back.
 
 The card spec (`chara_card_v2`) makes `data.extensions` a free map that editors must keep, so
-trackers travel there whole: `{"version": 1, "trackers": [<tracker piece>, ...], "links": [ids]}`.
-Exporting into an existing card changes only that key; every other key of the card, known or
-not, is kept as it was. Reading a card gives back trackers equal to the ones exported (each
-through the strict decoder), and the order a scene links them in.
+trackers travel there whole: `{"version": 1, "trackers": [<tracker piece>, ...], "links": [ids],
+"scene": {"id", "title", "user"}}`. Exporting into an existing card changes only that key; every
+other key of the card, known or not, is kept as it was. Reading a card gives back trackers equal
+to the ones exported (each through the strict decoder), and the order a scene links them in.
+
+A scene and a card name the same things in two places: the scene's `char` is the card's
+`data.name` and its card text (the character and how to play it, `{{user}}` and all) is
+`data.description`, the field every card reader shows and sends (`system_prompt` would replace
+the person's own system prompt, which a scene's card text does not). The scene's id, title and
+user have no place in the spec, so they go under `data.extensions.trackerkit.scene`. A scene
+exported as a card and read back keeps its id, title, char, user and card text.
 """
 
 from __future__ import annotations
@@ -14,9 +21,10 @@ import copy
 import json
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from trackerkit.errors import ImportRefusedError, TrackerDecodeError
+from trackerkit._pieces import check_tracker_id
+from trackerkit.errors import BadRequestError, ImportRefusedError, TrackerDecodeError
 from trackerkit.formats.detect import (
     entry_name,
     is_init_var_name,
@@ -27,6 +35,9 @@ from trackerkit.formats.imported import Imported, ImportReport, ReportLine
 from trackerkit.formats.leaves import quoted
 from trackerkit.formats.png import PNG_SIGNATURE, png_card_chunks, png_chunk, png_chunks
 from trackerkit.tracker import Tracker, decode_tracker, encode_tracker
+
+if TYPE_CHECKING:
+    from trackerkit.scene import Scene
 
 __all__ = [
     "CARD_KEY",
@@ -118,20 +129,30 @@ def export_card(
     *,
     name: str = "Trackers",
     file: str = "card",
+    scene: Scene | None = None,
 ) -> dict[str, Any]:
-    """The card with `trackers` under `data.extensions.trackerkit`; a new card named `name` without one.
+    """The card with `trackers` under `data.extensions.trackerkit`; a new card without one.
 
     Args:
         trackers: the trackers, in the order a scene links them.
         card: a Character Card V2 to carry them; it is not changed, and every key of it other
-            than `data.extensions.trackerkit` (whose own unknown keys are kept too) is kept. A V1
-            card is made V2 first (its fields copied into `data`, its top-level keys kept).
-        name: the new card's name when no card is given.
+            than `data.extensions.trackerkit` (whose own unknown keys are kept too) is kept, its
+            name and description too. A V1 card is made V2 first (its fields copied into
+            `data`, its top-level keys kept).
+        name: the new card's name when neither a card nor a scene is given.
         file: the card's file name, for messages.
+        scene: the scene the trackers are linked in: a new card takes its char as `data.name`
+            and its card text as `data.description`, and any card its id, title and user under
+            `data.extensions.trackerkit.scene`.
     Raises:
         ImportRefusedError: `card` is neither a Character Card V2 nor a V1 card.
     """
-    out = _upgraded(copy.deepcopy(dict(card))) if card is not None else new_card(name)
+    if card is not None:
+        out = _upgraded(copy.deepcopy(dict(card)))
+    else:
+        out = new_card(scene.char if scene is not None else name)
+        if scene is not None:
+            out["data"]["description"] = scene.card
     data = _v2_data(out, file)
     extensions = data.setdefault("extensions", {})
     mine = extensions.get(CARD_KEY)
@@ -143,6 +164,8 @@ def export_card(
             "links": [t.id for t in trackers],
         }
     )
+    if scene is not None:
+        mine["scene"] = {"id": scene.id, "title": scene.title, "user": scene.user}
     extensions[CARD_KEY] = mine
     return out
 
@@ -188,18 +211,110 @@ def card_from_data(card: object, file: str) -> Imported:
         raise ImportRefusedError(
             file, f"{_WHERE}.links must list ids of the card's trackers; found {links!r}"
         )
-    lines = tuple(
-        ReportLine(
-            "exact",
-            f"{_WHERE}.trackers[{i}]",
-            t.name,
-            f"{t.layout}, {len(t.fields)} field{'' if len(t.fields) == 1 else 's'}",
+    details, identity = _scene_details(data, mine)
+    lines = (
+        identity
+        + tuple(
+            ReportLine(
+                "exact",
+                f"{_WHERE}.trackers[{i}]",
+                t.name,
+                f"{t.layout}, {len(t.fields)} field{'' if len(t.fields) == 1 else 's'}",
+            )
+            for i, t in enumerate(trackers)
         )
-        for i, t in enumerate(trackers)
-    ) + _book_lines(data, file)
-    title = data.get("name")
-    scene = " ".join(title.split()) if isinstance(title, str) and title.strip() else "Card"
-    return Imported(tuple(trackers), tuple(links), ImportReport(file, "card", lines), scene)
+        + _text_lines(data)
+        + _book_lines(data, file)
+    )
+    title = details.pop("title", None) or details.get("char") or "Card"
+    report = ImportReport(file, "card", lines)
+    return Imported(tuple(trackers), tuple(links), report, title, details)
+
+
+def _characters(count: int) -> str:
+    """`1 character`, `1,083 characters`."""
+    return f"{count:,} character{'' if count == 1 else 's'}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _scene_details(
+    data: Mapping[str, Any], mine: Mapping[str, Any]
+) -> tuple[dict[str, str], tuple[ReportLine, ...]]:
+    """The scene a card implies, by the scene file's keys (with `title`), and a line for each.
+
+    `data.name` is the scene's char and `data.description` its card text; the id, title and user
+    of a scene exported into the card come from `data.extensions.trackerkit.scene`.
+    """
+    details: dict[str, str] = {}
+    lines: list[ReportLine] = []
+    name = data.get("name")
+    if isinstance(name, str) and name.strip():
+        details["char"] = _one_line(name)
+        lines.append(ReportLine("exact", "data.name", "scene.char", quoted(details["char"], 40)))
+    else:
+        lines.append(
+            ReportLine("unmapped", "data.name", "", 'empty, so the scene plays "Assistant"')
+        )
+    description = data.get("description")
+    if isinstance(description, str):
+        details["card"] = description
+        size = _characters(len(description)) if description else "empty"
+        lines.append(ReportLine("exact", "data.description", "scene.card", size))
+    exported = mine.get("scene")
+    where = f"{_WHERE}.scene"
+    if exported is None:
+        return details, tuple(lines)
+    if not isinstance(exported, dict):
+        lines.append(ReportLine("unmapped", where, "", "not an object, so not read"))
+        return details, tuple(lines)
+    for key in ("id", "title", "user"):
+        value = exported.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            lines.append(ReportLine("unmapped", f"{where}.{key}", "", "not a text, so not read"))
+            continue
+        if key == "id":
+            try:
+                check_tracker_id(value)
+            except BadRequestError as error:
+                lines.append(ReportLine("unmapped", f"{where}.id", "", f"not read: {error}"))
+                continue
+        details[key] = value if key == "id" else _one_line(value)
+        said = quoted(details[key], 40)
+        if key == "id":
+            said += " (the next free id when a scene file has it)"
+        lines.append(ReportLine("exact", f"{where}.{key}", f"scene.{key}", said))
+    return details, tuple(lines)
+
+
+#: The card's other prompt texts: a scene holds one card text, `data.description`.
+_OTHER_TEXTS = (
+    "personality",
+    "scenario",
+    "first_mes",
+    "mes_example",
+    "system_prompt",
+    "post_history_instructions",
+)
+
+
+def _text_lines(data: Mapping[str, Any]) -> tuple[ReportLine, ...]:
+    """A line for each other prompt text the card holds, which the scene does not take."""
+    return tuple(
+        ReportLine(
+            "unmapped",
+            f"data.{key}",
+            "",
+            f"{_characters(len(data[key]))}, not kept: a scene's card text is the card's "
+            "description alone (copy this into it to keep it)",
+        )
+        for key in _OTHER_TEXTS
+        if isinstance(data.get(key), str) and data[key].strip()
+    )
 
 
 def _book_lines(data: dict[str, Any], file: str) -> tuple[ReportLine, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import orjson
 
@@ -19,14 +19,19 @@ from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
 from trackerkit.formats.checkers import check_provider_tool, is_warning, problem_lines
 from trackerkit.formats.detect import FORMAT_NAMES, piece_kind, sniff
+from trackerkit.formats.leaves import quoted
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
 from trackerkit.tokens import ENCODINGS
 from trackerkit.tracker import Tracker, decode_tracker
 
+if TYPE_CHECKING:
+    from trackerkit.scene import Scene
+
 __all__ = [
     "EXPORT_TARGETS",
     "Export",
+    "ExportSource",
     "ExportTarget",
     "costs_table",
     "export_trackers",
@@ -72,14 +77,22 @@ def _read_json(path: Path, what: str) -> object:
         raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
 
 
+@dataclass(frozen=True, slots=True)
+class ExportSource:
+    """What to export: the trackers in order (a scene's link order, files as given, a folder's
+    by file name), a sentence for each linked tracker a scene had to leave out, and the scenes
+    read (a card takes its name, card text, title and user from a scene)."""
+
+    trackers: list[Tracker]
+    notes: list[str]
+    scenes: tuple[Scene, ...] = ()
+
+
 def load_export_source(
     paths: Sequence[str | Path], trackers_dir: Path | None = None
-) -> tuple[list[Tracker], list[str]]:
+) -> ExportSource:
     """The trackers to export, from a scene file (its linked trackers), tracker files or folders of them.
 
-    Returns:
-        The trackers in order (a scene's link order, files as given, a folder's by file name),
-        and a sentence for each linked tracker a scene had to leave out.
     Raises:
         TrackerkitError: a file that is missing, unreadable, not JSON, or a tracker the strict
             decoder refuses (naming the file); no tracker at all.
@@ -88,6 +101,7 @@ def load_export_source(
 
     trackers: list[Tracker] = []
     notes: list[str] = []
+    scenes: list[Scene] = []
     for given in paths:
         path = Path(given)
         if path.is_dir():
@@ -109,6 +123,7 @@ def load_export_source(
                     f"import it first (trackerkit import {path}), then export what it wrote"
                 )
         scene = load_scene(path)
+        scenes.append(scene)
         folder = scene_trackers(path, trackers_dir)
         if not folder.is_dir():
             raise TrackerkitError(f"{path}: no tracker folder at {folder}; pass --trackers DIR")
@@ -125,7 +140,7 @@ def load_export_source(
             f"two trackers share the name {', '.join(repeated)}; a tool names trackers by name, "
             "so export them apart or rename one"
         )
-    return trackers, notes
+    return ExportSource(trackers, notes, tuple(scenes))
 
 
 _PROVIDERS = {"openai": "OpenAI", "anthropic": "Anthropic", "gemini": "Gemini"}
@@ -137,6 +152,7 @@ def export_trackers(
     card: Path | None = None,
     *,
     name: str = "Trackers",
+    scenes: Sequence[Scene] = (),
 ) -> Export:
     """The export of `trackers` for `target`.
 
@@ -145,7 +161,11 @@ def export_trackers(
             `card` (a Character Card V2).
         trackers: what to export, in link order.
         card: for `card`, a Character Card V2 (or V1) JSON file, or a PNG card, to carry the
-            trackers (every other key of it is kept); without one, a new card named `name`.
+            trackers (every other key of it is kept); without one, a new card named `name`,
+            or the scene's char.
+        scenes: the scenes the trackers came from; for `card`, one scene gives a new card its
+            name (the char) and description (the card text), and any card its id, title and
+            user (`card.export_card`). With none or several, the notes say what the card lacks.
     Raises:
         TrackerkitError: `card` given for another target, or a card file that cannot be read.
         ImportRefusedError: the card file is not a Character Card V2.
@@ -168,9 +188,11 @@ def export_trackers(
             if not isinstance(read, dict):
                 raise ImportRefusedError(str(card), "is not a Character Card V2 (a JSON object)")
             base = read
-        out = export_card(trackers, base, name=name, file=str(card or "card"))
+        scene = scenes[0] if len(scenes) == 1 else None
+        out = export_card(trackers, base, name=name, file=str(card or "card"), scene=scene)
         count = len(trackers)
         note = f"{count} {'tracker' if count == 1 else 'trackers'} under data.extensions.{CARD_KEY}"
+        note += _card_identity(out, scene, len(scenes), made=base is None)
         image = card_into_png(png, out, str(card)) if png is not None else None
         return Export(target, out, (note,), image=image)
     tool = provider_tool(target, trackers)
@@ -178,6 +200,33 @@ def export_trackers(
     refused = not all(is_warning(p) for p in problems)
     notes = tuple(problem_lines(_PROVIDERS[target], problems))
     return Export(target, tool, notes, tuple(export_costs(trackers)), refused=refused)
+
+
+def _card_identity(card: dict[str, Any], scene: Scene | None, scenes: int, *, made: bool) -> str:
+    """The rest of the card's note: where its name and description came from, what it lacks."""
+    data = card["data"]
+    if scene is None:
+        if not made:  # the card given keeps its own name and description
+            return "; of several scenes, none gives its title or user" if scenes else ""
+        why = "of several scenes exported, none is the card's" if scenes else "no scene exported"
+        return (
+            f"; {why}, so the card is named {quoted(data['name'], 40)}, its description is "
+            "empty and it has no scene title or user (export one scene file to fill them)"
+        )
+    where = f"data.extensions.{CARD_KEY}.scene"
+    if made:
+        size = len(scene.card)
+        text = f"{size:,} character{'' if size == 1 else 's'}" if size else "empty"
+        return (
+            f"; name {quoted(scene.char, 40)} (the scene's char), description the scene's card "
+            f"text ({text}); the scene's id, title and user under {where}"
+        )
+    name = data.get("name")
+    shown = quoted(name, 40) if isinstance(name, str) else "(none)"
+    kept = f"; the card keeps its own name {shown} and description"
+    if name != scene.char or data.get("description") != scene.card:
+        kept += f" (the scene's char {quoted(scene.char, 40)} and card text are not written)"
+    return f"{kept}; the scene's id, title and user under {where}"
 
 
 def write_export(done: Export, out: Path | None) -> str | None:

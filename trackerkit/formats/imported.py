@@ -95,12 +95,16 @@ class Imported:
         report: what became of every source key.
         scene: the title of the scene the source implies (a card, a preset, a game state: trackers
             used together in one chat), or None when it implies none (alternative presets).
+        scene_details: what else the source says of that scene, by the scene file's key: `id`
+            (wanted; the next free one when taken), `char`, `user` and `card` (a card's name,
+            its exported scene's user, its description). A key left out keeps the scene's default.
     """
 
     trackers: tuple[Tracker, ...]
     scene_links: tuple[str, ...]
     report: ImportReport
     scene: str | None = None
+    scene_details: Mapping[str, str] = field(default_factory=dict)
 
 
 def meaning(key: str, name: str, text: str) -> str:

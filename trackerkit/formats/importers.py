@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import orjson
@@ -110,7 +110,7 @@ def save_imported(imported: Imported, library: Library, *, dry_run: bool = False
     if not dry_run and planned:
         check_folder(folder, "trackers")
         planned = _save_all(planned, library)
-    return Imported(tuple(planned), links, imported.report, imported.scene)
+    return replace(imported, trackers=tuple(planned), scene_links=links)
 
 
 def check_folder(folder: Path, what: str) -> None:
@@ -206,12 +206,7 @@ def write_import(
     if scene is not None:
         check_folder(Path(scenes), "scene file")
     then = (f"the scene file in {scenes}",) if scene is not None else ()
-    saved = Imported(
-        tuple(_save_all(list(planned.trackers), library, then)),
-        planned.scene_links,
-        planned.report,
-        planned.scene,
-    )
+    saved = replace(planned, trackers=tuple(_save_all(list(planned.trackers), library, then)))
     try:
         scene = save_imported_scene(saved, scenes)
     except (TrackerkitError, OSError) as error:
@@ -239,10 +234,12 @@ def save_imported_scene(
     """Write a scene file linking the imported trackers, when the source implies a scene.
 
     Call it with what `save_imported` returned, so the links are the ids the pieces were written
-    under. The scene's id comes from its title (`Vera's pack` -> `vera-s-pack`); an id a scene
-    file in `scenes` already has gets the next free one (`vera-s-pack-2`), so no scene is ever
-    overwritten. The file is written atomically (a temporary renamed into place), and its name is
-    claimed first, so two imports at once cannot take the same one.
+    under. The scene's id is the one the source wants (`Imported.scene_details`), else made from
+    its title (`Vera's pack` -> `vera-s-pack`); an id a scene file in `scenes` already has gets
+    the next free one (`vera-s-pack-2`), so no scene is ever overwritten. Its char, user and card
+    text are the source's when it gives them. The file is written atomically (a temporary
+    renamed into place), and its name is claimed first, so two imports at once cannot take the
+    same one.
 
     Args:
         imported: the saved import.
@@ -256,12 +253,22 @@ def save_imported_scene(
         return None
     folder = Path(scenes)
     taken = {p.stem for p in folder.glob("*.json")} if folder.is_dir() else set()
+    details = imported.scene_details
+    wanted = details.get("id", "")
+    known = {key: details[key] for key in ("char", "user", "card") if key in details}
     while True:
-        scene_id = piece_id(imported.scene, taken)
-        scene = Scene(
-            id=scene_id,
-            title=imported.scene,
-            prompting={"trackers": list(imported.scene_links)},
+        if wanted and wanted not in taken:
+            scene_id = wanted
+            taken.add(wanted)
+        else:
+            scene_id = piece_id(wanted or imported.scene, taken)
+        scene = Scene.model_validate(
+            {
+                "id": scene_id,
+                "title": imported.scene,
+                **known,
+                "prompting": {"trackers": list(imported.scene_links)},
+            }
         )
         path = folder / f"{scene_id}.json"
         if dry_run:
