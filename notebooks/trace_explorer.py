@@ -57,7 +57,8 @@ def titled_by_days(figure, days):
         if len(_days) == 1
         else f"over {len(_days)} days ({_days[0]} to {_days[-1]})"
     )
-    figure.update_layout(title=f"Tokens and cost, cumulative within each day, {_span}")
+    # title_text, not title: a new title would drop the subtitle that says the curves are thinned.
+    figure.update_layout(title_text=f"Tokens and cost, cumulative within each day, {_span}")
     return figure
 
 
@@ -380,18 +381,13 @@ def _():
 
 
 @app.cell
-def _(day_pick, names, turn_rows, turns):
+def _(names, turn_rows, turns):
+    # The counts, the cost and the table per day come first, each figure after in a cell of its
+    # own: a figure too large for the page (or one that fails) takes only itself down.
     try:
         step_table = steps(turn_rows, names)
         call_table = tool_calls(turn_rows, names)
         per_day = costs_by_day(turns)
-        _figures = [
-            daily_costs(turns),
-            daily_usage(turns),
-            titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value),
-            failures_by_class(turn_rows, names),
-            turn_durations(turns),
-        ]
     except Exception as _error:
         mo.stop(True, trouble("Could not sum up the days", _error))
     # Each turn counts on the day file of its first event (where it began), events after
@@ -418,10 +414,61 @@ def _(day_pick, names, turn_rows, turns):
                 kind="warn" if int(turns["steps_without_cost"].sum()) else "info",
             ),
             day_costs_table,
-            *_figures,
         ]
     )
     return call_table, step_table
+
+
+@app.cell
+def _(turns):
+    try:
+        _figure = daily_costs(turns)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not draw the cost per day", _error))
+    _figure
+    return
+
+
+@app.cell
+def _(turns):
+    try:
+        _figure = daily_usage(turns)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not draw the tokens per day", _error))
+    _figure
+    return
+
+
+@app.cell
+def _(day_pick, names, turn_rows, turns):
+    # A busy day's curves are thinned to a few thousand points (the figure's subtitle says so):
+    # drawn through every step, a day of 70,000 steps was past the page's output limit.
+    try:
+        _figure = titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not draw the tokens and cost over each day", _error))
+    _figure
+    return
+
+
+@app.cell
+def _(names, turn_rows):
+    try:
+        _figure = failures_by_class(turn_rows, names)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not draw the failed tool calls", _error))
+    _figure
+    return
+
+
+@app.cell
+def _(turns):
+    try:
+        _figure = turn_durations(turns)
+    except Exception as _error:
+        mo.stop(True, trouble("Could not draw the turn durations", _error))
+    _figure
+    return
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -216,9 +217,34 @@ def turn_timeline(events: pd.DataFrame, name: str, names: pd.Series | None = Non
 _DAY_COLORS = px.colors.qualitative.Plotly
 """One colour a day file in `tokens_over_day`, in day order (repeating past ten days)."""
 
+_MOST_POINTS = 3000
+"""`tokens_over_day` draws each of its curves through at most this many points, all days together:
+a figure's size grows with its points, and a page refuses an output past a few megabytes."""
+
+
+def _kept(stamps: pd.Series, most: int) -> np.ndarray:
+    """Positions (in `ts` order) of the steps a day's thinned cumulative curve is drawn through.
+
+    Every step when there are at most `most`; else the day's first step and the last step of
+    each of `most - 1` equal spans of its time. A cumulative curve only rises, so it is exact at
+    every kept point, the day's last (its totals) included, and between two kept points it rises
+    by no more than it does in one span.
+    """
+    if len(stamps) <= most:
+        return np.arange(len(stamps))
+    nanos = stamps.to_numpy(dtype="datetime64[ns]").astype("int64")
+    elapsed = (nanos - nanos[0]).astype(float)
+    spans = np.floor(elapsed / (elapsed[-1] + 1) * (most - 1)).astype("int64")
+    ends = np.flatnonzero(np.diff(spans, append=spans[-1] + 1))
+    return np.union1d([0], ends)
+
 
 def tokens_over_day(
-    events: pd.DataFrame, names: pd.Series | None = None, turns: pd.DataFrame | None = None
+    events: pd.DataFrame,
+    names: pd.Series | None = None,
+    turns: pd.DataFrame | None = None,
+    *,
+    most_points: int | None = _MOST_POINTS,
 ) -> Figure:
     """Tokens in and out, and cost in USD, cumulative within each day file, one colour a day.
 
@@ -226,40 +252,62 @@ def tokens_over_day(
     day's curves end at that day's totals in `costs_by_day`; a step outside any turn, or a
     turn not read from a file, counts on "(no day)". No curve runs on from one day to the next.
 
+    The figure stays small whatever the days hold: a day with more steps than its share of
+    `most_points` is thinned (`_kept`: its first step and the last step of each equal span of
+    its time), exact at every point drawn and at the day's totals. The subtitle says so, and
+    each curve's hover says how many of the day's steps it is drawn through.
+
     Args:
         events: an events frame from `read_trace`.
         names: the turn names from `assign_turns`, when already computed.
         turns: the turns frame from `assemble_turns`, when already computed.
+        most_points: the most points a curve has over all days together (at least two a day);
+            None draws every step.
     """
     table = steps(events, names).sort_values("ts", kind="stable")
     turns = assemble_turns(events, names) if turns is None else turns
     day_of = dict(zip(turns["name"], turns["day"].fillna("").astype(str), strict=True))
     days = table["turn_name"].map(day_of).fillna("").replace("", "(no day)")
+    picked_days = sorted(days.unique())
+    share = None if most_points is None else max(2, most_points // max(1, len(picked_days)))
     figure = make_subplots(specs=[[{"secondary_y": True}]])
-    for number, day in enumerate(sorted(days.unique())):
+    thinned = False
+    for number, day in enumerate(picked_days):
         picked = table[(days == day).to_numpy()]
         stamps = _naive(picked["ts"])
+        kept = np.arange(len(picked)) if share is None else _kept(stamps, share)
+        drawn = f"{day}"
+        if len(kept) < len(picked):
+            thinned = True
+            drawn = f"{day} (drawn through {len(kept):,} of its {len(picked):,} steps)"
         color = _DAY_COLORS[number % len(_DAY_COLORS)]
         for column, label, dash, shown, right in (
             ("usage_in", "tokens in", "solid", ",", False),
             ("usage_out", "tokens out", "dash", ",", False),
             ("cost_usd", "cost (USD)", "dot", "$.4f", True),
         ):
+            totals = picked[column].astype("Float64").fillna(0).cumsum().to_numpy(dtype=float)
             figure.add_trace(
                 go.Scatter(
-                    x=stamps,
-                    y=picked[column].astype("Float64").fillna(0).cumsum().astype(float),
+                    x=stamps.iloc[kept],
+                    y=totals[kept],
                     name=label,
                     mode="lines",
                     line={"color": color, "dash": dash},
                     legendgroup=day,
                     legendgrouptitle_text=day,
-                    hovertemplate=f"{day}<br>{label}: %{{y:{shown}}}<br>%{{x}}<extra></extra>",
+                    hovertemplate=f"{drawn}<br>{label}: %{{y:{shown}}}<br>%{{x}}<extra></extra>",
                 ),
                 secondary_y=right,
             )
     figure.update_layout(
-        title="Tokens and cost, cumulative within each day",
+        title={
+            "text": "Tokens and cost, cumulative within each day",
+            "subtitle_text": f"thinned to at most {share:,} points a day (the last step of each "
+            "equal span of the day's time); every point drawn and each day's totals are exact"
+            if thinned
+            else None,
+        },
         xaxis_title="time (UTC)",
         autosize=True,
     )
