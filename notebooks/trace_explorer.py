@@ -343,11 +343,13 @@ def _(names, shown_turns, turn_rows, turn_show, turns_view):
     if _failures.empty:
         error_pane = mo.vstack([_why, _explained])
     else:
-        # A turn's own failure may name no step: an empty cell, not None.
+        # A turn's own failure may name no step: an empty cell, not None. `turn` tells the
+        # turn's own failures (turn_2) from a subagent's (turn_2#planner).
+        _columns = ["ts", "event", "turn", "step", "error_class", "error", "is_reason"]
         failure_table = mo.ui.table(
-            error_cells(_failures[["ts", "event", "step", "error_class", "error", "is_reason"]])
-            .astype({"ts": str, "step": object})
-            .fillna({"step": ""}),
+            error_cells(_failures[_columns])
+            .astype({"ts": str, "step": object, "turn": object})
+            .fillna({"step": "", "turn": ""}),
             selection=None,
             label=f"Every failure in this turn ({len(_failures)})",
         )

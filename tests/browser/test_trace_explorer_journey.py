@@ -482,3 +482,80 @@ def test_markup_in_a_failure_message_shows_as_text(
         expect(page.locator(selector)).to_have_count(0)
     page.get_by_text("Why this turn failed", exact=True).scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_markup_as_text")
+
+
+def _subagent_and_busy_day(path: Path, steps_count: int) -> None:
+    """A completed turn whose subagent planner failed (`s1/turn_2`), then a turn of many steps."""
+
+    def line(ms: int, turn: str, name: str, data: dict[str, Any]) -> bytes:
+        stamp = f"2027-01-05T10:{ms // 60_000:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}Z"
+        row = {"ts": stamp, "turn": turn, "session": "s1", "source": "telegram", "kind": "eve"}
+        return orjson.dumps(row | {"name": name, "data": data})
+
+    planner = {"subagent": "planner", "stepIndex": 0}
+    failed = {"code": "subagent_budget", "message": "planner ran out of budget"}
+    usage = {"in": 10, "out": 2, "costUsd": 0.001}
+    rows = [
+        line(0, "turn_2", "turn.started", {"sequence": 0}),
+        line(10, "turn_2#planner", "step.started", {"sequence": 0} | planner),
+        line(20, "turn_2#planner", "turn.failed", {"sequence": 1} | planner | failed),
+        line(30, "turn_2", "turn.completed", {"sequence": 1}),
+        line(1000, "turn_3", "turn.started", {"sequence": 0}),
+        *(
+            line(
+                1000 + i * 500,
+                "turn_3",
+                "step.completed",
+                {"sequence": i + 1, "stepIndex": i, "usage": usage},
+            )
+            for i in range(steps_count)
+        ),
+        line(1000 + steps_count * 500, "turn_3", "turn.completed", {"sequence": steps_count + 1}),
+    ]
+    path.write_bytes(b"\n".join(rows) + b"\n")
+
+
+def test_a_subagents_failure_on_a_busy_day(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[..., Path],
+    tmp_path: Path,
+) -> None:
+    """A completed turn whose subagent failed says the subagent failed, and the failures table
+    shows each row's turn key; a day of more steps than its curves' points shows its per-day
+    table, its cost and its cumulative curves, thinned and said to be (trial ana2, findings 5, 1)."""
+    data = tmp_path / "data"
+    (data / "trace").mkdir(parents=True)
+    _subagent_and_busy_day(data / "trace" / "2027-01-05.jsonl", 3500)
+    events, _ = read_trace(data / "trace")
+    turns = assemble_turns(events)
+    url = serve(
+        "trace_explorer.py", "--data", str(data), env={"XDG_DATA_HOME": str(tmp_path / "xdg")}
+    )
+    page = open_page(url, "Trace explorer")
+    page.get_by_text(f"{len(events):,} events").first.wait_for()
+    page.get_by_role("heading", name="s1/turn_2").wait_for()
+    page.get_by_text("Why this turn had failures", exact=True).wait_for()
+    expect(
+        page.locator(
+            ".paragraph",
+            has_text="In this turn the subagent planner failed (turn_2#planner): "
+            "subagent_budget: planner ran out of budget",
+        )
+    ).to_have_count(1)
+    expect(page.get_by_text("a subagent's end ends the subagent", exact=False)).to_have_count(1)
+    failure_table = element(page, "Every failure in this turn (1)")
+    headers = [h.split("\n", 1)[0].strip() for h in failure_table.locator("th").all_inner_texts()]
+    assert "turn" in headers, headers
+    expect(failure_table.get_by_text("turn_2#planner", exact=True)).to_have_count(1)
+    failure_table.scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_subagent_failure")
+
+    # The busy day: the table and the cost show, and the curves say they are thinned.
+    page.get_by_text(cost_summary(turns)).first.wait_for()
+    day_costs = element(page, "Cost and usage per day, each turn on the day it began")
+    expect(day_costs.get_by_text("2027-01-05", exact=True)).to_have_count(1)
+    thinned = page.get_by_text("thinned to at most 3,000 points a day", exact=False)
+    expect(thinned).to_have_count(1)
+    thinned.scroll_into_view_if_needed()
+    screenshot(page, "trace_explorer_thinned")

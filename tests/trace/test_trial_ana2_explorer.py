@@ -1,19 +1,33 @@
-"""Trial ana2: the explorer on a big day.
+"""Trial ana2: the explorer on a big day, and a subagent's failure said as the subagent's.
 
 Finding 1: on a day of 70k steps the cumulative tokens-and-cost figure alone was 9 MB, past the
-page's output limit, and took the whole per-day section down with it.
+page's output limit, and took the whole per-day section down with it. Finding 5: a completed
+turn whose subagent failed was explained as if the turn itself had failed.
 """
 
 from __future__ import annotations
 
+import html
+import re
+from pathlib import Path
 from typing import Any
 
+import marimo as mo
 import numpy as np
+import orjson
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from trackerkit.trace import tokens_over_day
+from trackerkit.trace import (
+    FAILURE_COLUMNS,
+    assemble_turns,
+    assign_turns,
+    failure_reason,
+    read_trace,
+    tokens_over_day,
+    turn_failures,
+)
 
 _STEPS = 100_000
 _DAY = "2026-11-10"
@@ -138,3 +152,107 @@ class TestTokensOverABigDay:
         assert len(figure.data) == 90
         assert sum(len(trace.x) for trace in figure.data[::3]) <= 3000
         assert len(figure.to_json()) < 1_000_000
+
+
+def _subagent_day(folder: Path) -> None:
+    """One completed turn (`s1/turn_2`) whose subagent planner failed, and its tool failed too."""
+    rows = [
+        ("turn_2", "turn.started", {"sequence": 0}),
+        ("turn_2", "step.started", {"sequence": 1, "stepIndex": 0}),
+        ("turn_2#planner", "step.started", {"sequence": 0, "stepIndex": 0, "subagent": "planner"}),
+        (
+            "turn_2#planner",
+            "turn.failed",
+            {
+                "sequence": 1,
+                "stepIndex": 0,
+                "code": "subagent_budget",
+                "message": "planner ran out of budget",
+                "subagent": "planner",
+            },
+        ),
+        (
+            "turn_2",
+            "action.result",
+            {
+                "sequence": 2,
+                "stepIndex": 0,
+                "callId": "c1",
+                "toolName": "search",
+                "status": "failed",
+                "failure": "timeout",
+            },
+        ),
+        ("turn_2", "step.completed", {"sequence": 3, "stepIndex": 0, "usage": {"in": 1, "out": 1}}),
+        ("turn_2", "turn.completed", {"sequence": 4}),
+    ]
+    lines = [
+        orjson.dumps(
+            {
+                "ts": f"2026-11-10T10:00:0{i}Z",
+                "turn": turn,
+                "session": "s1",
+                "source": "telegram",
+                "kind": "eve",
+                "name": name,
+                "data": data,
+            }
+        )
+        for i, (turn, name, data) in enumerate(rows)
+    ]
+    (folder / "2026-11-10.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+
+
+class TestASubagentsFailure:
+    """Finding 5: a subagent's failure is said to be the subagent's, on the turn it ran in."""
+
+    @pytest.fixture
+    def failures(self, tmp_path: Path) -> tuple[pd.DataFrame, pd.Series]:
+        _subagent_day(tmp_path)
+        events, _ = read_trace(tmp_path)
+        turn = assemble_turns(events, assign_turns(events)).iloc[0]
+        return turn_failures(events, "s1/turn_2"), turn
+
+    def test_the_status_and_failures_keep_their_meaning(
+        self, failures: tuple[pd.DataFrame, pd.Series]
+    ) -> None:
+        """The subagent's end ends the subagent (TC-8): the turn completed, one tool failed."""
+        _, turn = failures
+        assert turn["status"] == "completed"
+        assert turn["failures"] == 1
+        assert turn["error_class"] == "subagent_budget"
+
+    def test_each_failure_names_its_turn_key(
+        self, failures: tuple[pd.DataFrame, pd.Series]
+    ) -> None:
+        """The failures frame says which rows are the subagent's (`turn_2#planner`)."""
+        frame, _ = failures
+        assert "turn" in [c.name for c in FAILURE_COLUMNS]
+        assert frame[["event", "turn", "is_reason"]].values.tolist() == [
+            ["eve.turn.failed", "turn_2#planner", True],
+            ["eve.action.result", "turn_2", False],
+        ]
+
+    def test_the_reason_says_the_subagent_failed(
+        self, failures: tuple[pd.DataFrame, pd.Series]
+    ) -> None:
+        """The reason names the subagent and its turn key before the class and message."""
+        frame, turn = failures
+        text = failure_reason(frame, turn["status"], int(turn["failures"]))
+        shown = html.unescape(re.sub(r"<[^>]*>", "", mo.md(text).text))
+        assert (
+            "In this turn the subagent planner failed (turn_2#planner): "
+            "subagent_budget: planner ran out of budget"
+        ) in shown
+        assert "status completed, failures 1 (failed tool calls; a subagent's end ends" in shown
+        assert "the reason is the subagent's eve.turn.failed" in shown
+
+    def test_a_turns_own_failure_is_said_as_before(
+        self, failures: tuple[pd.DataFrame, pd.Series]
+    ) -> None:
+        """Without the subagent's row, the tool's failure is the turn's own: no subagent said."""
+        frame, turn = failures
+        own = frame[frame["turn"] == "turn_2"].assign(is_reason=True)
+        text = failure_reason(own, turn["status"], 1)
+        assert "subagent" not in text
+        assert text.startswith("**<code>timeout</code>**: ")

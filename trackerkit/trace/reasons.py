@@ -54,6 +54,13 @@ _NO_MESSAGE = "(no message)"
 FAILURE_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("ts", "ts", "datetime"),
     ColumnSpec("event", "event", "str", doc="the event's full name (`eve.step.failed`)"),
+    ColumnSpec(
+        "turn",
+        "turn",
+        "str",
+        doc="the event's turn key: `turn_2`, or `turn_2#planner` on a failure of the subagent "
+        "planner (whose end ends the subagent, not the turn)",
+    ),
     ColumnSpec("step", "step", "int", doc="the stepIndex the event names"),
     ColumnSpec("error_class", "error_class", "str", doc="the class (TC-16) or the step's code"),
     ColumnSpec("error", "error", "str", doc="the message as written"),
@@ -119,6 +126,7 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
             {
                 "ts": picked["ts"].iloc[position],
                 "event": event,
+                "turn": _text(picked["turn"].iloc[position]) if "turn" in picked else None,
                 "step": step if isinstance(step, int) else None,
                 "error_class": error[0],
                 "error": error[1],
@@ -134,6 +142,16 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     rows[(own or [0])[0]]["is_reason"] = True
     frame = pd.DataFrame(rows, columns=[spec.name for spec in FAILURE_COLUMNS])
     return frame.astype({spec.name: spec.dtype for spec in FAILURE_COLUMNS})
+
+
+def _text(value: Any) -> str | None:
+    """A cell as text; None for a missing or empty one."""
+    return None if value is None or pd.isna(value) or value == "" else str(value)
+
+
+def _subagent(turn: Any) -> str | None:
+    """The subagent a turn key names (`turn_2#planner` → planner, TC-22); None for the turn's own."""
+    return turn.split("#", 1)[1] if isinstance(turn, str) and "#" in turn else None
 
 
 def error_cells(frame: pd.DataFrame) -> pd.DataFrame:
@@ -178,8 +196,21 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
         if isinstance(reason["file"], str)
         else "events not read from a file"
     )
+    error = f"**<code>{md_text(reason['error_class'])}</code>**: {md_text(message)}"
+    event = f"<code>{md_text(reason['event'])}</code>"
+    subagent = _subagent(reason.get("turn"))
+    if subagent is None:
+        return (
+            f"{error}\n\nstatus **{md_text(status)}**, failures {failed_calls} (failed tool "
+            f"calls); the reason is {event} at {md_text(reason['ts'])} in {where}."
+        )
+    what = (
+        "a tool call of the subagent" if reason["event"] == "eve.action.result" else "the subagent"
+    )
     return (
-        f"**<code>{md_text(reason['error_class'])}</code>**: {md_text(message)}\n\n"
-        f"status **{md_text(status)}**, failures {failed_calls} (failed tool calls); the reason is "
-        f"<code>{md_text(reason['event'])}</code> at {md_text(reason['ts'])} in {where}."
+        f"In this turn {what} **{md_text(subagent)}** failed "
+        f"(<code>{md_text(reason['turn'])}</code>): {error}\n\n"
+        f"status **{md_text(status)}**, failures {failed_calls} (failed tool calls; a "
+        f"subagent's end ends the subagent, not the turn); the reason is the subagent's {event} "
+        f"at {md_text(reason['ts'])} in {where}."
     )
