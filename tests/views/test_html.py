@@ -233,6 +233,58 @@ class TestChangesHtml:
             assert "&quot;&gt;&lt;img" in html
 
 
+class TestChipsNameTheirTracker:
+    """Found in a trial: two trackers without an icon, both with `hp`, gave chips no one could tell
+    apart (`hp 20 → 12`, `hp 20 → 5`); the tracker's name was only a hover title."""
+
+    @staticmethod
+    def _bare(tracker_id: str, name: str, icon: str | None = None) -> dict[str, Any]:
+        """A record tracker as the designer's New blank tracker makes it: one `hp`, no icons."""
+        fields = [{"name": "hp", "description": "Hit points.", "type": "number", "min": 0}]
+        return {
+            "id": tracker_id,
+            "name": name,
+            "description": f"{name}'s condition.",
+            "body": {"layout": "record", "fields": fields, "note": "Lower hp.", "icon": icon},
+        }
+
+    def test_a_tracker_without_an_icon_is_named_on_each_chip(self) -> None:
+        """Each chip of a tracker with no icon starts with its name, so two `hp` differ; a tracker
+        with its own icon keeps its short chip (the icon, no name)."""
+        chat = make_chat(
+            self._bare("hero", "Hero"),
+            self._bare("companion", "Companion"),
+            self._bare("guard", "Guard", icon="lucide:shield"),
+        )
+        reply(
+            chat,
+            {"tracker": "Hero", "set": {"hp": 12}},
+            {"tracker": "Companion", "set": {"hp": 5}},
+            {"tracker": "Guard", "set": {"hp": 3}},
+        )
+        html = changes_html(tracker_changes_between(chat, None, chat.messages[0].id).messages[0])
+        chips = re.findall(
+            r'<span class="tk-chip">(.*?)</span>(?=<span class="tk-chip">|</div>)', html
+        )
+        assert len(chips) == 3
+        assert chips[0].startswith('<span class="tk-chip-tracker">Hero</span>')
+        assert chips[1].startswith('<span class="tk-chip-tracker">Companion</span>')
+        assert '<span class="tk-field">hp</span> 0 <span class="tk-arrow">→</span> 12' in chips[0]
+        assert chips[2].startswith('<span class="tk-icon" data-icon="lucide:shield"')
+        assert "tk-chip-tracker" not in chips[2]
+
+    def test_a_field_icon_does_not_stand_for_the_tracker(self, chat: Chat) -> None:
+        """Health has no icon of its own (its hp has one): its chips name it before the field's
+        icon, while its card and toast name it once, as before."""
+        html = changes_html(entry_of(chat, "Health", 1))
+        assert html.count('<span class="tk-chip"><span class="tk-chip-tracker">Health</span>') == 2
+        assert '<span class="tk-chip-tracker">Health</span><span class="tk-icon"' in html
+        for style in ("card", "toast"):
+            other = changes_html(entry_of(chat, "Health", 1), style=style)
+            assert 'class="tk-chip-tracker"' not in other
+            assert other.count("Health") == 1
+
+
 class TestPanelHtml:
     def test_values_icons_bars_and_who_changed_it(self, chat: Chat) -> None:
         """The panel shows each tracker's tip value, icons, bars for topped numbers, and the reply that last changed it."""

@@ -92,6 +92,7 @@ _STYLE = """<style>
 .tk-card ul,.tk-panel ul{list-style:none;margin:0;padding:0}
 .tk-card li,.tk-panel li{margin:2px 0}
 .tk-toast{display:inline-block;max-width:480px;padding:3px 10px;border-radius:6px;background:#1f2328;color:#fff;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.tk-chip-tracker{font-weight:600}
 .tk-icon{display:inline-block;min-width:1em;text-align:center}
 .tk-arrow{color:#6e7781}
 .tk-bar{display:inline-block;vertical-align:middle;width:80px;height:6px;margin-left:6px;border-radius:3px;background:#d8dee4;overflow:hidden}
@@ -205,8 +206,11 @@ def _change_text(change: Change) -> str:
 
 
 def _chips(entry: TrackerChanges, data: str) -> str:
+    # A tracker with no icon of its own is named on each chip: a field's icon, or none, does not
+    # tell two trackers' `hp` apart (the card and the toast name it already).
+    name = "" if entry.icon else f'<span class="tk-chip-tracker">{escape(entry.name)}</span>'
     chips = "".join(
-        f'<span class="tk-chip">{icon_html(entry.icon_of(c))}{_change_text(c)}</span>'
+        f'<span class="tk-chip">{name}{icon_html(entry.icon_of(c))}{_change_text(c)}</span>'
         for c in entry.changes
     )
     return f'<div class="tk-changes tk-chips" {data} title="{escape(entry.name)}">{chips}</div>'
