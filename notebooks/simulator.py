@@ -67,16 +67,27 @@ def _():
     get_saved, set_saved = mo.state(0)
     # What the last Save links said, with the scene it was for: (scene, sentence).
     get_link_note, set_link_note = mo.state(("", ""))
+    # The steps the person adds, by scene, oldest first. Made here, once, so they outlive the
+    # scene's cells: switching scenes and back, or the first save moving the bundled data to the
+    # workspace (a new data folder), plays them again. Kept for this page only, never on disk.
+    get_steps_by_scene, set_steps_by_scene = mo.state({})
+    # Where each scene's "Scripted steps played" slider was left, so the steps play after the same
+    # scripted ones when the scene is drawn again. A plain dict, not a state: the slider records
+    # its moves here, and reading a state would draw the slider (and play the scene) twice a move.
+    played_by_scene = {}
     return (
         get_link_note,
         get_place,
         get_saved,
         get_scene,
+        get_steps_by_scene,
         place_problem,
+        played_by_scene,
         set_link_note,
         set_place,
         set_saved,
         set_scene,
+        set_steps_by_scene,
     )
 
 
@@ -101,37 +112,42 @@ def _(get_place, get_scene, place_problem, set_scene):
 
 @app.cell
 def _(place, scene_picker):
-    scene_file = (
-        place.scenes / f"{scene_picker.value}.json"
-        if place is not None and scene_picker.value
-        else None
-    )
-    return (scene_file,)
+    # The scene's name keys what is kept of it for the session (its steps, its slider).
+    scene_name = scene_picker.value
+    scene_file = place.scenes / f"{scene_name}.json" if place is not None and scene_name else None
+    return scene_file, scene_name
 
 
 @app.cell
-def _(scene_file):
+def _(played_by_scene, scene_file, scene_name, set_steps_by_scene):
     try:
         scene_steps = len(load_scene(scene_file).turns) if scene_file is not None else 0
     except Exception:  # the playback cell shows why the scene cannot be read
         scene_steps = 0
+
+    def _leave_slider(value):
+        played_by_scene[scene_name] = value
+
     played = mo.ui.slider(
         0,
         max(scene_steps, 1),
-        value=scene_steps,
+        value=min(played_by_scene.get(scene_name, scene_steps), scene_steps),
         step=1,
         label="Scripted steps played",
         show_value=True,
+        on_change=_leave_slider,
     )
-    # The steps the person adds on this scene, oldest first; a new scene starts none.
-    get_steps, set_steps = mo.state([])
+
+    def set_steps(change):
+        """Change this scene's steps, `change(steps) -> steps`; the other scenes' stay as they are."""
+        set_steps_by_scene(lambda kept: {**kept, scene_name: change(kept.get(scene_name, []))})
+
     # What the person typed in the edit form and has not sent yet, kept while other steps redraw it.
     get_typed, set_typed = mo.state({})
     # The tracker picked in the edit form, kept while steps redraw the form.
     get_edit_pick, set_edit_pick = mo.state(None)
     return (
         get_edit_pick,
-        get_steps,
         get_typed,
         played,
         scene_steps,
@@ -154,7 +170,15 @@ def _():
 
 
 @app.cell
-def _(get_saved, get_steps, place, played, protocol_pick, scene_file):
+def _(
+    get_saved,
+    get_steps_by_scene,
+    place,
+    played,
+    protocol_pick,
+    scene_file,
+    scene_name,
+):
     # The session is played again from the scene on every change: the scripted steps up to the
     # slider, then the steps added here. A step that is refused is kept as an outcome, never raised.
     get_saved()  # links saved: play again on the scene as it now is
@@ -165,7 +189,7 @@ def _(get_saved, get_steps, place, played, protocol_pick, scene_file):
             )
         playback = play_page(
             scene_file,
-            get_steps(),
+            get_steps_by_scene().get(scene_name, []),
             scripted=played.value,
             trackers=place.trackers,
             protocol=protocol_pick.value,
@@ -658,13 +682,16 @@ def _():
 
 
 @app.cell
-def _(get_saved, get_steps, place, played, scene_file):
+def _(get_saved, get_steps_by_scene, place, played, scene_file, scene_name):
     get_saved()
     try:
         if scene_file is None:
             raise FileNotFoundError("no scene to compare")
         _comparison = compare_protocols(
-            scene_file, get_steps(), scripted=played.value, trackers=place.trackers
+            scene_file,
+            get_steps_by_scene().get(scene_name, []),
+            scripted=played.value,
+            trackers=place.trackers,
         )
         if _comparison.same:
             _compared = mo.md(

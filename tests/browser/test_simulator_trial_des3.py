@@ -1,0 +1,50 @@
+"""The simulator keeps a person's chat, found in a chat designer's trial (des3).
+
+The first Save links on the bundled data (`make run`'s mode) started the chat over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .test_simulator_journey import HEADING, _calls, _send, _slide, _status
+
+#: The controls these journeys drive (tests/browser/test_controls.py reads this).
+TOUCHES = {"simulator": {"played", "save_links", "send"}}
+
+
+def test_the_first_save_links_on_the_bundled_data_keeps_the_chat(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path
+) -> None:
+    """Found in a trial: with no --data, the first Save links moved the data to the workspace and
+    started the chat over (the person's turn gone, the slider back at 6) while saying "Saved".
+    The steps and the slider stay, played again on the saved links."""
+    home = tmp_path / "xdg"
+    page = open_page(serve("simulator.py", env={"XDG_DATA_HOME": str(home)}), HEADING)
+    _status(page, "12 live messages")
+    page.get_by_text("read in place; the first save copies it to your workspace").first.wait_for()
+    _slide(page, "ArrowLeft", 3)
+    _status(page, "3 of 6 scripted steps")
+    _send(
+        page,
+        "I check my wounds.",
+        _calls('{"tracker": "Health", "set": {"hp": 20}}'),
+        "You bind the cut.",
+    )
+    _status(page, "8 live messages")
+    page.get_by_text("8 · assistant: You bind the cut.").first.wait_for()
+
+    page.get_by_role("checkbox", name="Weather (weather)").check()
+    page.get_by_role("button", name="Save links").click()
+    workspace = home / "trackerkit" / "workspace"
+    page.locator(".tk-link-note").filter(
+        has_text=f"({workspace / 'scenes' / 'fight.json'})."
+    ).wait_for()
+    page.get_by_text(f"Your workspace {workspace}: read and saved in place.").first.wait_for()
+    page.locator(".tk-panel [data-tracker='weather']").first.wait_for()
+    _status(page, "3 of 6 scripted steps")
+    _status(page, "8 live messages")
+    page.get_by_text("8 · assistant: You bind the cut.").first.wait_for()
+    page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 20").first.wait_for()
