@@ -92,7 +92,7 @@ def _():
 
 
 @app.cell
-def _(get_place, get_scene, place_problem, set_scene):
+def _(get_place, get_scene, set_scene):
     place = get_place()
     _scenes = sorted(p.stem for p in place.scenes.glob("*.json")) if place is not None else []
     scene_picker = mo.ui.dropdown(
@@ -101,13 +101,38 @@ def _(get_place, get_scene, place_problem, set_scene):
         label="Scene",
         on_change=set_scene,
     )
+    return place, scene_picker
+
+
+@app.cell
+def _(get_steps_by_scene, place, place_problem, scene_picker):
+    # Shown here, not where it is made, so the warning beside it follows the steps without making
+    # the picker (and every cell after it) again.
+    _kept = {scene: len(steps) for scene, steps in get_steps_by_scene().items() if steps}
+    _order = sorted(_kept, key=lambda scene: (scene != scene_picker.value, scene))
+    _unsaved = ""
+    if _kept:
+        _counts = ", ".join(
+            f"{escape(scene)} {_kept[scene]} step{'s' if _kept[scene] != 1 else ''}"
+            for scene in _order
+        )
+        _unsaved = (
+            f'<span class="tk-unsaved-chat">⚠ Your steps ({_counts}) are kept while this page '
+            "is open (switching scenes keeps them), but not saved: a reload drops them.</span>"
+        )
     mo.vstack(
         [
-            scene_picker,
-            mo.md(safe_md(place.describe())) if place is not None else mo.Html(place_problem or ""),
+            mo.hstack([scene_picker, mo.Html(_unsaved)], justify="start", align="center", gap=1),
+            mo.md(
+                safe_md(place.describe())
+                + " On this page only Save links writes there; the chat you write is kept while"
+                " the page is open, and is not saved to disk."
+            )
+            if place is not None
+            else mo.Html(place_problem or ""),
         ]
     )
-    return place, scene_picker
+    return
 
 
 @app.cell

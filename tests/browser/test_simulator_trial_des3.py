@@ -1,6 +1,8 @@
 """The simulator keeps a person's chat, found in a chat designer's trial (des3).
 
-The first Save links on the bundled data (`make run`'s mode) started the chat over.
+The first Save links on the bundled data (`make run`'s mode) started the chat over; a switch of
+scene (even away and straight back) dropped every step written, without a word, while the page
+said its data were "read and saved in place".
 """
 
 from __future__ import annotations
@@ -9,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .test_simulator_journey import HEADING, _calls, _send, _slide, _status
+from .test_simulator_journey import HEADING, _calls, _pick, _send, _slide, _status
 
 #: The controls these journeys drive (tests/browser/test_controls.py reads this).
-TOUCHES = {"simulator": {"played", "save_links", "send"}}
+TOUCHES = {"simulator": {"played", "save_links", "scene_picker", "send"}}
 
 
 def test_the_first_save_links_on_the_bundled_data_keeps_the_chat(
@@ -48,3 +50,50 @@ def test_the_first_save_links_on_the_bundled_data_keeps_the_chat(
     _status(page, "8 live messages")
     page.get_by_text("8 · assistant: You bind the cut.").first.wait_for()
     page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 20").first.wait_for()
+
+
+def test_switching_scenes_keeps_each_scenes_steps_and_says_a_reload_drops_them(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Found in a trial: picking shop and then fight again started fight's chat from nothing, with
+    no warning, under a header saying the data were "read and saved in place". Each scene keeps
+    its steps for the page, a warning beside the picker says a reload drops them, and the header
+    says the chat is not saved (a reload does start over, as the warning said)."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    page.get_by_text(
+        "the chat you write is kept while the page is open, and is not saved"
+    ).first.wait_for()
+    expect(page.locator(".tk-unsaved-chat")).to_have_count(0)
+    _send(
+        page,
+        "I check my wounds.",
+        _calls('{"tracker": "Health", "set": {"hp": 20}}'),
+        "You bind the cut.",
+    )
+    _status(page, "14 live messages")
+    warning = page.locator(".tk-unsaved-chat")
+    expect(warning).to_contain_text("fight 1 step")
+    expect(warning).to_contain_text("a reload drops them")
+
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    _send(page, "I haggle.", "[]", "Old Marrow shrugs.")
+    expect(warning).to_contain_text("shop 1 step, fight 1 step")
+    _pick(page, "Scene", "fight")
+    _status(page, "Ambush on the causeway")
+    _status(page, "14 live messages")
+    page.get_by_text("14 · assistant: You bind the cut.").first.wait_for()
+    page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 20").first.wait_for()
+    expect(warning).to_contain_text("fight 1 step, shop 1 step")
+    page.get_by_label("Scene", exact=True).scroll_into_view_if_needed()
+    screenshot(page, "simulator-kept-steps")
+
+    page.reload()
+    _status(page, "12 live messages")
+    expect(page.locator(".tk-unsaved-chat")).to_have_count(0)
