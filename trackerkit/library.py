@@ -39,6 +39,7 @@ from trackerkit.errors import (
 )
 from trackerkit.fields import describe_value
 from trackerkit.line import shown_path
+from trackerkit.renames import RECORDS, record_renames
 from trackerkit.scene import Scene, read_scene
 from trackerkit.tracker import Tracker, blank_tracker, decode_tracker, encode_tracker
 
@@ -207,6 +208,7 @@ class Library:
             with self._locked():  # a save in progress holds the lock, so its temporary is safe
                 for name in sweep_temporaries(self.path):
                     _log.info("removed %s, left by a save that did not finish", self.path / name)
+                sweep_temporaries(self.path / RECORDS)
 
     def __repr__(self) -> str:
         return f"Library({str(self.path)!r})"
@@ -266,7 +268,8 @@ class Library:
         created at revision 0, and a file already there is a stale revision). A file that holds no readable piece
         (not JSON, not an object, a hand edit gone wrong) has no revision to check, so it is
         not written over unless `replace_unreadable` says the caller read it and means to
-        replace it (the designer's repair view).
+        replace it (the designer's repair view). A whole piece saved names no field renames;
+        the record of them (`trackerkit.renames`) keeps only the revisions before this one.
 
         Raises:
             TrackerDecodeError: the tracker breaks a rule; nothing was written.
@@ -293,10 +296,18 @@ class Library:
                 if current is not None and current != base_revision:
                     raise StaleRevisionError(tracker.id, base_revision, current)
             saved = decode_tracker({**data, "revision": base_revision + 1}, source=path.name)
+            record_renames(self.path, tracker.id, saved.revision, {})
             self._write(path, saved)
         return saved
 
-    def patch(self, tracker_id: str, base_revision: int, changes: Mapping[str, Any]) -> Tracker:
+    def patch(
+        self,
+        tracker_id: str,
+        base_revision: int,
+        changes: Mapping[str, Any],
+        *,
+        renames: Mapping[str, str] | None = None,
+    ) -> Tracker:
         """Apply only the edited keys to a piece, on the revision it was opened at (TR-50).
 
         Args:
@@ -304,6 +315,8 @@ class Library:
             base_revision: the revision the edits were made on.
             changes: top-level keys (`name`, `description`, ...) and/or `body` holding only the
                 edited body keys (`{"body": {"note": "..."}}`). A `null` clears an optional key.
+            renames: the fields the edits rename (old name -> new), recorded for history to
+                follow (`trackerkit.renames`).
         Returns:
             The piece as saved, at the next revision; with nothing edited (an empty patch, or one
             that sets every key to what is stored) nothing is written and the piece is returned
@@ -346,6 +359,7 @@ class Library:
             saved = decode_tracker(
                 {**encode_tracker(edited), "revision": current + 1}, source=path.name
             )
+            record_renames(self.path, tracker_id, saved.revision, renames or {})
             self._write(path, saved)
         return saved
 
@@ -362,6 +376,7 @@ class Library:
             while self._file(stem if n == 1 else f"{stem}-{n}").exists():
                 n += 1
             tracker = blank_tracker(stem if n == 1 else f"{stem}-{n}", name=name)
+            record_renames(self.path, tracker.id, tracker.revision, {})
             self._write(self._file(tracker.id), tracker)
         return tracker
 

@@ -476,9 +476,11 @@ class _Spy(Library):
 
     sent = 0
 
-    def patch(self, tracker_id: str, base_revision: int, changes: Mapping[str, Any]) -> Any:
+    def patch(
+        self, tracker_id: str, base_revision: int, changes: Mapping[str, Any], **given: Any
+    ) -> Any:
         self.sent += 1
-        return super().patch(tracker_id, base_revision, changes)
+        return super().patch(tracker_id, base_revision, changes, **given)
 
 
 class TestSave:

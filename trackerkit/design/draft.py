@@ -78,6 +78,8 @@ class Draft:
     changes: ChangesStyle | None
     macros: Template | None
     next_key: int
+    #: Each field of `base` by its key, in `base`'s order: who each stored field is (TR-47).
+    opened: tuple[str, ...]
 
     # --- opening ---------------------------------------------------------------------------
 
@@ -100,6 +102,7 @@ class Draft:
             body.changes,
             macros,
             len(fields) + 1,
+            tuple(f.key for f in fields),
         )
 
     @classmethod
@@ -409,8 +412,9 @@ class Draft:
         return replace(self, base=self.base.model_copy(update={"id": new_id, "revision": 0}))
 
     def rebased(self, saved: Tracker) -> Draft:
-        """The same draft (keys kept) on `saved`, the piece as the library stored it."""
-        return replace(self, base=saved)
+        """The same draft (keys kept) on `saved`, the piece as the library stored it from this
+        draft (its fields in the draft's order)."""
+        return replace(self, base=saved, opened=tuple(f.key for f in self.fields))
 
     # --- helpers -------------------------------------------------------------------------------
 
@@ -418,10 +422,13 @@ class Draft:
         return {f.key: f.name for f in self.fields}
 
     def _renamed(self) -> dict[str, str]:
-        """Each field of the revision opened (keyed by its place then, as `scene_breaks` reads
-        it) that is renamed in the draft: old name -> new name."""
+        """Each field of the revision opened (or last saved) that is renamed in the draft: old
+        name -> new name, followed by key, so a field added, moved or deleted before an earlier
+        save is no rename."""
         now = self._names()
-        pairs = ((f.name, now.get(f"#{i}")) for i, f in enumerate(self.base.fields, 1))
+        pairs = (
+            (f.name, now.get(key)) for f, key in zip(self.base.fields, self.opened, strict=True)
+        )
         return {old: new for old, new in pairs if new is not None and new != old}
 
     def _with_field(self, field: DraftField) -> Draft:
@@ -514,4 +521,6 @@ def save_draft(draft: Draft, library: Library) -> Draft:
         raise TrackerDecodeError(list(verdict.problems), draft.id)
     if not exists:
         return draft.rebased(library.save(verdict.tracker, base_revision=draft.revision))
-    return draft.rebased(library.patch(draft.id, draft.revision, changes))
+    # The fields renamed are recorded with the revision made, so history follows them (TR-44).
+    saved = library.patch(draft.id, draft.revision, changes, renames=draft._renamed())
+    return draft.rebased(saved)

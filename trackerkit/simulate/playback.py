@@ -12,7 +12,9 @@ under `trackerIds`), so a tracker renamed in the library since then (its id unch
 that step's calls and edits: on replay a name is rewritten to the tracker's name now (TR-21: the
 values live under the id). Without it, every replay after a rename would refuse the old batches
 (all or nothing, so their other trackers' writes too), and the values the person saw would go.
-The scene's own scripted steps are played as stored.
+Fields follow the same way: the step carries each tracker's revision (`trackerRevisions`), and
+its field names are read through the renames the library recorded since (`trackerkit.renames`,
+TR-44). The scene's own scripted steps are played as stored.
 
 A person's edit carries where its form was read (`baseStep`: how many of the page's steps had
 been played), not a version number: the version it guards with (TR-27) is re-read at that place
@@ -40,11 +42,13 @@ from trackerkit.chat import Chat
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
 from trackerkit.line import md_text
+from trackerkit.renames import FieldRenames, read_renames
 from trackerkit.scene import load_scene, scene_trackers
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
 from trackerkit.tool import TOOL_NAME
+from trackerkit.tracker import Tracker
 from trackerkit.update import name_key
 from trackerkit.values import same_value
 
@@ -338,9 +342,9 @@ def play_page(
     Page steps are the scene file's step shapes, with four page forms: `callsText` (the tool
     calls as typed, read here), `setText` and `baseStep` (how many of `steps` had been played
     when the form was read; the take's version there is the edit's guard, TR-27) or
-    `baseVersion` (that version itself, for this very replay) on an edit, `trackerIds` (each linked tracker's id by the name it had when the step
-    was added, see `pinned`: a call or edit naming a tracker renamed since is sent under its name
-    now), and `{"action": "use", "take": "t1"}`, which shows another take. Message references
+    `baseVersion` (that version itself, for this very replay) on an edit, `trackerIds` and
+    `trackerRevisions` (see `pinned`: a call or edit naming a tracker or a field renamed since is
+    sent under its name now), and `{"action": "use", "take": "t1"}`, which shows another take. Message references
     are ids; `version` counts from 1.
 
     Args:
@@ -359,10 +363,18 @@ def play_page(
     for index in range(count):
         _play(playback, dict(session.steps[index]), index + 1, scripted=True)
     session.player.step_index = count
+    folder = scene_trackers(scene, trackers)
+    histories: dict[str, FieldRenames] = {}
+
+    def history(tracker_id: str) -> FieldRenames:
+        if tracker_id not in histories:
+            histories[tracker_id] = read_renames(folder, tracker_id)
+        return histories[tracker_id]
+
     read: list[int] = []  # the take's version before each page step: what a form read there
     for index, step in enumerate(steps, start=count + 1):
         read.append(session.chat.take.version)
-        _play(playback, dict(step), index, scripted=False, read=read)
+        _play(playback, dict(step), index, scripted=False, read=read, history=history)
     return playback
 
 
@@ -378,6 +390,7 @@ def _play(
     *,
     scripted: bool,
     read: Sequence[int] = (),
+    history: Callable[[str], FieldRenames] = lambda _: FieldRenames(),
 ) -> None:
     session = playback.session
     kind = _kind(step)
@@ -389,7 +402,7 @@ def _play(
             Outcome(number, kind, scripted, refused=reason, take=take, typed=typed)
         )
 
-    problem = _read_page_forms(step, session)
+    problem = _read_page_forms(step, session, history)
     if problem is not None:
         return refuse(problem)
     try:
@@ -520,7 +533,9 @@ def _or_blank(typed: object, blank: str) -> str:
     return text if text.strip() else blank
 
 
-def _read_page_forms(step: dict[str, Any], session: Session) -> str | None:
+def _read_page_forms(
+    step: dict[str, Any], session: Session, history: Callable[[str], FieldRenames]
+) -> str | None:
     """Turn the page's typed texts into the step's values; the reason when one is not JSON.
 
     A step's tracker names are then followed to the trackers they meant when it was added
@@ -550,12 +565,19 @@ def _read_page_forms(step: dict[str, Any], session: Session) -> str | None:
         step["set"] = values
     if step.get("row") == "":
         step.pop("row")
-    _follow_renames(session, step)
+    _follow_renames(session, step, history)
     return None
 
 
 #: The page step's key for what each tracker name meant when the step was added: name -> id.
 PINS = "trackerIds"
+#: The page step's key for the revision of each tracker when the step was added: id -> revision.
+REVISIONS = "trackerRevisions"
+
+
+def _linked(scene: str | Path, trackers: str | Path | None) -> tuple[Tracker, ...]:
+    path = Path(scene)
+    return Chat(load_scene(path), scene_trackers(path, trackers)).linked().trackers
 
 
 def linked_names(scene: str | Path, trackers: str | Path | None = None) -> dict[str, str]:
@@ -567,27 +589,33 @@ def linked_names(scene: str | Path, trackers: str | Path | None = None) -> dict[
     Raises:
         TrackerkitError: the scene file cannot be read.
     """
-    path = Path(scene)
-    chat = Chat(load_scene(path), scene_trackers(path, trackers))
-    return {t.name: t.id for t in chat.linked().trackers}
+    return {t.name: t.id for t in _linked(scene, trackers)}
 
 
 def pinned(
     step: Mapping[str, Any], scene: str | Path, trackers: str | Path | None = None
 ) -> dict[str, Any]:
-    """`step` with the trackers its names mean now (`linked_names`) under `trackerIds`.
+    """`step` with the trackers its names mean now (`linked_names`) under `trackerIds`, and
+    their revisions now under `trackerRevisions`.
 
     The page pins each step as the person adds it, so `play_page` sends the step's calls and
-    edits to those same trackers on every replay, whatever they are called by then. A scene that
-    cannot be read pins nothing (the playback says why the scene does not play).
+    edits to those same trackers on every replay, whatever they are called by then, and names
+    their fields as they are called by then (the renames the library recorded since each
+    revision, `trackerkit.renames`). A scene that cannot be read pins nothing (the playback says
+    why the scene does not play).
 
     Example: `pinned({"user": "Hi", "callsText": "[]"}, "data/scenes/fight.json")` gives the step
-    with `"trackerIds": {"Health": "health", "Inventory": "inventory", ...}`.
+    with `"trackerIds": {"Health": "health", ...}` and `"trackerRevisions": {"health": 0, ...}`.
     """
     try:
-        return {**step, PINS: linked_names(scene, trackers)}
+        linked = _linked(scene, trackers)
     except (TrackerkitError, OSError):
         return dict(step)
+    return {
+        **step,
+        PINS: {t.name: t.id for t in linked},
+        REVISIONS: {t.id: t.revision for t in linked},
+    }
 
 
 def _tracker_of(names: Mapping[str, str], name: str, *, folded: bool) -> str | None:
@@ -600,11 +628,16 @@ def _tracker_of(names: Mapping[str, str], name: str, *, folded: bool) -> str | N
     return next((i for n, i in names.items() if name_key(n) == key), None)
 
 
-def _follow_renames(session: Session, step: dict[str, Any]) -> None:
+def _follow_renames(
+    session: Session, step: dict[str, Any], history: Callable[[str], FieldRenames]
+) -> None:
     """Rewrite the step's tracker names that now reach another tracker than when it was added (or
     none) to the name that tracker has now; a tracker no longer linked keeps the name typed, and
-    a name that reached no tracker then is left to be refused again."""
+    a name that reached no tracker then is left to be refused again. Each item's fields are named
+    as they are now: through the field renames `history` gives for the tracker meant, saved since
+    the revision the step was added at (`trackerRevisions`; a step without it keeps its fields)."""
     pins = step.pop(PINS, None)
+    revisions = step.pop(REVISIONS, None)
     if not isinstance(pins, Mapping):
         return
     was = {str(n): i for n, i in pins.items() if isinstance(i, str)}
@@ -613,27 +646,34 @@ def _follow_renames(session: Session, step: dict[str, Any]) -> None:
     linked = session.chat.linked().trackers
     now = {t.name: t.id for t in linked}
     name_now = {t.id: t.name for t in linked}
+    revision_now = {t.id: t.revision for t in linked}
+    added_at = revisions if isinstance(revisions, Mapping) else {}
 
-    def follow(name: object, *, folded: bool = True) -> object:
-        if not isinstance(name, str):
-            return name
-        meant = _tracker_of(was, name, folded=folded)
+    def follow(item: Mapping[str, Any], *, folded: bool = True) -> dict[str, Any]:
+        name = item.get("tracker")
+        meant = _tracker_of(was, name, folded=folded) if isinstance(name, str) else None
         if meant is None or meant not in name_now:
-            return name
-        if _tracker_of(now, name, folded=folded) == meant:
-            return name
-        return name_now[meant]
+            return dict(item)
+        out = dict(item)
+        if _tracker_of(now, str(name), folded=folded) != meant:
+            out["tracker"] = name_now[meant]
+        since = added_at.get(meant)
+        if "set" in item and type(since) is int:
+            out["set"] = history(meant).values_now(item["set"], since, revision_now[meant])
+        return out
 
     if "tracker" in step:
-        step["tracker"] = follow(step["tracker"], folded=False)
+        step.update(follow(step, folded=False))
     calls = step.get("calls")
     if isinstance(calls, list):
         step["calls"] = [_call_followed(call, follow) for call in calls]
 
 
-def _call_followed(call: object, follow: Callable[[object], object]) -> object:
-    """The call with each update item's tracker followed; the call itself when nothing changes
-    (arguments as typed, text included, stay exactly as they were)."""
+def _call_followed(
+    call: object, follow: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+) -> object:
+    """The call with each update item followed (its tracker and fields as named now); the call
+    itself when nothing changes (arguments as typed, text included, stay exactly as they were)."""
     if not isinstance(call, Mapping) or call.get("name", TOOL_NAME) != TOOL_NAME:
         return call
     arguments = call.get("arguments")
@@ -646,9 +686,7 @@ def _call_followed(call: object, follow: Callable[[object], object]) -> object:
     if not isinstance(updates, list):
         return call
     items = [
-        {**item, "tracker": follow(item["tracker"])}
-        if isinstance(item, Mapping) and "tracker" in item
-        else item
+        follow(item) if isinstance(item, Mapping) and "tracker" in item else item
         for item in updates
     ]
     if items == updates:
