@@ -1,5 +1,6 @@
 """Trial des3, the replay side: a field rename saved in the designer keeps the simulator's past
-(TR-44)."""
+(TR-44), and a person's swipe, regenerate, continue or edit stays on the reply it was made on
+when "Scripted steps played" moves."""
 
 from __future__ import annotations
 
@@ -137,3 +138,114 @@ class TestFieldRenamesFollowHistory:
         playback = play_page(scene, steps, scripted=0)
         assert all(c.ok for o in playback.outcomes if o.report for c in o.report.calls)
         assert playback.session.values()["Vita"]["hp_top"] == 40
+
+
+#: The last scripted reply of fight (its 6th step's), and the 3rd step's.
+LAST, THIRD = "m12", "m6"
+
+
+def _made_on_the_last_reply(kind: str) -> dict[str, Any]:
+    """A step made with all 6 scripted steps played and none of the person's: on m12."""
+    base = play_page(FIGHT, []).base()
+    hp = _calls({"tracker": "Health", "set": {"hp": 33}})
+    steps = {
+        "swipe": {"action": "swipe", "reply": "You rest, but a rat bites you.", "callsText": hp},
+        "regenerate": {"action": "regenerate", "reply": "A rat.", "callsText": hp},
+        "continue": {"action": "continue", "reply": " A rat bites."},
+        "edit": {"action": "edit", "tracker": "Health", "setText": '{"hp": 33}'},
+    }
+    return {**steps[kind], **base}
+
+
+KINDS = ["swipe", "regenerate", "continue", "edit"]
+
+
+class TestStepsStayOnTheirReply:
+    """Found in trial des3: a Swipe of message 12 became version 2 of message 6 when the slider
+    moved from 6 to 3 (Vera healed mid-fight), and the page said "Step 4 (swipe) done"."""
+
+    def test_the_base_names_the_persons_steps_and_the_last_reply(self) -> None:
+        """`Playback.base` is what the page puts on a step made now; an empty take has no reply."""
+        assert play_page(FIGHT, []).base() == {"baseStep": 0, "baseMessage": LAST}
+        turn = _turn({"tracker": "Health", "set": {"hp": 20}})
+        assert play_page(FIGHT, [turn], scripted=3).base() == {"baseStep": 1, "baseMessage": "m8"}
+        assert play_page(FIGHT, [], scripted=0).base() == {"baseStep": 0}
+
+    @pytest.mark.parametrize("kind", KINDS[:3])
+    def test_played_on_its_reply(self, kind: str) -> None:
+        """With the slider where the step was made, it is played on m12."""
+        playback = play_page(FIGHT, [_made_on_the_last_reply(kind)])
+        outcome = playback.page_outcomes[0]
+        assert outcome.refused is None
+        if outcome.report is not None:
+            assert outcome.report.message_id == LAST
+        assert playback.session.chat.take.messages[-1].id == LAST
+
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_refused_when_the_slider_leaves_its_reply_out(self, kind: str) -> None:
+        """At 3 scripted steps m12 is not played: the step is refused in words, m6 is untouched,
+        and a refusal that is not the last step is listed with the scripted ones."""
+        step = _made_on_the_last_reply(kind)
+        alone = play_page(FIGHT, [], scripted=3)
+        playback = play_page(FIGHT, [step], scripted=3)
+        refused = playback.page_outcomes[0].refused
+        assert refused is not None
+        assert "reply m12, which this replay does not play" in refused
+        assert "it is not moved to another reply" in refused
+        assert playback.session.values() == alone.session.values()
+        sixth = playback.session.chat.take.message(THIRD)
+        assert len(sixth.versions) == 1
+        assert not sixth.edits
+        later = play_page(FIGHT, [step, {"action": "use", "take": "t1"}], scripted=3)
+        assert [o.kind for o in later.refusals()] == [kind]
+        # Without `baseStep` (a script, an older page) it is played on the reply shown, as ever.
+        unbased = {k: v for k, v in step.items() if k not in ("baseStep", "baseMessage")}
+        played = play_page(FIGHT, [unbased], scripted=3)
+        assert played.page_outcomes[0].refused is None
+        assert played.session.chat.take.messages[-1].id == THIRD
+
+    @pytest.mark.parametrize("kind", ["swipe", "edit"])
+    def test_refused_when_more_scripted_steps_are_played(self, kind: str) -> None:
+        """Made on m6 at 3 scripted steps, it is refused at 6, where m6 is not the last reply."""
+        step = {**_made_on_the_last_reply(kind), "baseMessage": THIRD}
+        refused = play_page(FIGHT, [step], scripted=6).page_outcomes[0].refused
+        assert refused is not None
+        assert "reply m6, which is not the last reply here (m12 is" in refused
+
+    def test_a_swipe_of_the_persons_own_reply_follows_it_at_any_slider(self) -> None:
+        """The person's own reply is found by its step (`baseStep`), whatever its id is now."""
+        turn = _turn({"tracker": "Health", "set": {"hp": 20}})
+        for scripted, made in ((6, "m14"), (3, "m8")):
+            swipe = {
+                "action": "swipe",
+                "reply": "Again.",
+                "callsText": _calls({"tracker": "Health", "set": {"hp": 9}}),
+                "baseStep": 1,
+                "baseMessage": "m14",  # its id when made, at 6: the slider moves it
+            }
+            playback = play_page(FIGHT, [turn, swipe], scripted=scripted)
+            outcome = playback.page_outcomes[1]
+            assert outcome.refused is None
+            assert outcome.report is not None
+            assert outcome.report.message_id == made
+            assert playback.session.values()["Health"]["hp"] == 9
+
+    def test_a_swipe_after_a_step_that_came_first_is_refused(self) -> None:
+        """A swipe read before a turn that came first is refused, never put on the new reply."""
+        turn = _turn({"tracker": "Health", "set": {"hp": 20}})
+        swipe = {"action": "swipe", "reply": "Again.", "callsText": "[]", "baseStep": 0}
+        playback = play_page(FIGHT, [turn, swipe], scripted=6)
+        refused = playback.page_outcomes[1].refused
+        assert refused == (
+            "The swipe was made on m12 of take 't1', but the take shown ends with m14 on take "
+            "'t1' (a step came first); nothing was written. Swipe the reply shown again."
+        )
+        assert playback.session.values()["Health"]["hp"] == 20
+
+    def test_a_base_step_past_its_own_place_is_refused(self) -> None:
+        """A base step after the step itself is refused with a sentence, never raised."""
+        swipe = {"action": "swipe", "reply": "Again.", "callsText": "[]", "baseStep": 3}
+        refused = play_page(FIGHT, [swipe]).page_outcomes[0].refused
+        assert refused == (
+            "The swipe was made after step 3 of yours, but it comes after 0; swipe the reply shown."
+        )

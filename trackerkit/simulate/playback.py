@@ -20,8 +20,12 @@ A person's edit carries where its form was read (`baseStep`: how many of the pag
 been played), not a version number: the version it guards with (TR-27) is re-read at that place
 on every replay. So the edit is written on the message it was made on when "Scripted steps
 played" moves (the versions count anew then), and is still refused when a step the person added
-after reading came first. A step refused on replay is listed by `Playback.refusals` for the page
-to show as loudly as the scripted ones.
+after reading came first. A swipe, regenerate or continue that carries `baseStep` is played on
+the reply it was made on in the same way. A reply the scripted steps made is named too
+(`baseMessage`, see `Playback.base`): its id is the same at any slider, so a step made on it is
+refused, never moved to another reply, when the slider leaves it out or passes it. A step
+refused on replay is listed by `Playback.refusals` for the page to show as loudly as the
+scripted ones.
 
 The page plays under either protocol (`protocol="tools" | "text"`); `compare_protocols` plays
 the same steps under both and lists, step by step, where their values part (under the text
@@ -262,6 +266,20 @@ class Playback:
         last = self.page_outcomes[-1:]
         return [o for o in self.outcomes if o.refused is not None and o not in last]
 
+    def base(self) -> dict[str, Any]:
+        """Where a step the person adds now is made: `{"baseStep": n, "baseMessage": "m12"}`, the
+        count of their steps played and the take's last message (none on an empty take).
+
+        Put on an edit, swipe, regenerate or continue, it keeps the step on that reply when
+        "Scripted steps played" moves, and has it refused (never moved to another reply) when
+        the slider leaves the reply out or passes it.
+        """
+        messages = self.session.chat.take.messages
+        base: dict[str, Any] = {"baseStep": len(self.page_outcomes)}
+        if messages:
+            base["baseMessage"] = messages[-1].id
+        return base
+
     def reply_outcome(self, message_id: str, version: int) -> Outcome | None:
         """The turn that wrote a reply version, when this page played it."""
         return self.replies.get((message_id, version))
@@ -339,13 +357,14 @@ def play_page(
 ) -> Playback:
     """A new session on `scene` with its first `scripted` steps and then the page's `steps` played.
 
-    Page steps are the scene file's step shapes, with four page forms: `callsText` (the tool
-    calls as typed, read here), `setText` and `baseStep` (how many of `steps` had been played
-    when the form was read; the take's version there is the edit's guard, TR-27) or
-    `baseVersion` (that version itself, for this very replay) on an edit, `trackerIds` and
-    `trackerRevisions` (see `pinned`: a call or edit naming a tracker or a field renamed since is
-    sent under its name now), and `{"action": "use", "take": "t1"}`, which shows another take. Message references
-    are ids; `version` counts from 1.
+    Page steps are the scene file's step shapes, with these page forms: `callsText` (the tool
+    calls as typed, read here), `setText` and `baseVersion` (the take's version the form read,
+    for this very replay) on an edit, `baseStep` and `baseMessage` on an edit, swipe,
+    regenerate or continue (see `Playback.base`: the reply it was made on, refused when this
+    replay does not end on it there; an edit's guard is the take's version there, TR-27),
+    `trackerIds` and `trackerRevisions` (see `pinned`: a call or edit naming a tracker or a
+    field renamed since is sent under its name now), and `{"action": "use", "take": "t1"}`,
+    which shows another take. Message references are ids; `version` counts from 1.
 
     Args:
         scene: the scene file.
@@ -363,6 +382,10 @@ def play_page(
     for index in range(count):
         _play(playback, dict(session.steps[index]), index + 1, scripted=True)
     session.player.step_index = count
+    chat = session.chat
+    # The messages the scripted steps made: ids count per chat, so theirs are the same at any
+    # slider, while the ids of the messages the page's steps make move with it.
+    made = frozenset(m.id for take in chat.takes.values() for m in take.messages)
     folder = scene_trackers(scene, trackers)
     histories: dict[str, FieldRenames] = {}
 
@@ -371,11 +394,23 @@ def play_page(
             histories[tracker_id] = read_renames(folder, tracker_id)
         return histories[tracker_id]
 
-    read: list[int] = []  # the take's version before each page step: what a form read there
+    read: list[_Reading] = []  # the take before each page step: what a form read there
     for index, step in enumerate(steps, start=count + 1):
-        read.append(session.chat.take.version)
+        tip = chat.take.messages[-1].id if chat.take.messages else None
+        read.append(_Reading(chat.take.version, chat.current, tip, tip in made))
         _play(playback, dict(step), index, scripted=False, read=read, history=history)
     return playback
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """The take as a form read it before a page step: its version, id and last message, and
+    whether the scripted steps made that message (its id is then the same at any slider)."""
+
+    version: int
+    take: str
+    tip: str | None
+    scripted: bool
 
 
 def _kind(step: Mapping[str, Any]) -> str:
@@ -389,7 +424,7 @@ def _play(
     number: int,
     *,
     scripted: bool,
-    read: Sequence[int] = (),
+    read: Sequence[_Reading] = (),
     history: Callable[[str], FieldRenames] = lambda _: FieldRenames(),
 ) -> None:
     session = playback.session
@@ -402,7 +437,7 @@ def _play(
             Outcome(number, kind, scripted, refused=reason, take=take, typed=typed)
         )
 
-    problem = _read_page_forms(step, session, history)
+    problem = _read_page_forms(step, session, history) or _reply_problem(session, step, read, kind)
     if problem is not None:
         return refuse(problem)
     try:
@@ -466,7 +501,7 @@ def _play(
     return None
 
 
-def _edit(session: Session, step: dict[str, Any], read: Sequence[int]) -> str | None:
+def _edit(session: Session, step: dict[str, Any], read: Sequence[_Reading]) -> str | None:
     """Write the step's edit; why its form's place cannot be read, or None when written.
 
     Raises:
@@ -475,9 +510,10 @@ def _edit(session: Session, step: dict[str, Any], read: Sequence[int]) -> str | 
     """
     base = step.pop("baseVersion", None)
     if "baseStep" in step:
-        base, problem = _read_version(step.pop("baseStep"), read)
-        if problem is not None:
+        reading, problem = _reading(step.pop("baseStep"), read, "edit")
+        if reading is None:
             return problem
+        base = reading.version
     if base is None:
         session.play(step)
         return None
@@ -493,16 +529,81 @@ def _edit(session: Session, step: dict[str, Any], read: Sequence[int]) -> str | 
     return None
 
 
-def _read_version(base_step: object, read: Sequence[int]) -> tuple[int | None, str | None]:
-    """The take's version where an edit's form was read (after `base_step` of the page's steps),
-    or why there is none; `read` holds the version before each page step so far, the edit's last."""
+#: The page steps made on the reply shown, and what the person does to make one again.
+_ON_A_REPLY = {
+    "edit": "read the values again and edit",
+    "swipe": "swipe the reply shown",
+    "regenerate": "regenerate the reply shown",
+    "continue": "continue the reply shown",
+}
+
+
+def _reading(
+    base_step: object, read: Sequence[_Reading], kind: str
+) -> tuple[_Reading | None, str | None]:
+    """The take where a step's form was read (after `base_step` of the page's steps), or why
+    there is none; `read` holds the take before each page step so far, the step's own last."""
     mine = len(read) - 1
     if type(base_step) is not int or not 0 <= base_step <= mine:
+        made = "edit's form was read" if kind == "edit" else f"{kind} was made"
         return None, (
-            f"The edit's form was read after step {base_step} of yours, but it comes after "
-            f"{mine}; read the values again and edit."
+            f"The {made} after step {base_step} of yours, but it comes after {mine}; "
+            f"{_ON_A_REPLY[kind]}."
         )
     return read[base_step], None
+
+
+def _reply_problem(
+    session: Session, step: dict[str, Any], read: Sequence[_Reading], kind: str
+) -> str | None:
+    """Why a step made on a reply is not played on that reply here, or None (then it is).
+
+    A step that carries `baseStep` was made on the take's last message there (and the page may
+    name it, `baseMessage`). A message the scripted steps made keeps its id at any slider, so one
+    that is not the message named was left out or passed by the slider; the step is refused, never
+    moved to another reply. A swipe, regenerate or continue is also refused when a step came
+    between (the take or its last message is not the one read); an edit's version says that
+    (TR-27). A step without `baseStep` plays on the reply shown, as it always did, and a scripted
+    step (no `read`) as stored.
+    """
+    if kind not in _ON_A_REPLY or not read:
+        return None
+    meant = step.pop("baseMessage", None)
+    if "baseStep" not in step:
+        return None
+    reading, problem = _reading(step["baseStep"], read, kind)
+    if reading is None:
+        return problem
+    if isinstance(meant, str) and reading.scripted and reading.tip != meant:
+        return _not_played(session, kind, meant, reading)
+    if kind == "edit":
+        return None
+    del step["baseStep"]
+    take = session.chat.take
+    tip = take.messages[-1].id if take.messages else None
+    if (take.id, tip) != (reading.take, reading.tip):
+        return (
+            f"The {kind} was made on {reading.tip or 'no message'} of take {reading.take!r}, but "
+            f"the take shown ends with {tip or 'no message'} on take {take.id!r} (a step came "
+            f"first); nothing was written. {_ON_A_REPLY[kind].capitalize()} again."
+        )
+    return None
+
+
+def _not_played(session: Session, kind: str, meant: str, reading: _Reading) -> str:
+    """The sentence for a step made on a scripted reply this replay does not end on."""
+    what = "edit's form was read" if kind == "edit" else f"{kind} was made"
+    live = any(m.id == meant for take in session.chat.takes.values() for m in take.messages)
+    where = (
+        f"which is not the last reply here ({reading.tip} is: more scripted steps are played)"
+        if live
+        else "which this replay does not play (the scripted steps played stop before it)"
+    )
+    return (
+        f"The {what} on the reply {meant}, {where}; nothing was written, and it is not moved "
+        f"to another reply. Set the scripted steps played back to where it was made, or "
+        f"{_ON_A_REPLY[kind]}."
+    )
 
 
 def _message_id(session: Session, reference: object) -> str:
