@@ -191,7 +191,7 @@ class TestStepsStayOnTheirReply:
         refused = playback.page_outcomes[0].refused
         assert refused is not None
         assert "reply m12, which this replay does not play" in refused
-        assert "it is not moved to another reply" in refused
+        assert "and is not moved to another reply" in refused
         assert playback.session.values() == alone.session.values()
         sixth = playback.session.chat.take.message(THIRD)
         assert len(sixth.versions) == 1
@@ -238,7 +238,7 @@ class TestStepsStayOnTheirReply:
         refused = playback.page_outcomes[1].refused
         assert refused == (
             "The swipe was made on m12 of take 't1', but the take shown ends with m14 on take "
-            "'t1' (a step came first); nothing was written. Swipe the reply shown again."
+            "'t1' (a step came first). Swipe the reply shown again."
         )
         assert playback.session.values()["Health"]["hp"] == 20
 

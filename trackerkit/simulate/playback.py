@@ -585,7 +585,7 @@ def _reply_problem(
         return (
             f"The {kind} was made on {reading.tip or 'no message'} of take {reading.take!r}, but "
             f"the take shown ends with {tip or 'no message'} on take {take.id!r} (a step came "
-            f"first); nothing was written. {_ON_A_REPLY[kind].capitalize()} again."
+            f"first). {_ON_A_REPLY[kind].capitalize()} again."
         )
     return None
 
@@ -600,9 +600,8 @@ def _not_played(session: Session, kind: str, meant: str, reading: _Reading) -> s
         else "which this replay does not play (the scripted steps played stop before it)"
     )
     return (
-        f"The {what} on the reply {meant}, {where}; nothing was written, and it is not moved "
-        f"to another reply. Set the scripted steps played back to where it was made, or "
-        f"{_ON_A_REPLY[kind]}."
+        f"The {what} on the reply {meant}, {where}, and is not moved to another reply. Set "
+        f"the scripted steps played back to where it was made, or {_ON_A_REPLY[kind]}."
     )
 
 
