@@ -443,7 +443,9 @@ def _(playback, set_steps):
     message_pick = mo.ui.dropdown(
         options=_labels, value=next(reversed(_labels), None), label="Message"
     )
-    version_pick = mo.ui.number(start=1, stop=50, value=1, label="Version (from 1)")
+    # A text box, not mo.ui.number: marimo's number box takes its label's HTML as its aria-label,
+    # so a screen reader read markup; a text box is named by its label's text.
+    version_pick = mo.ui.text(value="1", label="Version (from 1)")
     _takes = playback.take_labels() if playback is not None else {}
     take_pick = mo.ui.dropdown(
         options={label: take_id for take_id, label in _takes.items()},
@@ -454,11 +456,22 @@ def _(playback, set_steps):
     def _add(step):
         set_steps(lambda steps: [*steps, step])
 
+    def _version(typed):
+        # A whole number as typed; anything else is sent as typed, and its step says why not.
+        try:
+            return int(typed)
+        except ValueError:
+            return typed.strip() or None
+
     # The pickers' values are read when a button is pressed, so a button acts on what is selected.
     show = mo.ui.button(
         label="Show version",
         on_click=lambda _: _add(
-            {"action": "show_version", "message": message_pick.value, "version": version_pick.value}
+            {
+                "action": "show_version",
+                "message": message_pick.value,
+                "version": _version(version_pick.value),
+            }
         ),
     )
     # A cut drops the message picked and every one after it; a fork keeps the one picked.

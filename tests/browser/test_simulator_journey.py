@@ -72,9 +72,6 @@ def _pick(page: Any, label: str, option_text: str) -> None:
 def _fill(page: Any, label: str, text: str) -> None:
     """Type `text` into the field labelled `label` and leave it, so marimo takes the value."""
     box = page.get_by_label(label, exact=True)
-    if label.startswith("Version"):  # marimo's number field is not tied to its label
-        holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
-        box = holder.locator("input[aria-roledescription='Number field']").first
     box.fill(text)
     box.press("Tab")
 

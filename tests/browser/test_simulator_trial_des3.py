@@ -2,7 +2,7 @@
 
 The first Save links on the bundled data (`make run`'s mode) started the chat over; a switch of
 scene (even away and straight back) dropped every step written, without a word, while the page
-said its data were "read and saved in place".
+said its data were "read and saved in place"; and the Version box's accessible name was HTML.
 """
 
 from __future__ import annotations
@@ -11,10 +11,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .test_simulator_journey import HEADING, _calls, _pick, _send, _slide, _status
+from .test_simulator_journey import HEADING, _calls, _fill, _pick, _send, _settled, _slide, _status
 
 #: The controls these journeys drive (tests/browser/test_controls.py reads this).
-TOUCHES = {"simulator": {"played", "save_links", "scene_picker", "send"}}
+TOUCHES = {
+    "simulator": {
+        "message_pick",
+        "played",
+        "save_links",
+        "scene_picker",
+        "send",
+        "show",
+        "version_pick",
+    }
+}
 
 
 def test_the_first_save_links_on_the_bundled_data_keeps_the_chat(
@@ -97,3 +107,29 @@ def test_switching_scenes_keeps_each_scenes_steps_and_says_a_reload_drops_them(
     page.reload()
     _status(page, "12 live messages")
     expect(page.locator(".tk-unsaved-chat")).to_have_count(0)
+
+
+def test_the_version_box_is_named_by_its_text(
+    serve: Callable[..., str], open_page: Callable[[str, str], Any], data_copy: Path
+) -> None:
+    """Found in a trial: the "Version (from 1)" box's accessible name was its label's HTML (marimo's
+    number box), so a screen reader read markup and no label found it. It is named by its text."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    version = page.get_by_label("Version (from 1)", exact=True)
+    expect(version).to_have_count(1)
+    assert "<" not in (version.get_attribute("aria-label") or "")
+    _settled(page, 6)
+    _pick(page, "Message", "message 12 ·")
+    _fill(page, "Version (from 1)", "2")
+    page.get_by_role("button", name="Show version").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="message 12 has 1 version (1 to 1); there is no version 2"
+    ).first.wait_for()
+    _fill(page, "Version (from 1)", "two")
+    page.get_by_role("button", name="Show version").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="message 12 has 1 version (1 to 1); there is no version two"
+    ).first.wait_for()
