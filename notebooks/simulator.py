@@ -75,7 +75,12 @@ def _():
     # scripted ones when the scene is drawn again. A plain dict, not a state: the slider records
     # its moves here, and reading a state would draw the slider (and play the scene) twice a move.
     played_by_scene = {}
+    # Where a step the person adds now is made (`Playback.base` of the page drawn last), read
+    # when Swipe, Regenerate or Continue is pressed. A plain dict the playback fills: the turn form
+    # must not be drawn again on every step, or what was typed in it would go.
+    base_now = {}
     return (
+        base_now,
         get_link_note,
         get_place,
         get_saved,
@@ -196,6 +201,7 @@ def _():
 
 @app.cell
 def _(
+    base_now,
     get_saved,
     get_steps_by_scene,
     place,
@@ -223,6 +229,8 @@ def _(
     except Exception as _exc:
         playback, scene_problem = None, failure_html("The scene", _exc)
     session = playback.session if playback is not None else None
+    base_now.clear()
+    base_now.update(playback.base() if playback is not None else {})
     return playback, scene_problem, session
 
 
@@ -364,7 +372,7 @@ def _():
 
 
 @app.cell
-def _(place, scene_file, set_steps):
+def _(base_now, place, scene_file, set_steps):
     # The example call is made from the scene's own trackers, as the scene's steps leave them.
     try:
         _example = calls_example(play_page(scene_file, [], trackers=place.trackers).session.chat)
@@ -392,6 +400,11 @@ def _(place, scene_file, set_steps):
         _step = pinned(step, scene_file, place.trackers) if scene_file is not None else step
         set_steps(lambda steps: [*steps, _step])
 
+    def _add_on_reply(step):
+        # Made on the reply shown: a replay plays it there, or refuses it when "Scripted steps
+        # played" leaves that reply out or passes it, never on another reply.
+        _add({**step, **base_now})
+
     # Each button reads the texts when it is pressed (and this cell does not read the steps, so
     # what was typed stays after a press); the calls are read (and refused) by the playback.
     send = mo.ui.button(
@@ -402,19 +415,21 @@ def _(place, scene_file, set_steps):
     )
     swipe = mo.ui.button(
         label="Swipe",
-        on_click=lambda _: _add(
+        on_click=lambda _: _add_on_reply(
             {"action": "swipe", "callsText": calls_json.value, "reply": reply_text.value}
         ),
     )
     regenerate = mo.ui.button(
         label="Regenerate",
-        on_click=lambda _: _add(
+        on_click=lambda _: _add_on_reply(
             {"action": "regenerate", "callsText": calls_json.value, "reply": reply_text.value}
         ),
     )
     continue_ = mo.ui.button(
         label="Continue",
-        on_click=lambda _: _add({"action": "continue", "reply": " " + continue_text.value.strip()}),
+        on_click=lambda _: _add_on_reply(
+            {"action": "continue", "reply": " " + continue_text.value.strip()}
+        ),
     )
     undo = mo.ui.button(label="Undo last", on_click=lambda _: set_steps(lambda steps: steps[:-1]))
     mo.vstack(
@@ -543,10 +558,11 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
             str(edit_outcome.typed.get("row") or ""),
             str(edit_outcome.typed.get("setText", _values)),
         )
-    # Where the form was read: after this many of the person's steps. Every replay reads the take's
-    # version there, so the edit keeps its message when the scripted slider moves, and is refused
-    # when a step added after the form was read came first (TR-27).
-    edit_base = len(playback.page_outcomes) if playback is not None else 0
+    # Where the form was read: after this many of the person's steps, on this reply. Every replay
+    # reads the take's version there, so the edit keeps its message when the scripted slider
+    # moves, is refused when the slider leaves out or passes the scripted reply it was made on,
+    # and when a step added after the form was read came first (TR-27).
+    edit_base = playback.base() if playback is not None else {"baseStep": 0}
     edit_row = mo.ui.text(
         value=_row,
         label="Row (lists)",
@@ -564,7 +580,7 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
             "tracker": edit_tracker.value,
             "setText": edit_set.value,
             "row": edit_row.value,
-            "baseStep": edit_base,
+            **edit_base,
         }
         # Pinned as it is added, as a turn is: a later rename of the tracker keeps the edit.
         _step = pinned(_step, scene_file, place.trackers) if scene_file is not None else _step

@@ -22,6 +22,7 @@ TOUCHES = {
         "scene_picker",
         "send",
         "show",
+        "swipe",
         "version_pick",
     }
 }
@@ -133,3 +134,46 @@ def test_the_version_box_is_named_by_its_text(
     page.locator(".tk-outcome.tk-refused").filter(
         has_text="message 12 has 1 version (1 to 1); there is no version two"
     ).first.wait_for()
+
+
+def test_a_swipe_stays_on_its_reply_when_the_slider_moves(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Found in a trial: a swipe of the last reply (message 12) became version 2 of message 6 when
+    "Scripted steps played" moved from 6 to 3, and the page said done. The swipe is refused, in
+    words, while its reply is not played, and is back on message 12 when the slider is."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    _fill(page, "Reply", "You rest, but a rat bites you.")
+    _fill(
+        page,
+        "The model's tool calls (JSON list)",
+        _calls('{"tracker": "Health", "set": {"hp": 33}}'),
+    )
+    page.get_by_role("button", name="Swipe").click()
+    page.get_by_text(
+        "12 · assistant · version 2 of 2: You rest, but a rat bites you."
+    ).first.wait_for()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 7 (swipe) done.").first.wait_for()
+
+    _slide(page, "ArrowLeft", 3)
+    _status(page, "3 of 6 scripted steps")
+    _status(page, "6 live messages")
+    page.locator(".tk-outcome.tk-refused").filter(has_text="Step 4 (swipe) was refused").filter(
+        has_text="The swipe was made on the reply m12"
+    ).first.wait_for()
+    expect(page.get_by_text("You rest, but a rat bites you.")).to_have_count(0)
+    expect(page.get_by_text("version 2 of 2")).to_have_count(0)
+    screenshot(page, "simulator-swipe-after-slider")
+
+    _slide(page, "End")
+    _status(page, "6 of 6 scripted steps")
+    page.get_by_text(
+        "12 · assistant · version 2 of 2: You rest, but a rat bites you."
+    ).first.wait_for()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 7 (swipe) done.").first.wait_for()
