@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from trackerkit.cli import main
 from trackerkit.errors import BadRequestError, NotFoundError
@@ -141,3 +144,68 @@ def test_a_column_named_data_is_refused(tmp_path: Path) -> None:
         read_trace(day, columns=["data"])
     events, _ = read_trace(day, columns=[ColumnSpec("payload", "data", "int")])
     assert events["payload"].tolist() == [1]
+
+
+class TestALoneSurrogateAsWritten:
+    """Found by an attacker: a lone surrogate escape (a reply cut inside an emoji) made
+    `data="raw"` give the line's data re-encoded (spaces and escapes gone), not as written. It
+    is as written now but for the half, written `\\ufffd` as the dicts read it (DuckDB's JSON
+    functions refuse a half and would fail a whole query over an export)."""
+
+    @pytest.mark.parametrize("line", [_spaced, _compact], ids=["spaced", "compact"])
+    def test_the_text_is_kept(self, tmp_path: Path, line: Any) -> None:
+        texts = [
+            '{"note": "half \\ud800 here", "n": 1}',
+            '{"pair": "\\ud83d\\ude00", "s": "\\\\ud800", "e": "\\u00e9"}',
+        ]
+        day = tmp_path / "2026-11-28.jsonl"
+        day.write_text("".join(line(t) + "\n" for t in texts * 40))  # a block, then line by line
+        raw, errors = read_trace(day, data="raw")
+        assert errors == []
+        read = ['{"note": "half \\ufffd here", "n": 1}', texts[1]]
+        assert raw["data"].tolist() == read * 40
+        dicts, _ = read_trace(day)
+        assert dicts["data"][0] == {"note": "half \ufffd here", "n": 1}
+        assert [json.loads(t) for t in raw["data"]] == dicts["data"].tolist()
+
+    def test_a_member_after_data_gives_the_data_read(self, tmp_path: Path) -> None:
+        """A key repeated after `data` (kept: the first of each key is in order) cannot be cut
+        by position: the text of the data read is given."""
+        text = _spaced('{"note": "\\udc00"}')[:-1] + ', "ts": "2026-11-28T10:00:00.000Z"}'
+        day = tmp_path / "2026-11-28.jsonl"
+        day.write_text(text + "\n")
+        raw, errors = read_trace(day, data="raw")
+        assert errors == []
+        assert json.loads(raw["data"][0]) == {"note": "\ufffd"}
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    values=st.lists(
+        st.dictionaries(
+            st.text(max_size=5),
+            st.one_of(
+                st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.booleans()
+            ),
+            max_size=4,
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    spaced=st.booleans(),
+    ascii_only=st.booleans(),
+)
+def test_law_raw_is_the_data_as_written(
+    tmp_path: Path, values: list[dict[str, Any]], spaced: bool, ascii_only: bool
+) -> None:
+    """Whatever the writer's style, data='raw' gives each line's data text as the line has it."""
+    separators = (", ", ": ") if spaced else (",", ":")
+    texts = [json.dumps(v, separators=separators, ensure_ascii=ascii_only) for v in values]
+    make = _spaced if spaced else _compact
+    day = tmp_path / "2026-11-28.jsonl"
+    day.write_text("".join(make(t) + "\n" for t in texts), encoding="utf-8", errors="surrogatepass")
+    raw, errors = read_trace(day, data="raw")
+    assert [e.reason for e in errors] == []
+    assert raw["data"].tolist() == texts

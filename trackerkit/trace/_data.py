@@ -169,7 +169,8 @@ class Texts(Keeper):
 
     A block's texts become one chunk over their joined bytes; rows read one by one wait in a
     small pending chunk, closed before the next block. Every row's text is its `data` as the
-    line writes it (spaces, escapes and number forms kept), whatever path read the line.
+    line writes it (spaces, escapes and number forms kept; a lone surrogate escape as `\\ufffd`),
+    whatever path read the line.
     """
 
     keeps_text = True

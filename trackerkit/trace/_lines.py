@@ -35,6 +35,7 @@ neighbours are read (TC-19).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -254,12 +255,33 @@ def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError
 
 def _written(line: bytes | memoryview, data: dict[str, Any]) -> bytes:
     """A kept line's `data` as the line writes it: the text of its value, as msgspec finds it
-    (the last `data`, as the decoders read it); the compact text of `data` when msgspec does not
-    read the line (a number or a lone surrogate only the standard library reads)."""
+    (the last `data`, as the decoders read it).
+
+    A lone surrogate escape (`"\\ud800"`, a reply cut inside an emoji) is written `\\ufffd`, the
+    replacement character the other modes read (msgspec refuses the half, and so do JSON readers
+    such as DuckDB's, which would fail a whole query on it); all else stays as written. The
+    compact text of `data` is the last resort (a number only the standard library reads).
+    """
     try:
         return bytes(_decode_event(line).data)
-    except (msgspec.DecodeError, RecursionError):
+    except _DECODE_ERRORS:
+        pass
+    try:
+        return bytes(_decode_event(_LONE_SURROGATE.sub(_keep_pairs, bytes(line))).data)
+    except _DECODE_ERRORS:
         return as_text(data)
+
+
+# Read left to right as a JSON string's escapes are: an escaped backslash, a surrogate pair,
+# then a surrogate escape left alone (a half).
+_LONE_SURROGATE = re.compile(
+    rb"(\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+
+
+def _keep_pairs(match: re.Match[bytes]) -> bytes:
+    return match.group(1) or rb"\ufffd"
 
 
 def _loose_block(
