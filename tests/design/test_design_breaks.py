@@ -172,3 +172,14 @@ def test_a_name_another_tracker_has_is_said_with_the_scenes_that_link_both() -> 
         "leaves one of them out."
     )
     assert not any("clashes" in line for line in _played(draft.rename_tracker("HEALTH")))
+
+
+def test_after_a_save_a_rename_is_named_by_the_field_not_its_place() -> None:
+    """A field added at the top and saved, then hp_max renamed: the warning names hp_max's new
+    name (it paired the stored fields with the keys by place, and said hp_max became mood)."""
+    draft = _health().add_field("armor")
+    draft = draft.move_field(draft.key("armor"), 0)
+    saved = draft.rebased(draft.tracker().model_copy(update={"revision": 1}))
+    renamed = saved.rename_field(saved.key("hp_max"), "hp_top")
+    lines = scene_breaks(renamed, load_scenes(DATA / "scenes"))
+    assert [line.split(" breaks")[0] for line in lines] == ['Renaming hp_max to "hp_top"']

@@ -99,8 +99,8 @@ def _name_breaks(draft: Draft, linked: list[object]) -> tuple[list[str], set[str
     now = {f.key: f.name for f in draft.fields}
     names_now = set(now.values())
     record = base.body.layout == "record"
-    for index, field in enumerate(base.fields, 1):
-        new_name = now.get(f"#{index}")
+    for field, key in zip(base.fields, draft.opened, strict=True):  # by identity (TR-47)
+        new_name = now.get(key)
         if field.name in names_now:
             continue
         counts = [(_scene_id(s), *_field_uses(s, base.name, field.name, record)) for s in linked]
