@@ -18,11 +18,15 @@ Definitions (each over the scored turns: the model's steps whose scenario step h
 - quantity accuracy: share of list rows' number fields right;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the
   expected value) over the fields that changed, and over the fields that should have changed. A
-  field **should change** when the scenario changes it: its expected value differs from the one
-  the scenario expected before (the previous `expect` naming it, or the scene's start for the
-  first; a person's edit step moves it too), never from the model's own state, so in free mode
-  one early miss is one missed change, and every variant and mode has the same denominator. A
-  field **changed** when the model's turn changed it from the state that turn started from;
+  field **should change** when the scenario changes it on that turn: its expected value differs
+  from the scenario's state before the turn, which is the scene's start with each `expect` put
+  over it, moved on a step without `expect` (a turn the scenario does not check, a person's
+  edit) by what the scene's own scripted calls changed there (their scripted play: the gold
+  session in forced mode, one played alongside in free mode); never the model's own state. So in
+  free mode one early miss is one missed change, every variant and mode has the same
+  denominator, and a change made on a turn without `expect` is not charged to the next turn that
+  has one (a model right on every turn has change recall 1). A field **changed** when the
+  model's turn changed it from the state that turn started from;
 - no-call correctness: share of `expect_no_call` turns with no update call and no call to a
   tool the turn did not offer (a misspelt `update_tracker` is an attempt, not a quiet turn);
 - refused-batch rate: refused update calls over all update calls;

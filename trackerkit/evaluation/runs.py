@@ -9,6 +9,8 @@
 
 A scored step is one the model plays (a turn, swipe, regenerate or continue) whose scenario step
 has an `expect`. Every played turn of the model under test goes to `trace` (the gold steps do not).
+What "should change" is read from is the scenario's own (see `_Script`): in free mode the scene's
+script is played alongside on a session of its own, untraced, for the steps without `expect`.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from trackerkit.steps import (
     BaseStep,
     ContinueStep,
     RegenerateStep,
+    Step,
     SwipeStep,
     TurnStep,
     decode_steps,
@@ -106,18 +109,22 @@ def play_run(
         protocol="tools" if gold else protocol,
     )
     session.session_id = f"eval_{scene.id}_{run}_{uuid.uuid4().hex[:8]}"
+    # The scene's own script, played alongside: what "should change" is read from where a step
+    # has no `expect` (the gold session is that play in forced mode).
+    played = session if gold else Session(scene, list(trackers), ScriptedModel())
     turns: list[TurnRecord] = []
     cells: list[tuple[tuple[Any, ...], FieldScore]] = []
     script = _Script(trackers, tracker_values(trackers, session.chat.take.state_at()))
     for index, step in enumerate(steps):
+        was = tracker_values(trackers, played.chat.take.state_at())
         if not isinstance(step, _MODEL_STEPS):
-            was = tracker_values(trackers, session.chat.take.state_at())
-            session.play(step)
-            script.moved(step, was, tracker_values(trackers, session.chat.take.state_at()))
+            _play(step, session, played)
+            script.moved(step, was, tracker_values(trackers, played.chat.take.state_at()))
             continue
-        start = script.reply(step)
+        start = script.reply(step, was)
         if step.expect is None:
-            session.play(step)
+            _play(step, session, played)
+            script.played(tracker_values(trackers, played.chat.take.state_at()))
             continue
         wanted = _expected(step)
         undo = _aside(session) if gold else None
@@ -133,6 +140,8 @@ def play_run(
         latency = time.perf_counter() - started
         assert report is not None
         after = report.values  # the session's values after the turn, read once at its end
+        if played is not session:
+            played.play(step)
         scores = score_turn(trackers, before, wanted, after, tolerance, reference=start)
         keys = (variant, scene.id, run, mode, index, len(turns))
         # The update tool's calls; a call by its name to a turn that did not offer it (the text
@@ -167,34 +176,54 @@ def play_run(
     return RunResult(turns, cells)
 
 
+def _play(step: Step, session: Session, played: Session) -> None:
+    """Play a step that is not scored on the session, and on the scene's own play if apart."""
+    session.play(step)
+    if played is not session:
+        played.play(step)
+
+
 class _Script:
     """What the scenario says each step starts from: what "should change" compares with.
 
     The same in both modes and for every model (so every variant's change recall has the same
     denominator, and one early miss is one missed change): the scene's start, then each step's
-    `expect` put over it (`scripted_state`); a step the model does not play (a person's edit, a
-    cut) moves it by what it changed in the session; a swipe or a regenerate starts where the
-    reply it replaces started.
+    `expect` put over it (`scripted_state`). A step without `expect` moves it by what the
+    scene's own script changed in that step (its scripted play: the gold session in forced
+    mode, one played alongside in free mode), so a change made on a turn the scenario does not
+    check is not charged to the next turn that it checks; a step the model does not play (a
+    person's edit, a cut) moves it the same way. A swipe or a regenerate starts where the reply
+    it replaces started.
     """
 
     def __init__(self, trackers: Sequence[Tracker], start: dict[str, Any]) -> None:
         self.trackers = trackers
         self.state = start
         self.reply_start = start
+        # The scripted play's values where the last reply started, and where this step starts.
+        self.played_reply_start = start
+        self.played_start = start
 
-    def reply(self, step: BaseStep) -> dict[str, Any]:
-        """Where the model's `step` starts; the state then becomes what its `expect` says (the
-        start when it has none: the scenario does not say what that reply changed)."""
-        start = self.reply_start if isinstance(step, SwipeStep | RegenerateStep) else self.state
+    def reply(self, step: BaseStep, played: dict[str, Any]) -> dict[str, Any]:
+        """Where the model's `step` starts (`played`: the scripted play's values before it); the
+        state then becomes what its `expect` says (without one, see `played`)."""
+        again = isinstance(step, SwipeStep | RegenerateStep)
+        start = self.reply_start if again else self.state
+        self.played_start = self.played_reply_start if again else played
         if isinstance(step, TurnStep):
-            self.reply_start = start
+            self.reply_start, self.played_reply_start = start, played
         self.state = (
             start if step.expect is None else scripted_state(self.trackers, start, _expected(step))
         )
         return start
 
+    def played(self, after: dict[str, Any]) -> None:
+        """The model's step without `expect` was played: the scripted play went from where it
+        started to `after`, and the state moves by that."""
+        self.state = moved_by(self.trackers, self.state, self.played_start, after)
+
     def moved(self, step: BaseStep, before: dict[str, Any], after: dict[str, Any]) -> None:
-        """A step the model does not play changed the session from `before` to `after`."""
+        """A step the model does not play changed the scripted play from `before` to `after`."""
         self.state = moved_by(self.trackers, self.state, before, after)
         if step.expect is not None:
             self.state = scripted_state(self.trackers, self.state, _expected(step))

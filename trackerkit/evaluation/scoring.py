@@ -6,7 +6,8 @@ them) and returns one `FieldScore` per field: a record's fields, and for a keyed
 each row's presence (its key) and one per field of every expected row. Rows are matched by name
 case-folded, as the update rules match them (TR-20). A field's `should_change` compares the
 expected value with the scenario's own state before the turn (`reference`, built by
-`scripted_state` from the previous expectations), `changed` the value found with the model's.
+`scripted_state` from the previous expectations and `moved_by` the scripted play of steps without
+one), `changed` the value found with the model's.
 
 A number is **within tolerance** when it is within `tolerance` (default 1) of the expected value,
 or, for a field with both `min` and `max`, within a tenth of its range when that is less (see

@@ -1,0 +1,111 @@
+"""Found by the "atk4" trial of `trackerkit eval` (findings 1, 4, 8, 9 and 10's `--out`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trackerkit import decode_tracker, load_scene
+from trackerkit.evaluation.harness import evaluate
+from trackerkit.evaluation.runs import play_run
+from trackerkit.simulate.model import ScriptedModel
+from trackerkit.steps import TurnPlan
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENES = ROOT / "data" / "scenes"
+TRACKERS = ROOT / "data" / "trackers"
+NUMBERS = SCENES / "eval-numbers.json"
+
+
+def _scene(tmp_path: Path, name: str, change: Any) -> Path:
+    """eval-numbers, changed by `change(doc)`, written as scenes/`name`.json (id `name`)."""
+    doc = json.loads(NUMBERS.read_text())
+    doc["id"] = name
+    change(doc)
+    path = tmp_path / "scenes" / f"{name}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _partial2(doc: dict[str, Any]) -> None:
+    """The trial's partial2: the first three turns, the middle one (hp 30 -> 26) without expect."""
+    doc["turns"] = doc["turns"][:3]
+    doc["turns"][1].pop("expect")
+
+
+def _partial(doc: dict[str, Any]) -> None:
+    """The trial's partial: every odd turn without expect."""
+    for step in doc["turns"][1::2]:
+        step.pop("expect")
+
+
+def _metric(results: Any, name: str) -> tuple[float, int]:
+    row = results.summary().set_index("metric").loc[name]
+    return float(row["estimate"]), int(row["n"])
+
+
+class _Skips(ScriptedModel):
+    """The scripted model, but the turn numbered `skip` (from 0) makes no call."""
+
+    def __init__(self, skip: int) -> None:
+        super().__init__()
+        self.skip, self.seen = skip, 0
+
+    def plan(self, plan: TurnPlan) -> None:
+        if self.seen == self.skip:
+            plan = TurnPlan(plan.reply, [], plan.refuses_tools)
+        self.seen += 1
+        super().plan(plan)
+
+
+class TestChangeRecallWithoutExpect:
+    """Finding 1: a change made on a turn without `expect` is not charged to the next turn."""
+
+    @pytest.mark.parametrize("mode", ["free", "forced"])
+    @pytest.mark.parametrize("shape", [_partial2, _partial], ids=["partial2", "partial"])
+    def test_a_right_model_recalls_every_change(
+        self, tmp_path: Path, mode: str, shape: Any
+    ) -> None:
+        """The scripted model, right on every turn, scores change recall 1 (it scored 0.667 and
+        0.778), and its changes are still counted."""
+        path = _scene(tmp_path, "partial", shape)
+        results = evaluate([path], trackers=TRACKERS, trace=None, mode=mode)  # type: ignore[arg-type]
+        assert results.turns["joint"].all()
+        recall, n = _metric(results, "change_recall")
+        assert recall == 1
+        assert n > 0
+        assert _metric(results, "change_precision")[0] == 1
+
+    def test_the_turn_after_a_change_without_expect_need_not_change(self, tmp_path: Path) -> None:
+        """partial2: hp went 30 -> 26 on the turn without expect; the next turn keeps it."""
+        path = _scene(tmp_path, "partial", _partial2)
+        results = evaluate([path], trackers=TRACKERS, trace=None)
+        hp = results.fields[results.fields["field"] == "hp"].set_index("step")
+        assert not bool(hp.loc[2, "should_change"])
+        stamina = results.fields[results.fields["field"] == "stamina"].set_index("step")
+        assert bool(stamina.loc[2, "should_change"])
+
+    @pytest.mark.parametrize("mode", ["free", "forced"])
+    def test_every_model_has_the_same_denominator(self, tmp_path: Path, mode: Any) -> None:
+        """A model that misses the change on the turn without expect is held to the same
+        fields as the right one; its miss shows as a wrong value, not as a missed change."""
+        scene = load_scene(_scene(tmp_path, "partial", _partial))
+        design = [
+            decode_tracker(json.loads((TRACKERS / f"{n}.json").read_text()))
+            for n in ("health", "stamina")
+        ]
+        runs = {
+            name: play_run(scene, design, model, mode=mode)
+            for name, model in (("right", ScriptedModel()), ("missed", _Skips(1)))
+        }
+        should = {
+            name: [(k[4], s.tracker, s.row, s.field, s.should_change) for k, s in run.fields]
+            for name, run in runs.items()
+        }
+        assert should["right"] == should["missed"]
+        assert all(t.joint for t in runs["right"].turns)
+        assert not all(t.joint for t in runs["missed"].turns)
