@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from trackerkit import decode_tracker, load_scene
+from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.runs import play_run
 from trackerkit.simulate.model import ScriptedModel
@@ -109,3 +111,33 @@ class TestChangeRecallWithoutExpect:
         assert should["right"] == should["missed"]
         assert all(t.joint for t in runs["right"].turns)
         assert not all(t.joint for t in runs["missed"].turns)
+
+
+class TestToleranceIsChecked:
+    """Finding 4: `evaluate(tolerance=...)` is refused as the CLI refuses it, before any turn."""
+
+    @pytest.mark.parametrize(
+        ("tolerance", "why"),
+        [
+            (math.nan, "tolerance nan is not a finite number; give a number of 0 or more"),
+            (math.inf, "tolerance inf is not a finite number; give a number of 0 or more"),
+            (-1.0, "tolerance -1.0 is out of range; give a number of 0 or more"),
+            ("1", "tolerance '1' is not a number; give a number of 0 or more"),
+            (True, "tolerance True is not a number; give a number of 0 or more"),
+        ],
+        ids=["nan", "inf", "negative", "text", "bool"],
+    )
+    def test_a_bad_tolerance_is_refused_before_any_turn(self, tolerance: Any, why: str) -> None:
+        """The sentence is the CLI's; no turn was played (progress was never called)."""
+        played: list[int] = []
+        with pytest.raises(BadRequestError) as caught:
+            evaluate(
+                [NUMBERS], trace=None, tolerance=tolerance, progress=lambda d, t: played.append(d)
+            )
+        assert str(caught.value) == why
+        assert played == []
+
+    def test_zero_and_whole_numbers_are_accepted(self) -> None:
+        """0 (exact numbers only) and an int are tolerances."""
+        assert evaluate([NUMBERS], trace=None, tolerance=0).tolerance == 0
+        assert evaluate([NUMBERS], trace=None, tolerance=2).tolerance == 2

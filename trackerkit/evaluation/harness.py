@@ -9,6 +9,7 @@ table with 1 or 8 threads.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -103,6 +104,18 @@ def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], fol
     )
 
 
+def _check_tolerance(tolerance: object) -> None:
+    """Refuse what `--tolerance` refuses, in its words: nan or a negative tolerance would leave
+    no number within it, and a text would fail only after every run had played."""
+    give = "give a number of 0 or more"
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float):
+        raise BadRequestError(f"tolerance {tolerance!r} is not a number; {give}")
+    if not math.isfinite(tolerance):
+        raise BadRequestError(f"tolerance {tolerance!r} is not a finite number; {give}")
+    if tolerance < 0:
+        raise BadRequestError(f"tolerance {tolerance!r} is out of range; {give}")
+
+
 def _check_settings(mode: str, runs: int, concurrency: int) -> None:
     if mode not in MODES:
         raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
@@ -149,18 +162,20 @@ def evaluate(
         concurrency: runs in flight at once (turns of one run stay in order).
         trackers: the tracker folder for scenes a variant does not name one for.
         trace: where every run's turns are written (a `TraceWriter`); None writes nothing.
-        tolerance: numbers within this of the expected value count as within tolerance (a
-            field with `min` and `max` within a tenth of its range when that is less); the
-            results keep it (`EvaluationResults.tolerance`) and their table names it.
+        tolerance: numbers within this (a finite number of 0 or more) of the expected value
+            count as within tolerance (a field with `min` and `max` within a tenth of its range
+            when that is less); the results keep it (`EvaluationResults.tolerance`) and their table names it.
         progress: called with (turns done, turns in all) after each scored turn.
 
     Raises:
-        BadRequestError: a bad argument, a scene without turns or without a turn that carries
+        BadRequestError: a bad argument (a tolerance that is not a finite number of 0 or more,
+            say), a scene without turns or without a turn that carries
             `expect` (nothing to score), two scenes with one id, or an
             `expect` naming a tracker or field the design does not have, or a value its field
             cannot hold (every such place named, before any turn is played).
     """
     _check_settings(mode, runs, concurrency)
+    _check_tolerance(tolerance)
     chosen = [Variant(name="scripted")] if variants is None else list(variants)
     if not chosen:
         raise BadRequestError(
