@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from trackerkit import decode_tracker, load_scene
+from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.runs import play_run
@@ -141,3 +142,120 @@ class TestToleranceIsChecked:
         """0 (exact numbers only) and an int are tolerances."""
         assert evaluate([NUMBERS], trace=None, tolerance=0).tolerance == 0
         assert evaluate([NUMBERS], trace=None, tolerance=2).tolerance == 2
+
+
+def _quiet(tmp_path: Path, *, expect: dict[str, Any] | None) -> Path:
+    """Two quiet turns (`expect_no_call`), with `expect` when given."""
+    doc = json.loads(NUMBERS.read_text())
+    doc["id"] = "quiet"
+    doc["turns"] = [
+        {"user": "I look around.", "reply": "Nothing happens.", "expect_no_call": True},
+        {"user": "I wait.", "reply": "Still nothing.", "expect_no_call": True},
+    ]
+    if expect is not None:
+        for step in doc["turns"]:
+            step["expect"] = expect
+    path = tmp_path / "scenes" / "quiet.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+class _Writes(ScriptedModel):
+    """The scripted model, but its first turn sets hp to 3."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first = True
+
+    def plan(self, plan: TurnPlan) -> None:
+        if self.first:
+            call = {
+                "name": "update_trackers",
+                "arguments": {"updates": [{"tracker": "Health", "set": {"hp": 3}}]},
+            }
+            plan = TurnPlan(plan.reply, [[call]], plan.refuses_tools)
+        self.first = False
+        super().plan(plan)
+
+
+class TestQuietAndEmpty:
+    """Finding 8: quiet turns alone are scored; expectations that name nothing are refused."""
+
+    def test_quiet_turns_alone_are_scored(self, tmp_path: Path) -> None:
+        """No `expect`, only `expect_no_call`: no-call correctness is scored, and the state each
+        turn should leave is the one it starts from (nothing should change)."""
+        results = evaluate([_quiet(tmp_path, expect=None)], trackers=TRACKERS, trace=None)
+        assert len(results.turns) == 2
+        assert _metric(results, "no_call_correctness") == (1.0, 2)
+        assert results.turns["joint"].all()
+        assert not results.fields.empty
+        assert not results.fields["should_change"].any()
+
+    @pytest.mark.parametrize(
+        ("mode", "joint"), [("free", [False, False]), ("forced", [False, True])]
+    )
+    def test_a_quiet_turn_that_writes_is_wrong(
+        self, tmp_path: Path, mode: Any, joint: list[bool]
+    ) -> None:
+        """A model that writes hp 3 (the start holds 0) on the first quiet turn fails no-call correctness and the
+        joint state there (and, free-running, on the next turn too: its error carries)."""
+        scene = load_scene(_quiet(tmp_path, expect=None))
+        design = [
+            decode_tracker(json.loads((TRACKERS / f"{n}.json").read_text()))
+            for n in ("health", "stamina")
+        ]
+        run = play_run(scene, design, _Writes(), mode=mode)
+        assert [t.joint for t in run.turns] == joint
+        assert [t.update_calls for t in run.turns] == [1, 0]
+        hp = [s for k, s in run.fields if k[4] == 0 and s.field == "hp"]
+        assert [(s.expected, s.found, s.should_change) for s in hp] == [("0", "3", False)]
+
+    def test_the_cli_scores_quiet_turns_alone(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """It was refused with "nothing to score", exit 1."""
+        argv = ["eval", str(_quiet(tmp_path, expect=None)), "--trackers", str(TRACKERS)]
+        assert main([*argv, "--no-trace"]) == 0
+        row = next(
+            line
+            for line in capsys.readouterr().out.splitlines()
+            if line.startswith("no_call_correctness")
+        )
+        assert row.split()[1] == "1"
+
+    @pytest.mark.parametrize("quiet", [False, True], ids=["plain", "quiet"])
+    def test_expectations_that_name_nothing_are_refused(self, tmp_path: Path, quiet: bool) -> None:
+        """Every `expect` is `{}`: refused as a scene without `expect` is (it scored joint 1);
+        quiet turns with `{}` are scored (nothing should change)."""
+
+        def empty(doc: dict[str, Any]) -> None:
+            for step in doc["turns"]:
+                step["expect"] = {}
+
+        path = _quiet(tmp_path, expect={}) if quiet else _scene(tmp_path, "empty", empty)
+        if quiet:
+            results = evaluate([path], trackers=TRACKERS, trace=None)
+            assert _metric(results, "no_call_correctness") == (1.0, 2)
+            return
+        with pytest.raises(BadRequestError) as caught:
+            evaluate([path], trackers=TRACKERS, trace=None)
+        assert str(caught.value) == (
+            f"every expect of {path} is empty (it names no tracker): nothing to score; give "
+            "its turns the values each should leave"
+        )
+
+    def test_the_cli_refuses_empty_expectations(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """One line, exit 1, no table."""
+
+        def empty(doc: dict[str, Any]) -> None:
+            for step in doc["turns"]:
+                step["expect"] = {}
+
+        path = _scene(tmp_path, "empty", empty)
+        assert main(["eval", str(path), "--trackers", str(TRACKERS), "--no-trace"]) == 1
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        assert f"every expect of {path} is empty" in captured.err

@@ -23,7 +23,7 @@ from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, expectation_problem
 from trackerkit.evaluation.variants import Variant, load_design
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.session import TraceSink
-from trackerkit.steps import decode_steps
+from trackerkit.steps import BaseStep, decode_steps
 from trackerkit.tokens import load_encoding
 from trackerkit.tracker import Tracker
 
@@ -76,9 +76,16 @@ def _scenes(
 
 
 def _check_scored(scene: Scene, label: str) -> None:
-    """Refuse a scenario with no turn to score: it would give an empty table, as if it passed."""
-    if count_turns(scene):
+    """Refuse a scenario with no turn to score: it would give an empty table, as if it passed;
+    and one whose every `expect` names nothing and that has no quiet turn: a vacuous joint 1."""
+    scored = [s for s in decode_steps(scene.turns) if _scored(s)]
+    if any(getattr(s, "expect_no_call", False) or _names_values(s) for s in scored):
         return
+    if scored:
+        raise BadRequestError(
+            f"every expect of {label} is empty (it names no tracker): nothing to score; give "
+            "its turns the values each should leave"
+        )
     if any(step.expect is not None for step in decode_steps(scene.turns)):
         raise BadRequestError(
             f"no turn the model plays in {label} carries expect (only other steps do): nothing "
@@ -130,12 +137,22 @@ def _check_settings(mode: str, runs: int, concurrency: int) -> None:
         )
 
 
-def count_turns(scene: Scene) -> int:
-    """How many turns of `scene` are scored (the model's steps that carry an `expect`)."""
-    return sum(
-        getattr(s, "plan", None) is not None and s.expect is not None
-        for s in decode_steps(scene.turns)
+def _scored(step: BaseStep) -> bool:
+    """A step the model plays that carries `expect` or `expect_no_call`."""
+    return getattr(step, "plan", None) is not None and (
+        step.expect is not None or bool(getattr(step, "expect_no_call", False))
     )
+
+
+def _names_values(step: BaseStep) -> bool:
+    """Whether `step`'s `expect` names a tracker's values (`absent` rows are not scored)."""
+    return step.expect is not None and any(k != "absent" for k in step.expect.as_mapping())
+
+
+def count_turns(scene: Scene) -> int:
+    """How many turns of `scene` are scored (the model's steps that carry an `expect`, or
+    `expect_no_call`: a quiet turn)."""
+    return sum(_scored(s) for s in decode_steps(scene.turns))
 
 
 def evaluate(
@@ -169,10 +186,10 @@ def evaluate(
 
     Raises:
         BadRequestError: a bad argument (a tolerance that is not a finite number of 0 or more,
-            say), a scene without turns or without a turn that carries
-            `expect` (nothing to score), two scenes with one id, or an
-            `expect` naming a tracker or field the design does not have, or a value its field
-            cannot hold (every such place named, before any turn is played).
+            say), a scene without turns, without a turn that carries `expect` or
+            `expect_no_call` (nothing to score) or whose every `expect` is empty, two scenes
+            with one id, or an `expect` naming a tracker or field the design does not have, or a
+            value its field cannot hold (every such place named, before any turn is played).
     """
     _check_settings(mode, runs, concurrency)
     _check_tolerance(tolerance)

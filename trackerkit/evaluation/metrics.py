@@ -6,7 +6,9 @@ Everything here is a pure function of two frames:
   keys: variant, scenario, run, mode, step, turn);
 - the **turns** frame, one row per run x turn (`TurnRecord`'s columns).
 
-Definitions (each over the scored turns: the model's steps whose scenario step has an `expect`):
+Definitions (each over the scored turns: the model's steps whose scenario step has an `expect`,
+or `expect_no_call`; a quiet turn without `expect` is expected to leave the state the scenario
+says it starts from, since nothing should change):
 
 - joint goal accuracy: share of turns whose whole state equals the expected one;
 - slot accuracy: share of fields (list rows' presence left out) equal to the expected value;

@@ -8,7 +8,8 @@
   played in its place.
 
 A scored step is one the model plays (a turn, swipe, regenerate or continue) whose scenario step
-has an `expect`. Every played turn of the model under test goes to `trace` (the gold steps do not).
+has an `expect`, or `expect_no_call` (a quiet turn without `expect` is expected to leave the state
+the scenario says it starts from: nothing should change). Every played turn of the model under test goes to `trace` (the gold steps do not).
 What "should change" is read from is the scenario's own (see `_Script`): in free mode the scene's
 script is played alongside on a session of its own, untraced, for the steps without `expect`.
 """
@@ -122,11 +123,11 @@ def play_run(
             script.moved(step, was, tracker_values(trackers, played.chat.take.state_at()))
             continue
         start = script.reply(step, was)
-        if step.expect is None:
+        wanted = _wanted(step, start)
+        if wanted is None:
             _play(step, session, played)
             script.played(tracker_values(trackers, played.chat.take.state_at()))
             continue
-        wanted = _expected(step)
         undo = _aside(session) if gold else None
         if gold:
             session.model, session.trace, session.protocol = model, trace, protocol
@@ -176,6 +177,14 @@ def play_run(
     return RunResult(turns, cells)
 
 
+def _wanted(step: BaseStep, start: dict[str, Any]) -> dict[str, Any] | None:
+    """What the model's `step` is scored against: its `expect`; for a quiet turn without one
+    (`expect_no_call`), `start` (nothing should change); None when it is not scored."""
+    if step.expect is not None:
+        return _expected(step)
+    return start if getattr(step, "expect_no_call", False) else None
+
+
 def _play(step: Step, session: Session, played: Session) -> None:
     """Play a step that is not scored on the session, and on the scene's own play if apart."""
     session.play(step)
@@ -206,15 +215,15 @@ class _Script:
 
     def reply(self, step: BaseStep, played: dict[str, Any]) -> dict[str, Any]:
         """Where the model's `step` starts (`played`: the scripted play's values before it); the
-        state then becomes what its `expect` says (without one, see `played`)."""
+        state then becomes what its `expect` says (a quiet turn without one: `start`; any other
+        step without one, see `played`)."""
         again = isinstance(step, SwipeStep | RegenerateStep)
         start = self.reply_start if again else self.state
         self.played_start = self.played_reply_start if again else played
         if isinstance(step, TurnStep):
             self.reply_start, self.played_reply_start = start, played
-        self.state = (
-            start if step.expect is None else scripted_state(self.trackers, start, _expected(step))
-        )
+        wanted = _wanted(step, start)
+        self.state = start if wanted is None else scripted_state(self.trackers, start, wanted)
         return start
 
     def played(self, after: dict[str, Any]) -> None:

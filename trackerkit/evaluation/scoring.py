@@ -235,13 +235,14 @@ def moved_by(
         if same_value(was, now):
             continue
         fold = name_key if tracker.layout == "list" else str
-        parts = {fold(str(k)): v for k, v in (moved.get(tracker.name) or {}).items()}
+        # By folded key: (the key as spelt, its value), so a row keeps its spelling.
+        parts = {fold(str(k)): (k, v) for k, v in (moved.get(tracker.name) or {}).items()}
         for key in dict.fromkeys([*was, *now]):
             if key not in now:
                 parts.pop(fold(str(key)), None)
             elif key not in was or not same_value(was[key], now[key]):
-                parts[fold(str(key))] = now[key]
-        moved[tracker.name] = parts
+                parts[fold(str(key))] = (key, now[key])
+        moved[tracker.name] = dict(parts.values())
     return moved
 
 
