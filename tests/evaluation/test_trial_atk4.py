@@ -14,6 +14,7 @@ from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.runs import play_run
+from trackerkit.evaluation.scoring import score_turn
 from trackerkit.simulate.model import ScriptedModel
 from trackerkit.steps import TurnPlan
 
@@ -21,6 +22,33 @@ ROOT = Path(__file__).resolve().parents[2]
 SCENES = ROOT / "data" / "scenes"
 TRACKERS = ROOT / "data" / "trackers"
 NUMBERS = SCENES / "eval-numbers.json"
+
+
+#: A tracker of one field from 0 to 1, as the trial's `Bond`.
+BOND: dict[str, Any] = {
+    "kind": "tracker",
+    "id": "bond",
+    "revision": 0,
+    "name": "Bond",
+    "description": "Trust between them",
+    "body": {
+        "layout": "record",
+        "fields": [
+            {
+                "name": "trust",
+                "description": "0 none, 1 complete.",
+                "type": "number",
+                "min": 0,
+                "max": 1,
+                "default": 0.5,
+            }
+        ],
+        "note": "",
+        "template": None,
+        "icon": None,
+        "changes": "chips",
+    },
+}
 
 
 def _scene(tmp_path: Path, name: str, change: Any) -> Path:
@@ -259,3 +287,23 @@ class TestQuietAndEmpty:
         captured = capsys.readouterr()
         assert captured.out == ""
         assert f"every expect of {path} is empty" in captured.err
+
+
+class TestToleranceEdge:
+    """Finding 9: a one-step miss on the tolerance's edge scores alike wherever it falls."""
+
+    @pytest.mark.parametrize(
+        ("want", "have"),
+        [(0.2, 0.3), (0.3, 0.4), (0.7, 0.8), (0.9, 1.0), (0.1, 0.0)],
+    )
+    def test_a_miss_of_exactly_the_tolerance_is_within(self, want: float, have: float) -> None:
+        """A 0-1 field is held to 0.1: 0.3 -> 0.4 was out (0.10000000000000003), 0.2 -> 0.3 in."""
+        bond = decode_tracker(BOND)
+        (score,) = score_turn([bond], {}, {"Bond": {"trust": want}}, {"Bond": {"trust": have}})
+        assert score.within_tolerance is True
+
+    def test_a_miss_past_the_edge_is_not(self) -> None:
+        """The epsilon is for rounding only: 0.3 -> 0.41 is out."""
+        bond = decode_tracker(BOND)
+        (score,) = score_turn([bond], {}, {"Bond": {"trust": 0.3}}, {"Bond": {"trust": 0.41}})
+        assert score.within_tolerance is False

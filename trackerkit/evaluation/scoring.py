@@ -11,7 +11,9 @@ one), `changed` the value found with the model's.
 
 A number is **within tolerance** when it is within `tolerance` (default 1) of the expected value,
 or, for a field with both `min` and `max`, within a tenth of its range when that is less (see
-`field_tolerance`): a 0-1 field is held to 0.1, so a wholly wrong value is never "within".
+`field_tolerance`): a 0-1 field is held to 0.1, so a wholly wrong value is never "within". The
+edge is compared with a relative epsilon (1e-9), so a miss of exactly the tolerance is within
+wherever it falls (0.3 -> 0.4 as 0.2 -> 0.3, though their float differences fall either side).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ __all__ = [
 DEFAULT_TOLERANCE = 1.0
 #: The share of a bounded field's range (max - min) that caps the tolerance.
 _RANGE_SHARE = 0.1
+#: How far past the tolerance, relatively, an error is float rounding, not a miss.
+_EPSILON = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +266,11 @@ def _field(
     error = abs(a - b) if a is not None and b is not None else math.nan
     within = None
     if field.type == "number":
-        within = not math.isnan(error) and error <= field_tolerance(field, tolerance)
+        within = (
+            a is not None
+            and b is not None
+            and _within(error, a, b, field_tolerance(field, tolerance))
+        )
     return FieldScore(
         tracker,
         row,
@@ -277,6 +285,14 @@ def _field(
         not same_value(want, was[1]),
         not same_value(have, was[0]),
     )
+
+
+def _within(error: float, want: float, have: float, limit: float) -> bool:
+    """`error` (|want - have|) is at most `limit`, the edge compared with a relative epsilon: in
+    floats 0.4 - 0.3 is 0.10000000000000003, 0.3 - 0.2 is 0.09999999999999998, and both are one
+    step of 0.1."""
+    slack = _EPSILON * max(abs(want), abs(have))
+    return error <= limit or math.isclose(error, limit, rel_tol=_EPSILON, abs_tol=slack)
 
 
 def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]:
