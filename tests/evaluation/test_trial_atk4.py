@@ -99,12 +99,12 @@ class TestChangeRecallWithoutExpect:
     @pytest.mark.parametrize("mode", ["free", "forced"])
     @pytest.mark.parametrize("shape", [_partial2, _partial], ids=["partial2", "partial"])
     def test_a_right_model_recalls_every_change(
-        self, tmp_path: Path, mode: str, shape: Any
+        self, tmp_path: Path, mode: Any, shape: Any
     ) -> None:
         """The scripted model, right on every turn, scores change recall 1 (it scored 0.667 and
         0.778), and its changes are still counted."""
         path = _scene(tmp_path, "partial", shape)
-        results = evaluate([path], trackers=TRACKERS, trace=None, mode=mode)  # type: ignore[arg-type]
+        results = evaluate([path], trackers=TRACKERS, trace=None, mode=mode)
         assert results.turns["joint"].all()
         recall, n = _metric(results, "change_recall")
         assert recall == 1
@@ -226,8 +226,8 @@ class TestQuietAndEmpty:
     def test_a_quiet_turn_that_writes_is_wrong(
         self, tmp_path: Path, mode: Any, joint: list[bool]
     ) -> None:
-        """A model that writes hp 3 (the start holds 0) on the first quiet turn fails no-call correctness and the
-        joint state there (and, free-running, on the next turn too: its error carries)."""
+        """A model that writes hp 3 (the start holds 0) on the first quiet turn fails no-call
+        correctness and the joint state there (free-running, the next turn too: it carries)."""
         scene = load_scene(_quiet(tmp_path, expect=None))
         design = [
             decode_tracker(json.loads((TRACKERS / f"{n}.json").read_text()))
@@ -307,3 +307,32 @@ class TestToleranceEdge:
         bond = decode_tracker(BOND)
         (score,) = score_turn([bond], {}, {"Bond": {"trust": 0.3}}, {"Bond": {"trust": 0.41}})
         assert score.within_tolerance is False
+
+
+class TestOutSuffix:
+    """Finding 10: `eval --out results.csv` wrote Parquet under a .csv name."""
+
+    def test_a_suffix_other_than_parquet_is_refused_before_any_run(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """One sentence, exit 1, no run played, nothing written."""
+        import trackerkit.evaluation.harness as harness
+
+        def played(*args: object, **kwargs: object) -> None:
+            raise AssertionError("a run was played")
+
+        monkeypatch.setattr(harness, "evaluate", played)
+        out = tmp_path / "results.csv"
+        assert main(["eval", str(NUMBERS), "--no-trace", "--out", str(out)]) == 1
+        assert capsys.readouterr() == (
+            "",
+            f"trackerkit: --out {out}: the results are written as Parquet; give a file name "
+            f"ending in .parquet, such as {tmp_path / 'results.parquet'}\n",
+        )
+        assert not out.exists()
+
+    def test_parquet_in_any_case_is_written(self, tmp_path: Path) -> None:
+        """results.PARQUET is a Parquet file's name too."""
+        out = tmp_path / "results.PARQUET"
+        assert main(["eval", str(NUMBERS), "--no-trace", "--out", str(out)]) == 0
+        assert out.read_bytes()[:4] == b"PAR1"

@@ -19,6 +19,7 @@ from trackerkit.cli import (
     refuse_tracker_for_scene,
     scene_and_trackers,
 )
+from trackerkit.errors import TrackerkitError
 
 if TYPE_CHECKING:
     from trackerkit.trace import TraceWriter
@@ -83,7 +84,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="runs in flight at once (default 1)",
     )
     command.add_argument(
-        "--out", metavar="FILE", type=Path, help="write the results to this Parquet file"
+        "--out",
+        metavar="FILE",
+        type=Path,
+        help="write the results to this Parquet file (its name ends in .parquet)",
     )
     command.add_argument(
         "--trackers",
@@ -127,6 +131,16 @@ def _say_trace(trace: TraceWriter) -> None:
         print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
 
 
+def _check_parquet_name(out: Path) -> None:
+    """Refuse an --out whose name says another format: the results are written as Parquet only
+    (`results.csv` held a Parquet file)."""
+    if out.suffix.lower() != ".parquet":
+        raise TrackerkitError(
+            f"--out {out}: the results are written as Parquet; give a file name ending in "
+            f".parquet, such as {out.with_suffix('.parquet')}"
+        )
+
+
 def _eval(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
@@ -139,6 +153,7 @@ def _eval(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_out_file(args.out)
         regular_target(args.out)  # what the final write refuses (a device, a FIFO), refused now
+        _check_parquet_name(args.out)
     check_model_options(args)
     for scenario in args.scenarios:
         if args.variants is None:
