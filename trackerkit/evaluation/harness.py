@@ -181,7 +181,8 @@ def evaluate(
         trace: where every run's turns are written (a `TraceWriter`); None writes nothing.
         tolerance: numbers within this (a finite number of 0 or more) of the expected value
             count as within tolerance (a field with `min` and `max` within a tenth of its range
-            when that is less); the results keep it (`EvaluationResults.tolerance`) and their table names it.
+            when that is less); the results keep it (`EvaluationResults.tolerance`) and their
+            table names it.
         progress: called with (turns done, turns in all) after each scored turn.
 
     Raises:

@@ -9,9 +9,10 @@
 
 A scored step is one the model plays (a turn, swipe, regenerate or continue) whose scenario step
 has an `expect`, or `expect_no_call` (a quiet turn without `expect` is expected to leave the state
-the scenario says it starts from: nothing should change). Every played turn of the model under test goes to `trace` (the gold steps do not).
-What "should change" is read from is the scenario's own (see `_Script`): in free mode the scene's
-script is played alongside on a session of its own, untraced, for the steps without `expect`.
+the scenario says it starts from: nothing should change). Every played turn of the model under
+test goes to `trace` (the gold steps do not). What "should change" is read from is the
+scenario's own (see `_Script`): in free mode the scene's script is played alongside on a session
+of its own, untraced, for the steps without `expect`.
 """
 
 from __future__ import annotations
