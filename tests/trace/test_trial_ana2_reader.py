@@ -187,7 +187,10 @@ class TestALoneSurrogateAsWritten:
         st.dictionaries(
             st.text(max_size=5),
             st.one_of(
-                st.integers(), st.floats(allow_nan=False), st.text(max_size=8), st.booleans()
+                st.integers(),
+                st.floats(allow_nan=False, allow_infinity=False),
+                st.text(max_size=8),
+                st.booleans(),
             ),
             max_size=4,
         ),
