@@ -49,3 +49,67 @@ class TestRangeProseIsLinear:
         imported = import_mvu("mvu_slow.json", orjson.dumps(data).decode())
         assert time.perf_counter() - began < 2
         assert imported.trackers[0].fields[0].type == "number"
+
+
+def _mvu(data: object) -> tuple[list[str], dict[str, object]]:
+    """The report lines of an MVU import, and its list tracker's columns by name (with `name`)."""
+    imported = import_mvu("party.json", orjson.dumps(data).decode())
+    lines = [str(line) for line in imported.report.lines]
+    columns = {f.name: f.type for t in imported.trackers for f in t.fields}
+    return lines, columns
+
+
+_MARK = "$__META_EXTENSIBLE__$"
+
+
+class TestRowsNamedByANumber:
+    """Finding 5: a row whose name is a number or null costs that row at most, never the list."""
+
+    @pytest.mark.parametrize("extensible", [True, False], ids=["extensible", "locked"])
+    def test_a_number_names_its_row_by_its_text(self, extensible: bool) -> None:
+        """`"name": 2` names the row "2" (a guessed line says so); the `hp` column is kept."""
+        rows: list[object] = [{"name": "Bob", "hp": 10}, {"name": 2, "hp": 50}]
+        lines, columns = _mvu({"Party": {"members": rows + [_MARK] * extensible}})
+        assert columns == {"hp": "number"}
+        assert "exact: Party.members.*.hp -> Party members.hp: number; read from the rows" in lines
+        assert (
+            'guessed: Party.members[1].name -> Party members: row "2": its name is the number 2, '
+            "read as its text"
+        ) in lines
+        assert any(
+            line.startswith('unmapped: Party.members row "2": a starting row') for line in lines
+        )
+
+    @pytest.mark.parametrize("extensible", [True, False], ids=["extensible", "locked"])
+    def test_a_null_name_leaves_out_that_row_alone(self, extensible: bool) -> None:
+        """A row named null is reported and left out; the other rows and the columns are kept."""
+        rows: list[object] = [{"name": "Bob", "hp": 10}, {"name": None, "hp": 50}]
+        lines, columns = _mvu({"Party": {"members": rows + [_MARK] * extensible}})
+        assert columns == {"hp": "number"}
+        assert (
+            "unmapped: Party.members[1]: a row whose name is null, not a text or a number: a row "
+            "needs a name, so this one is left out"
+        ) in lines
+        assert any(line.startswith('unmapped: Party.members row "Bob"') for line in lines)
+
+    @pytest.mark.parametrize(
+        "items",
+        [
+            [{"name": "Bob", "hp": 10}, {"name": 2, "hp": 50}, {"name": None}, True, None],
+            [{"hp": 10}, {"hp": 50}, "Ann"],
+            [{"name": "Bob"}, "Ann", 3, ["x"]],
+        ],
+        ids=["names of every kind", "no name key", "objects and plain items"],
+    )
+    def test_no_row_is_named_by_a_python_repr(self, items: list[object]) -> None:
+        """Whatever an extensible list holds, no line names a row `{'name': ...}` or `None`."""
+        lines, _ = _mvu({"Party": {"members": [*items, _MARK]}})
+        assert not [line for line in lines if "{'" in line or "None" in line or "['" in line]
+
+    def test_a_pair_holding_an_object_is_said_to_be_one(self) -> None:
+        """`[{...}, "Ann"]` reads as a [value, meaning] pair, and its line says so: it is a list."""
+        lines, _ = _mvu({"Party": {"members": [{"name": "Bob", "hp": 10}, "Ann"]}})
+        assert lines[0] == (
+            "unmapped: Party.members: a [value, meaning] pair (a list of two, the second a text) "
+            "whose value is an object, which no field holds"
+        )

@@ -140,7 +140,8 @@ def leaf(value: object, meaning: str = "") -> Leaf | str:
             return f"its items are longer than trackerkit's ceiling of {MAX_TEXT:,} characters"
         detail = f'text, guessed: a list of {len(value)} plain values joined with ", "'
         return Leaf({"type": "text", "default": joined}, detail, True)
-    return f"its value is {describe_value(value)} of objects or lists, which no field holds"
+    held = "an object" if isinstance(value, dict) else "a list holding objects or lists"
+    return f"its value is {held}, which no field holds"
 
 
 def plain_text(value: object) -> str:

@@ -15,7 +15,10 @@ A `$meta.template` gives the list its columns; a key a starting entry holds that
 lacks is read from the entries as it would be without a template, a column reported as guessed
 (`read from the rows, not in the template: row "Bob" holds it`), or, when no column can hold it
 (an object), an unmapped line naming the key and the rows holding it. SillyTavern-Tracker's
-starting rows follow the same rule, so no key of a row is ever left without a line.
+starting rows follow the same rule, so no key of a row is ever left without a line. A row of a
+list is named by its name key (`name`, `名称`, ...); a name that is a number names it by its text
+(`2` -> "2", guessed), and a row with no name that is a text or a number (null) is reported and
+left out, the other rows and the columns kept.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.fields import describe_value
 from trackerkit.formats.detect import (
     entry_name,
     init_var_entries,
@@ -37,7 +41,15 @@ from trackerkit.formats.detect import (
     read_document,
 )
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
-from trackerkit.formats.leaves import NAME_KEYS, Leaf, leaf, quoted, rows_named
+from trackerkit.formats.leaves import (
+    NAME_KEYS,
+    Leaf,
+    leaf,
+    number,
+    plain_text,
+    quoted,
+    rows_named,
+)
 from trackerkit.values import same_value
 
 __all__ = ["import_mvu", "mvu_from_data"]
@@ -229,7 +241,7 @@ def _is_leaf(value: object) -> bool:
     if isinstance(value, list):
         if _MARK in value:
             return False
-        if len(value) == 2 and isinstance(value[1], str):
+        if _is_pair(value):
             return True
         return not any(isinstance(v, dict | list) for v in value)
     if isinstance(value, dict):
@@ -245,9 +257,14 @@ def _is_value_form(value: dict[str, Any]) -> bool:
     )
 
 
+def _is_pair(value: object) -> bool:
+    """Whether `value` is a `[value, "meaning"]` pair."""
+    return isinstance(value, list) and len(value) == 2 and isinstance(value[1], str)
+
+
 def _split(value: object) -> tuple[object, str]:
     """A leaf's start value and its meaning."""
-    if isinstance(value, list) and len(value) == 2 and isinstance(value[1], str):
+    if isinstance(value, list) and _is_pair(value):
         return value[0], value[1]
     if isinstance(value, dict) and _is_value_form(value):
         return value.get("value"), str(value.get("description", ""))
@@ -326,6 +343,10 @@ def _leaf_field(
     start, text = _split(value)
     found = leaf(start, text)
     if isinstance(found, str):
+        if _is_pair(value):
+            found = "a [value, meaning] pair (a list of two, the second a text) whose " + (
+                found.removeprefix("its ")
+            )
         builder.unmapped(where, found)
         return
     detail = found.detail + how
@@ -366,15 +387,64 @@ def _rows_of_objects(builder: Builder, name: str, where: str, items: list[Any]) 
         )
         return
     draft = builder.tracker(name, "list", f"MVU list {quoted(name)}", where)
-    _columns(builder, draft, where, [(str(r[key]), _without(r, key)) for r in rows], None)
-    draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
+    _named_rows(builder, draft, where, list(enumerate(items)), key)
 
 
 def _name_key(rows: list[dict[str, Any]]) -> str | None:
-    for key in NAME_KEYS:
-        if rows and all(isinstance(r.get(key), str) and r[key].strip() for r in rows):
-            return key
+    """The key that names the rows: the first of `NAME_KEYS` every row holds as a text, else
+    every row as a text or a number, else some row so (a row it cannot name is left out)."""
+    for usable, every in ((_is_text_name, True), (_is_name, True), (_is_name, False)):
+        for key in NAME_KEYS:
+            held = [usable(r.get(key)) for r in rows]
+            if held and (all(held) if every else any(held)):
+                return key
     return None
+
+
+def _is_text_name(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _is_name(value: object) -> bool:
+    """Whether a row can be named by `value`: a text, or a number (by its text, guessed)."""
+    return _is_text_name(value) or number(value) is not None
+
+
+def _named_rows(
+    builder: Builder, draft: TrackerDraft, where: str, items: list[tuple[int, Any]], key: str
+) -> None:
+    """A list's columns and starting rows from its items (each with its place in the list),
+    each object named by its `key`, a plain item by itself.
+
+    A name that is a number names its row by its text (`2` -> "2"), on a guessed line; an item
+    with no name that is a text or a number (null, an empty text, a list) is reported and left
+    out, and the other rows and their columns are kept.
+    """
+    rows: list[tuple[str, dict[str, Any]]] = []
+    for index, item in items:
+        held = item.get(key) if isinstance(item, dict) else item
+        if not _is_name(held):
+            whose = f"whose {key} is" if isinstance(item, dict) else "that is"
+            found = (
+                "missing" if isinstance(item, dict) and key not in item else describe_value(held)
+            )
+            builder.unmapped(
+                f"{where}[{index}]",
+                f"a row {whose} {found}, not a text or a number: a row needs a name, so this "
+                "one is left out",
+            )
+            continue
+        row = plain_text(held)
+        if not isinstance(held, str):
+            builder.line(
+                "guessed",
+                f"{where}[{index}]" + (f".{key}" if isinstance(item, dict) else ""),
+                draft.name,
+                f"row {quoted(row, 40)}: its name is the number {row}, read as its text",
+            )
+        rows.append((row, _without(item, key) if isinstance(item, dict) else {}))
+    _columns(builder, draft, where, rows, None)
+    draft.starting_rows(where, [(row, _row(values, None)) for row, values in rows])
 
 
 def _keyed_list(builder: Builder, name: str, where: str, container: object) -> None:
@@ -394,12 +464,10 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         )
         return
     assert isinstance(container, list)
-    items = [i for i in container if i != _MARK]
-    rows = [i for i in items if isinstance(i, dict)]
-    key = _name_key(rows)
-    if rows and key is not None and len(rows) == len(items):
-        _columns(builder, draft, where, [(str(r[key]), _without(r, key)) for r in rows], None)
-        draft.starting_rows(where, [(str(r[key]), _row(r, key)) for r in rows])
+    items = [(i, v) for i, v in enumerate(container) if v != _MARK]
+    key = _name_key([v for _, v in items if isinstance(v, dict)])
+    if key is not None:
+        _named_rows(builder, draft, where, items, key)
         return
     draft.add(
         where,
@@ -410,7 +478,16 @@ def _keyed_list(builder: Builder, name: str, where: str, container: object) -> N
         "column was added because a row needs a field",
         guessed=True,
     )
-    draft.starting_rows(where, [(str(i), {}) for i in items])
+    for index, item in items:
+        if isinstance(item, dict | list):
+            builder.unmapped(
+                f"{where}[{index}]",
+                f"{describe_value(item)} among plain items, with no name key (name, 名称, title, "
+                "id) to key it by: left out",
+            )
+    draft.starting_rows(
+        where, [(plain_text(i), {}) for _, i in items if not isinstance(i, dict | list)]
+    )
 
 
 def _without(row: dict[str, Any], key: str) -> dict[str, Any]:
