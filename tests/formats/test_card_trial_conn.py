@@ -1,7 +1,7 @@
 """Trial "conn", finding 6: a scene and a card carry each other's identity.
 
 A scene exported as a card gives the card its char as `data.name` and its card text as
-`data.description` (the spec's character description), and its id, title and user under
+`data.description` (the spec's character description), and its id, title, char and user under
 `data.extensions.trackerkit.scene`; a card read back gives the scene its char and card text from
 there, each said in the report, so scene -> card -> scene keeps id, title, char, user and card.
 """
@@ -67,11 +67,12 @@ class TestSceneToCard:
         assert data["extensions"]["trackerkit"]["scene"] == {
             "id": "eval-seg",
             "title": "Ségolène eval",
+            "char": "N",
             "user": "U",
         }
         assert err == (
             f'trackerkit: 2 trackers under {WHERE}; name "N" (the scene\'s char), description '
-            "the scene's card text (33 characters); the scene's id, title and user under "
+            "the scene's card text (33 characters); the scene's id, title, char and user under "
             f"{WHERE}.scene\n"
         )
 
@@ -100,8 +101,8 @@ class TestSceneToCard:
         assert card["data"]["extensions"]["trackerkit"]["scene"]["title"] == "Ségolène eval"
         assert err == (
             f'trackerkit: 2 trackers under {WHERE}; the card keeps its own name "Vera" and '
-            "description (the scene's char \"N\" and card text are not written); the scene's id, "
-            f"title and user under {WHERE}.scene\n"
+            "description (the scene's card text is not written); the scene's id, title, char and "
+            f"user under {WHERE}.scene\n"
         )
 
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
+from trackerkit import Library
+from trackerkit.cli import main
 from trackerkit.formats import import_mvu
+from trackerkit.formats.card import card_from_data, export_card
 from trackerkit.formats.leaves import guess_range
+from trackerkit.scene import Scene, load_scene
 
 #: 100,000 characters of each shape that made a range pattern try every start in a run of digits.
 _HOSTILE = {
@@ -113,3 +120,60 @@ class TestRowsNamedByANumber:
             "unmapped: Party.members: a [value, meaning] pair (a list of two, the second a text) "
             "whose value is an object, which no field holds"
         )
+
+
+ROOT = Path(__file__).resolve().parents[2]
+WHERE = "data.extensions.trackerkit"
+
+
+def _scene_folder(tmp_path: Path, **scene: str) -> Path:
+    """The bundled typical scene (char "Narrator", user "Vera"), changed by `scene`, with its
+    trackers beside it; returns the scene file."""
+    shutil.copytree(ROOT / "data" / "trackers", tmp_path / "trackers")
+    (tmp_path / "scenes").mkdir()
+    data = orjson.loads((ROOT / "data" / "scenes" / "typical.json").read_bytes())
+    path = tmp_path / "scenes" / "typical.json"
+    path.write_bytes(orjson.dumps({**data, **scene}))
+    return path
+
+
+def _round_trip(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, scene: Path, *argv: str
+) -> tuple[Scene, dict[str, Any], str]:
+    """The scene exported as a card (with `argv`) and imported again: the scene, card, report."""
+    assert main(["export", "--to", "card", *argv, str(scene)]) == 0
+    card = orjson.loads(capsys.readouterr().out)
+    path = tmp_path / "card.json"
+    path.write_bytes(orjson.dumps(card))
+    assert main(["import", str(path), "--into", str(tmp_path / "back")]) == 0
+    report = capsys.readouterr().out
+    (back,) = (tmp_path / "back" / "scenes").glob("*.json")
+    return load_scene(back), card, report
+
+
+class TestCardGivenKeepsTheScenesChar:
+    """Finding 6: a scene exported into a card of its own name comes back playing its own char."""
+
+    def test_the_readmes_vera_card_round_trip(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """`--card examples/vera.json`: the card keeps "Vera", the scene keeps "Narrator"."""
+        scene = _scene_folder(tmp_path)
+        back, card, report = _round_trip(
+            capsys, tmp_path, scene, "--card", str(ROOT / "examples" / "vera.json")
+        )
+        assert card["data"]["name"] == "Vera"
+        assert card["data"]["extensions"]["trackerkit"]["scene"]["char"] == "Narrator"
+        assert (back.char, back.user) == ("Narrator", "Vera")
+        assert f'exact: {WHERE}.scene.char -> scene.char: "Narrator"' in report
+        assert (
+            "unmapped: data.name: the card's own name \"Vera\", not the scene's char: the scene "
+            f'exported into this card plays "Narrator" ({WHERE}.scene.char)'
+        ) in report
+
+    def test_a_card_without_the_scenes_char_is_read_as_before(self) -> None:
+        """A card written before the char was kept there takes its char from `data.name`."""
+        card = export_card([Library(ROOT / "data" / "trackers").get("health")], name="Zoë")
+        card["data"]["extensions"]["trackerkit"]["scene"] = {"id": "z", "title": "Z", "user": "U"}
+        imported = card_from_data(card, "zoe.json")
+        assert (imported.scene_details["char"], imported.scene_details["user"]) == ("Zoë", "U")

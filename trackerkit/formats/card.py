@@ -2,7 +2,7 @@
 
 The card spec (`chara_card_v2`) makes `data.extensions` a free map that editors must keep, so
 trackers travel there whole: `{"version": 1, "trackers": [<tracker piece>, ...], "links": [ids],
-"scene": {"id", "title", "user"}}`. Exporting into an existing card changes only that key; every
+"scene": {"id", "title", "char", "user"}}`. Exporting into an existing card changes only that key; every
 other key of the card, known or not, is kept as it was. Reading a card gives back trackers equal
 to the ones exported (each through the strict decoder), and the order a scene links them in.
 
@@ -10,8 +10,10 @@ A scene and a card name the same things in two places: the scene's `char` is the
 `data.name` and its card text (the character and how to play it, `{{user}}` and all) is
 `data.description`, the field every card reader shows and sends (`system_prompt` would replace
 the person's own system prompt, which a scene's card text does not). The scene's id, title and
-user have no place in the spec, so they go under `data.extensions.trackerkit.scene`. A scene
-exported as a card and read back keeps its id, title, char, user and card text.
+user have no place in the spec, so they go under `data.extensions.trackerkit.scene`, and so does
+its char: a card given to export into keeps its own name, and the scene read back plays its own
+char, not the card's name. A scene exported as a card and read back keeps its id, title, char,
+user and card text (the card text when the card was made from the scene).
 """
 
 from __future__ import annotations
@@ -142,8 +144,8 @@ def export_card(
         name: the new card's name when neither a card nor a scene is given.
         file: the card's file name, for messages.
         scene: the scene the trackers are linked in: a new card takes its char as `data.name`
-            and its card text as `data.description`, and any card its id, title and user under
-            `data.extensions.trackerkit.scene`.
+            and its card text as `data.description`, and any card its id, title, char and user
+            under `data.extensions.trackerkit.scene`.
     Raises:
         ImportRefusedError: `card` is neither a Character Card V2 nor a V1 card.
     """
@@ -165,7 +167,12 @@ def export_card(
         }
     )
     if scene is not None:
-        mine["scene"] = {"id": scene.id, "title": scene.title, "user": scene.user}
+        mine["scene"] = {
+            "id": scene.id,
+            "title": scene.title,
+            "char": scene.char,
+            "user": scene.user,
+        }
     extensions[CARD_KEY] = mine
     return out
 
@@ -245,32 +252,52 @@ def _scene_details(
 ) -> tuple[dict[str, str], tuple[ReportLine, ...]]:
     """The scene a card implies, by the scene file's keys (with `title`), and a line for each.
 
-    `data.name` is the scene's char and `data.description` its card text; the id, title and user
-    of a scene exported into the card come from `data.extensions.trackerkit.scene`.
+    `data.name` is the scene's char and `data.description` its card text; the id, title, char and
+    user of a scene exported into the card come from `data.extensions.trackerkit.scene`, its char
+    before the card's name (a card given to export into keeps its own name).
     """
-    details: dict[str, str] = {}
-    lines: list[ReportLine] = []
+    exported = mine.get("scene")
+    details, lines = _exported(exported)
+    char = details.get("char")
     name = data.get("name")
-    if isinstance(name, str) and name.strip():
-        details["char"] = _one_line(name)
-        lines.append(ReportLine("exact", "data.name", "scene.char", quoted(details["char"], 40)))
-    else:
-        lines.append(
-            ReportLine("unmapped", "data.name", "", 'empty, so the scene plays "Assistant"')
+    own = _one_line(name) if isinstance(name, str) and name.strip() else None
+    card: list[ReportLine] = []
+    if own is not None and char not in (None, own):
+        card.append(
+            ReportLine(
+                "unmapped",
+                "data.name",
+                "",
+                f"the card's own name {quoted(own, 40)}, not the scene's char: the scene "
+                f"exported into this card plays {quoted(str(char), 40)} ({_WHERE}.scene.char)",
+            )
         )
+    elif own is not None:
+        details["char"] = own
+        card.append(ReportLine("exact", "data.name", "scene.char", quoted(own, 40)))
+    else:
+        plays = quoted(char, 40) if char is not None else '"Assistant"'
+        card.append(ReportLine("unmapped", "data.name", "", f"empty, so the scene plays {plays}"))
     description = data.get("description")
     if isinstance(description, str):
         details["card"] = description
         size = _characters(len(description)) if description else "empty"
-        lines.append(ReportLine("exact", "data.description", "scene.card", size))
-    exported = mine.get("scene")
+        if own is not None and char not in (None, own):
+            size += f", the card's own description (written for {quoted(own, 40)})"
+        card.append(ReportLine("exact", "data.description", "scene.card", size))
+    return details, (*card, *lines)
+
+
+def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
+    """The id, title, char and user of the scene exported into a card, and a line for each."""
+    details: dict[str, str] = {}
+    lines: list[ReportLine] = []
     where = f"{_WHERE}.scene"
     if exported is None:
-        return details, tuple(lines)
+        return details, lines
     if not isinstance(exported, dict):
-        lines.append(ReportLine("unmapped", where, "", "not an object, so not read"))
-        return details, tuple(lines)
-    for key in ("id", "title", "user"):
+        return details, [ReportLine("unmapped", where, "", "not an object, so not read")]
+    for key in ("id", "title", "char", "user"):
         value = exported.get(key)
         if value is None:
             continue
@@ -288,7 +315,7 @@ def _scene_details(
         if key == "id":
             said += " (the next free id when a scene file has it)"
         lines.append(ReportLine("exact", f"{where}.{key}", f"scene.{key}", said))
-    return details, tuple(lines)
+    return details, lines
 
 
 #: The card's other prompt texts: a scene holds one card text, `data.description`.

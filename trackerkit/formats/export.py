@@ -81,7 +81,7 @@ def _read_json(path: Path, what: str) -> object:
 class ExportSource:
     """What to export: the trackers in order (a scene's link order, files as given, a folder's
     by file name), a sentence for each linked tracker a scene had to leave out, and the scenes
-    read (a card takes its name, card text, title and user from a scene)."""
+    read (a card takes its name, card text, title, char and user from a scene)."""
 
     trackers: list[Tracker]
     notes: list[str]
@@ -164,8 +164,8 @@ def export_trackers(
             trackers (every other key of it is kept); without one, a new card named `name`,
             or the scene's char.
         scenes: the scenes the trackers came from; for `card`, one scene gives a new card its
-            name (the char) and description (the card text), and any card its id, title and
-            user (`card.export_card`). With none or several, the notes say what the card lacks.
+            name (the char) and description (the card text), and any card its id, title, char
+            and user (`card.export_card`). With none or several, the notes say what the card lacks.
     Raises:
         TrackerkitError: `card` given for another target, or a card file that cannot be read.
         ImportRefusedError: the card file is not a Character Card V2.
@@ -219,14 +219,14 @@ def _card_identity(card: dict[str, Any], scene: Scene | None, scenes: int, *, ma
         text = f"{size:,} character{'' if size == 1 else 's'}" if size else "empty"
         return (
             f"; name {quoted(scene.char, 40)} (the scene's char), description the scene's card "
-            f"text ({text}); the scene's id, title and user under {where}"
+            f"text ({text}); the scene's id, title, char and user under {where}"
         )
     name = data.get("name")
     shown = quoted(name, 40) if isinstance(name, str) else "(none)"
     kept = f"; the card keeps its own name {shown} and description"
-    if name != scene.char or data.get("description") != scene.card:
-        kept += f" (the scene's char {quoted(scene.char, 40)} and card text are not written)"
-    return f"{kept}; the scene's id, title and user under {where}"
+    if data.get("description") != scene.card:
+        kept += " (the scene's card text is not written)"
+    return f"{kept}; the scene's id, title, char and user under {where}"
 
 
 def write_export(done: Export, out: Path | None) -> str | None:
