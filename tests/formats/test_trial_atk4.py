@@ -177,3 +177,46 @@ class TestCardGivenKeepsTheScenesChar:
         card["data"]["extensions"]["trackerkit"]["scene"] = {"id": "z", "title": "Z", "user": "U"}
         imported = card_from_data(card, "zoe.json")
         assert (imported.scene_details["char"], imported.scene_details["user"]) == ("Zoë", "U")
+
+
+class TestEmptyAndSpacedIdentity:
+    """Finding 7: scene -> card -> scene keeps an empty or spaced title, char and user as written."""
+
+    @pytest.mark.parametrize(
+        "identity",
+        [
+            {"title": "", "char": "", "user": "", "card": ""},
+            {"title": " spaced ", "char": "  ", "user": "\u2028", "card": "line1\r\nline2"},
+            {"title": "T", "char": "Assistant", "user": "User", "card": "c"},
+        ],
+        ids=["empty", "spaced", "the defaults"],
+    )
+    def test_the_round_trip_keeps_them(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path, identity: dict[str, str]
+    ) -> None:
+        """Each is a valid scene value (`load_scene` reads it), and comes back as it was."""
+        scene = _scene_folder(tmp_path, **identity)
+        before = load_scene(scene)
+        back, _, report = _round_trip(capsys, tmp_path, scene)
+        assert back == before
+        assert "not a text" not in report
+
+    def test_the_report_shows_an_empty_or_spaced_value_as_written(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """An empty title is `""`; a value with outer spaces or a line break is shown escaped."""
+        scene = _scene_folder(tmp_path, title="", char=" N ", user="\u2028")
+        _, _, report = _round_trip(capsys, tmp_path, scene)
+        assert f'exact: {WHERE}.scene.title -> scene.title: "" (empty)' in report
+        assert f'exact: {WHERE}.scene.char -> scene.char: " N " (as written)' in report
+        assert f'exact: {WHERE}.scene.user -> scene.user: "\\u2028" (as written)' in report
+
+    def test_a_value_that_is_not_a_text_says_what_it_is(self) -> None:
+        """A number where a title belongs is reported as the number it is."""
+        card = export_card([Library(ROOT / "data" / "trackers").get("health")], name="Zoë")
+        card["data"]["extensions"]["trackerkit"]["scene"] = {"id": "z", "title": 3}
+        imported = card_from_data(card, "zoe.json")
+        assert imported.scene == "Zoë"
+        assert [str(line) for line in imported.report.of("unmapped")] == [
+            f"unmapped: {WHERE}.scene.title: not a text (found 3), so not read"
+        ]

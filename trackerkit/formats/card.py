@@ -13,7 +13,8 @@ the person's own system prompt, which a scene's card text does not). The scene's
 user have no place in the spec, so they go under `data.extensions.trackerkit.scene`, and so does
 its char: a card given to export into keeps its own name, and the scene read back plays its own
 char, not the card's name. A scene exported as a card and read back keeps its id, title, char,
-user and card text (the card text when the card was made from the scene).
+user and card text as written, an empty text or outer spaces too (the card text when the card
+was made from the scene).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from trackerkit._pieces import check_tracker_id
 from trackerkit.errors import BadRequestError, ImportRefusedError, TrackerDecodeError
+from trackerkit.fields import describe_value
 from trackerkit.formats.detect import (
     entry_name,
     is_init_var_name,
@@ -233,7 +235,7 @@ def card_from_data(card: object, file: str) -> Imported:
         + _text_lines(data)
         + _book_lines(data, file)
     )
-    title = details.pop("title", None) or details.get("char") or "Card"
+    title = details.pop("title") if "title" in details else details.get("char") or "Card"
     report = ImportReport(file, "card", lines)
     return Imported(tuple(trackers), tuple(links), report, title, details)
 
@@ -247,6 +249,19 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def _as_written(text: str) -> str:
+    """`text` quoted for a report line; one that is empty, or not one plain line (outer spaces,
+    a line break), escaped and said to be kept so."""
+    if not text:
+        return '"" (empty)'
+    if text == _one_line(text):
+        return quoted(text, 40)
+    shown = "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text[:40]
+    )
+    return f'"{shown}{"..." if len(text) > 40 else ""}" (as written)'
+
+
 def _scene_details(
     data: Mapping[str, Any], mine: Mapping[str, Any]
 ) -> tuple[dict[str, str], tuple[ReportLine, ...]]:
@@ -256,40 +271,45 @@ def _scene_details(
     user of a scene exported into the card come from `data.extensions.trackerkit.scene`, its char
     before the card's name (a card given to export into keeps its own name).
     """
-    exported = mine.get("scene")
-    details, lines = _exported(exported)
+    details, lines = _exported(mine.get("scene"))
     char = details.get("char")
     name = data.get("name")
     own = _one_line(name) if isinstance(name, str) and name.strip() else None
+    #: The card's own name, when a scene exported into the card plays another char.
+    given = own if char is not None and _one_line(char) != own else None
     card: list[ReportLine] = []
-    if own is not None and char not in (None, own):
+    if given is not None and char is not None:
         card.append(
             ReportLine(
                 "unmapped",
                 "data.name",
                 "",
-                f"the card's own name {quoted(own, 40)}, not the scene's char: the scene "
-                f"exported into this card plays {quoted(str(char), 40)} ({_WHERE}.scene.char)",
+                f"the card's own name {quoted(given, 40)}, not the scene's char: the scene "
+                f"exported into this card plays {_as_written(char)} ({_WHERE}.scene.char)",
             )
         )
     elif own is not None:
-        details["char"] = own
+        details.setdefault("char", own)
         card.append(ReportLine("exact", "data.name", "scene.char", quoted(own, 40)))
     else:
-        plays = quoted(char, 40) if char is not None else '"Assistant"'
+        plays = _as_written(char) if char is not None else '"Assistant"'
         card.append(ReportLine("unmapped", "data.name", "", f"empty, so the scene plays {plays}"))
     description = data.get("description")
     if isinstance(description, str):
         details["card"] = description
         size = _characters(len(description)) if description else "empty"
-        if own is not None and char not in (None, own):
-            size += f", the card's own description (written for {quoted(own, 40)})"
+        if given is not None:
+            size += f", the card's own description (written for {quoted(given, 40)})"
         card.append(ReportLine("exact", "data.description", "scene.card", size))
     return details, (*card, *lines)
 
 
 def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
-    """The id, title, char and user of the scene exported into a card, and a line for each."""
+    """The id, title, char and user of the scene exported into a card, and a line for each.
+
+    Each is taken as written, an empty text and outer spaces too (a scene holds them so); the
+    report line shows such a value escaped.
+    """
     details: dict[str, str] = {}
     lines: list[ReportLine] = []
     where = f"{_WHERE}.scene"
@@ -301,8 +321,9 @@ def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
         value = exported.get(key)
         if value is None:
             continue
-        if not isinstance(value, str) or not value.strip():
-            lines.append(ReportLine("unmapped", f"{where}.{key}", "", "not a text, so not read"))
+        if not isinstance(value, str):
+            found = f"not a text (found {describe_value(value)}), so not read"
+            lines.append(ReportLine("unmapped", f"{where}.{key}", "", found))
             continue
         if key == "id":
             try:
@@ -310,8 +331,8 @@ def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
             except BadRequestError as error:
                 lines.append(ReportLine("unmapped", f"{where}.id", "", f"not read: {error}"))
                 continue
-        details[key] = value if key == "id" else _one_line(value)
-        said = quoted(details[key], 40)
+        details[key] = value
+        said = _as_written(value)
         if key == "id":
             said += " (the next free id when a scene file has it)"
         lines.append(ReportLine("exact", f"{where}.{key}", f"scene.{key}", said))
