@@ -12,7 +12,7 @@ import pytest
 
 from trackerkit import Library
 from trackerkit.cli import main
-from trackerkit.formats import import_mvu
+from trackerkit.formats import import_mvu, import_wtracker
 from trackerkit.formats.card import card_from_data, export_card
 from trackerkit.formats.leaves import guess_range
 from trackerkit.scene import Scene, load_scene
@@ -220,3 +220,27 @@ class TestEmptyAndSpacedIdentity:
         assert [str(line) for line in imported.report.of("unmapped")] == [
             f"unmapped: {WHERE}.scene.title: not a text (found 3), so not read"
         ]
+
+
+class TestWTrackerEnumMerges:
+    """Finding 10 (WTracker): enum values that become one choice are named on the field's line."""
+
+    @staticmethod
+    def _line(enum: list[object]) -> str:
+        preset = {"type": "object", "properties": {"lvl": {"enum": enum}}}
+        settings = {"schemaPresets": {"ship": {"name": "Ship", "value": preset}}}
+        imported = import_wtracker("wt.json", orjson.dumps(settings).decode())
+        (line,) = [str(x) for x in imported.report.lines if x.source.endswith(".lvl")]
+        return line
+
+    def test_two_values_that_became_one_choice_are_named(self) -> None:
+        """`[1.0, 2, "2"]` is 2 choices, and the line says 2 and "2" both became "2"."""
+        assert self._line([1.0, 2, "2"]).endswith(
+            'choice of 2; guessed: non-text enum values written as text; 2 and the text "2" '
+            'both became the choice "2"'
+        )
+
+    def test_values_that_stay_apart_say_nothing_more(self) -> None:
+        assert self._line([1, 2, 3]).endswith(
+            "choice of 3; guessed: non-text enum values written as text"
+        )

@@ -349,7 +349,23 @@ def _choice(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool] | str:
     detail = f"choice of {len(choices)}" + (
         "; guessed: non-text enum values written as text" if mixed else ""
     )
+    detail += _merged(enum)
     return spec, detail + _lost(lost, "starts at its first choice"), mixed or bool(lost)
+
+
+def _merged(enum: list[object]) -> str:
+    """`; 2 and the text "2" both became the choice "2"` for each choice that two or more
+    different enum values became, or nothing."""
+    sources: dict[str, dict[str, None]] = {}  # each choice's values, told apart as described
+    for value in enum:
+        sources.setdefault(_as_choice(value), {})[describe_value(value)] = None
+    told = ""
+    for choice, found in sources.items():
+        if len(found) > 1:
+            *first, last = found
+            both = "both" if len(found) == 2 else "all"
+            told += f"; {', '.join(first)} and {last} {both} became the choice {quoted(choice, 40)}"
+    return told
 
 
 def _as_choice(value: object) -> str:
