@@ -244,3 +244,12 @@ class TestWTrackerEnumMerges:
         assert self._line([1, 2, 3]).endswith(
             "choice of 3; guessed: non-text enum values written as text"
         )
+
+    def test_an_object_or_list_value_is_its_json_not_a_python_repr(self) -> None:
+        """Found when fixing the above: `{"a": 1}` in an enum became the choice "{'a': 1}"."""
+        preset = {"type": "object", "properties": {"lvl": {"enum": [{"a": 1}, "b", [1, "é"]]}}}
+        settings = {"schemaPresets": {"ship": {"name": "Ship", "value": preset}}}
+        imported = import_wtracker("wt.json", orjson.dumps(settings).decode())
+        (tracker,) = imported.trackers
+        (field,) = [f for f in tracker.fields if f.name == "lvl"]
+        assert field.choices == ['{"a":1}', "b", '[1,"é"]']

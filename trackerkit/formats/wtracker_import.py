@@ -12,6 +12,7 @@ arrays below the top are reported, not guessed at.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from dataclasses import replace
@@ -370,7 +371,10 @@ def _merged(enum: list[object]) -> str:
 
 def _as_choice(value: object) -> str:
     """An enum value as the text a choice holds: a text as it is, a plain value as written
-    (`2` -> "2"), so a default is read the way the choices are."""
+    (`2` -> "2"), an object or a list as its JSON (never a Python repr), so a default is read
+    the way the choices are."""
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return value if isinstance(value, str) else plain_text(value)
 
 
