@@ -171,6 +171,30 @@ class TestCardGivenKeepsTheScenesChar:
             f'exported into this card plays "Narrator" ({WHERE}.scene.char)'
         ) in report
 
+    def test_the_scenes_card_text_comes_back_too(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The card keeps Vera's description, and the scene its narrator's card text (it came
+        back as Vera's description)."""
+        scene = _scene_folder(tmp_path)
+        narrator = load_scene(scene).card
+        vera = orjson.loads((ROOT / "examples" / "vera.json").read_bytes())["data"]["description"]
+        assert narrator != vera
+        back, card, report = _round_trip(
+            capsys, tmp_path, scene, "--card", str(ROOT / "examples" / "vera.json")
+        )
+        assert card["data"]["description"] == vera
+        assert card["data"]["extensions"]["trackerkit"]["scene"]["card"] == narrator
+        assert back.card == narrator
+        assert "unmapped: data.description: the card's own description" in report
+
+    def test_a_new_cards_description_is_the_scenes_card_text_alone(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        back, card, _report = _round_trip(capsys, tmp_path, _scene_folder(tmp_path))
+        assert "card" not in card["data"]["extensions"]["trackerkit"]["scene"]
+        assert back.card == card["data"]["description"]
+
     def test_a_card_without_the_scenes_char_is_read_as_before(self) -> None:
         """A card written before the char was kept there takes its char from `data.name`."""
         card = export_card([Library(ROOT / "data" / "trackers").get("health")], name="Zoë")

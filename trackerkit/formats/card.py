@@ -2,7 +2,7 @@
 
 The card spec (`chara_card_v2`) makes `data.extensions` a free map that editors must keep, so
 trackers travel there whole: `{"version": 1, "trackers": [<tracker piece>, ...], "links": [ids],
-"scene": {"id", "title", "char", "user"}}`. Exporting into an existing card changes only that key; every
+"scene": {"id", "title", "char", "user"[, "card"]}}`. Exporting into an existing card changes only that key; every
 other key of the card, known or not, is kept as it was. Reading a card gives back trackers equal
 to the ones exported (each through the strict decoder), and the order a scene links them in.
 
@@ -147,7 +147,8 @@ def export_card(
         file: the card's file name, for messages.
         scene: the scene the trackers are linked in: a new card takes its char as `data.name`
             and its card text as `data.description`, and any card its id, title, char and user
-            under `data.extensions.trackerkit.scene`.
+            under `data.extensions.trackerkit.scene` (with its card text, when a card given keeps
+            a description of its own).
     Raises:
         ImportRefusedError: `card` is neither a Character Card V2 nor a V1 card.
     """
@@ -175,6 +176,8 @@ def export_card(
             "char": scene.char,
             "user": scene.user,
         }
+        if data.get("description") != scene.card:  # a card given keeps its own description
+            mine["scene"]["card"] = scene.card
     extensions[CARD_KEY] = mine
     return out
 
@@ -295,7 +298,18 @@ def _scene_details(
         plays = _as_written(char) if char is not None else '"Assistant"'
         card.append(ReportLine("unmapped", "data.name", "", f"empty, so the scene plays {plays}"))
     description = data.get("description")
-    if isinstance(description, str):
+    if "card" in details:  # the scene's own card text, kept beside the card's description
+        if isinstance(description, str) and description != details["card"]:
+            card.append(
+                ReportLine(
+                    "unmapped",
+                    "data.description",
+                    "",
+                    f"the card's own description ({_characters(len(description))}), not the "
+                    f"scene's card text ({_WHERE}.scene.card)",
+                )
+            )
+    elif isinstance(description, str):
         details["card"] = description
         size = _characters(len(description)) if description else "empty"
         if given is not None:
@@ -305,7 +319,8 @@ def _scene_details(
 
 
 def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
-    """The id, title, char and user of the scene exported into a card, and a line for each.
+    """The id, title, char and user of the scene exported into a card (and its card text, when
+    the card kept its own description), and a line for each.
 
     Each is taken as written, an empty text and outer spaces too (a scene holds them so); the
     report line shows such a value escaped.
@@ -317,7 +332,7 @@ def _exported(exported: object) -> tuple[dict[str, str], list[ReportLine]]:
         return details, lines
     if not isinstance(exported, dict):
         return details, [ReportLine("unmapped", where, "", "not an object, so not read")]
-    for key in ("id", "title", "char", "user"):
+    for key in ("id", "title", "char", "user", "card"):
         value = exported.get(key)
         if value is None:
             continue
