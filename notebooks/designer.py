@@ -3,7 +3,7 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · tracker designer", css_file="designer.css")
 
-with app.setup:
+with app.setup(hide_code=True):
     import marimo as mo
 
     from trackerkit import Draft, Library, design, load_scenes, rail, workspace

@@ -3,7 +3,7 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · evaluate")
 
-with app.setup:
+with app.setup(hide_code=True):
     import marimo as mo
 
     from trackerkit import Variant, evaluate, load_scene, workspace
@@ -37,7 +37,7 @@ with app.setup:
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
 
 
-@app.function
+@app.function(hide_code=True)
 def with_protocols(variants, protocols):
     """Each variant under each protocol picked; a text-protocol variant is named `… · text`."""
     return [
@@ -52,7 +52,7 @@ def with_protocols(variants, protocols):
     ]
 
 
-@app.function
+@app.function(hide_code=True)
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
     return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")

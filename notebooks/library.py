@@ -3,7 +3,7 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="medium", app_title="trackerkit · tracker library")
 
-with app.setup:
+with app.setup(hide_code=True):
     import marimo as mo
 
     from trackerkit import (
@@ -19,13 +19,13 @@ with app.setup:
     from trackerkit.views import md_text, safe_md, trouble_html
 
 
-@app.function
+@app.function(hide_code=True)
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
     return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
-@app.function
+@app.function(hide_code=True)
 def tracker_choices(trackers):
     """The "Tracker" picker's options, label to id, sorted by label: each tracker as
     "Name (id)", as the designer's picker names them, so two trackers of one name (a copied
@@ -33,7 +33,7 @@ def tracker_choices(trackers):
     return dict(sorted((f"{t.name} ({t.id})", t.id) for t in trackers))
 
 
-@app.function
+@app.function(hide_code=True)
 def missing_folder(place):
     """What of the folder the library reads is not there, in a sentence (Markdown); "" when it
     is there. A mistyped --data path reads as an empty library, so it is said outright."""

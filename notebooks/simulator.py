@@ -3,7 +3,7 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · session simulator")
 
-with app.setup:
+with app.setup(hide_code=True):
     from html import escape
 
     import marimo as mo

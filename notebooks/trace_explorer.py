@@ -3,7 +3,7 @@ import marimo
 __generated_with = "0.25.2"
 app = marimo.App(width="full", app_title="trackerkit · trace explorer")
 
-with app.setup:
+with app.setup(hide_code=True):
     from html import escape
     from pathlib import Path
 
@@ -42,13 +42,13 @@ with app.setup:
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
 
 
-@app.function
+@app.function(hide_code=True)
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
     return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
-@app.function
+@app.function(hide_code=True)
 def titled_by_days(figure, days):
     """The per-day cumulative chart titled by the days it covers: one by its date, several as a span."""
     _days = sorted(days)

@@ -75,3 +75,32 @@ def test_make_run_with_data_points_the_apps_at_that_folder(
     library.get_by_text("(the --data option): read and saved in place").first.wait_for()
     count = len(list((data_copy / "trackers").glob("*.json")))
     library.get_by_text(f"{count} trackers").first.wait_for()
+
+
+TITLES = {
+    "designer.py": "Tracker designer",
+    "simulator.py": "Session simulator",
+    "trace_explorer.py": "Trace explorer",
+    "library.py": "The tracker library",
+    "evaluate.py": "Will my trackers hold on my model?",
+}
+
+
+def test_make_run_opens_each_notebook_on_its_title(
+    launch: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    free_port: Callable[[], int],
+) -> None:
+    """Found when a newcomer tried `make run`: every notebook opened on its imports and helper
+    functions (the title of three of them not on the first screen at all); their code is
+    hidden now, so each opens on its title, in the top half of the first screen."""
+    port = free_port()
+    url = launch(_make_run_command(port), port, "make-run-titles")
+    for notebook, heading in TITLES.items():
+        page = open_page(f"{url}/?file={notebook}", heading)
+        box = page.locator("h1", has_text=heading).first.bounding_box()
+        assert box is not None
+        assert box["y"] < page.viewport_size["height"] / 2, (notebook, box)
+        screenshot(page, f"make_run_first_screen_{notebook[:-3]}")
+        page.close()

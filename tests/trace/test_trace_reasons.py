@@ -243,3 +243,9 @@ class TestErrorCells:
         written = turns["error"].notna()
         assert shown.loc[written, "error"].tolist() == turns.loc[written, "error"].tolist()
         assert not shown[["error_class", "error"]].isna().any().any()
+
+
+def test_the_words_the_explorer_shows_name_no_rule_id() -> None:
+    """Found when a newcomer opened a turn: the page said "a failure class, TC-16", an id of the
+    project's rule list a user cannot look up."""
+    assert re.search(r"\bT[RC]-\d+", STATUS_AND_FAILURES) is None

@@ -36,10 +36,11 @@ STATUS_AND_FAILURES = """\
 **`status`** is how the turn ended: *failed* (`eve.turn.failed`), *cancelled*, *completed*,
 *stopped* (a stop was requested and no end was written), or *open* (no end yet). A subagent's
 own end events (`turn_3#planner`) end the subagent, not the turn.
-**`failures`** counts the turn's failed tool calls (a result with a failure class, TC-16) and
-nothing else. So a **completed** turn may have failures: a tool failed, the model read the
+**`failures`** counts the turn's failed tool calls (a tool result that carries a failure class)
+and nothing else. So a **completed** turn may have failures: a tool failed, the model read the
 error and went on (the failures were recovered). A **failed** turn may have none: a step or the
-turn itself failed without a tool failing (`E_DEEP`, say). And a failed turn's failures need not
+turn itself failed without a tool failing (a step's own error code, such as the sample days'
+`E_DEEP`). And a failed turn's failures need not
 be why it failed: the model endpoint may give up after tools failed (`E_MODEL`).
 **`error_class`** and **`error`** name the reason: the code and message of the first failed step
 or turn, else the class and message of the first failed tool call."""
