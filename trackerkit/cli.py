@@ -650,13 +650,21 @@ def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     command.add_argument("--dry-run", action="store_true", help="print the report, write nothing")
+    command.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help=(
+            "write the trackers and scene even when ones of the same names are already there "
+            "(by default such an import, a second import of one file, is refused)"
+        ),
+    )
     command.set_defaults(func=_import)
 
 
 def _import(args: argparse.Namespace) -> int:
     from trackerkit.errors import BadRequestError
     from trackerkit.formats.detect import FORMAT_NAMES
-    from trackerkit.formats.importers import import_file, write_import
+    from trackerkit.formats.importers import import_file, same_names, write_import
     from trackerkit.workspace import workspace
 
     imported = import_file(args.file, args.format)
@@ -685,7 +693,10 @@ def _import(args: argparse.Namespace) -> int:
         print(f"trackerkit: data folder {root} ({chosen.source})", file=sys.stderr)
     # Every file is chosen and checked before any is written: a refusal writes nothing, and a
     # write failing partway names each file written (write_import).
-    saved, scene = write_import(imported, chosen.trackers, chosen.scenes, dry_run=args.dry_run)
+    saved, scene = write_import(imported, chosen.trackers, chosen.scenes, dry_run=True)
+    _refuse_duplicates(same_names(saved, scene, chosen.trackers, chosen.scenes), args, root)
+    if not args.dry_run:
+        saved, scene = write_import(imported, chosen.trackers, chosen.scenes)
     verb = "would write" if args.dry_run else "wrote"
     for tracker in saved.trackers:
         print(f"{verb} {root / 'trackers' / (tracker.id + '.json')} ({tracker.name})")
@@ -701,6 +712,30 @@ def _import(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
     return 0
+
+
+def _refuse_duplicates(clashes: tuple[str, ...], args: argparse.Namespace, root: Path) -> None:
+    """Print a line per piece bearing the name of one already in `root`; unless
+    --allow-duplicates, refuse the import (a second import of one file, most likely).
+
+    Raises:
+        BadRequestError: a piece clashes and --allow-duplicates is not given.
+    """
+    from trackerkit.errors import BadRequestError
+
+    for clash in clashes:
+        print(clash)
+    if not clashes or args.allow_duplicates:
+        return
+    pieces = f"{len(clashes)} pieces it would write bear the names of ones"
+    if len(clashes) == 1:
+        pieces = "a piece it would write bears the name of one"
+    refused = "would be refused" if args.dry_run else "refused"
+    raise BadRequestError(
+        f"import {refused}: {pieces} already in {root} (above; was {args.file} imported there "
+        "before?); nothing was written. Rename or remove the ones there, import into another "
+        "folder (--into DIR), or pass --allow-duplicates to write them anyway"
+    )
 
 
 def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -68,11 +68,13 @@ class TestImport:
     def test_taken_id_gets_the_next(
         self, capsys: pytest.CaptureFixture[str], card: Path, tmp_path: Path
     ) -> None:
-        """A second import never overwrites the first: the new piece is li-2."""
+        """A second import allowed to duplicate never overwrites the first: the new piece is li-2."""
         data = tmp_path / "data"
         _run(capsys, "import", str(card), "--into", str(data))
         first = (data / "trackers" / "li.json").read_bytes()
-        code, out, _ = _run(capsys, "import", str(card), "--into", str(data), "--from", "mvu")
+        code, out, _ = _run(
+            capsys, "import", str(card), "--into", str(data), "--from", "mvu", "--allow-duplicates"
+        )
         assert (code, out.splitlines()[-3:]) == (
             0,
             [

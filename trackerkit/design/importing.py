@@ -32,7 +32,7 @@ from trackerkit.formats.detect import (
     sniff,
 )
 from trackerkit.formats.imported import Imported, ImportReport, ReportLine
-from trackerkit.formats.importers import IMPORTERS, save_imported_scene
+from trackerkit.formats.importers import IMPORTERS, same_title_scenes, save_imported_scene
 from trackerkit.formats.png import is_png
 from trackerkit.library import Library
 from trackerkit.tracker import Tracker
@@ -252,6 +252,7 @@ class Taken:
         namesakes: each saved id whose name the library's other trackers also bear, and those
             trackers (a scene linking two of one name leaves one out: `draft.name_clash`).
         scene_links: the ids the scene written links (empty when none was written).
+        scene_twins: the other scene files of the written scene's title (a second import).
     """
 
     saved: tuple[Tracker, ...]
@@ -260,6 +261,7 @@ class Taken:
     renamed: dict[str, str] = field(default_factory=dict)
     namesakes: dict[str, tuple[Tracker, ...]] = field(default_factory=dict)
     scene_links: tuple[str, ...] = ()
+    scene_twins: tuple[Path, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -279,6 +281,12 @@ class Taken:
             lines.append(f"- `{was}` was taken, so it is `{now}`")
         if self.scene is not None:
             lines.append(f"- a scene linking them: `{self.scene.name}`")
+        if self.scene is not None and self.scene_twins:
+            twins = ", ".join(f"`{p.name}`" for p in self.scene_twins)
+            lines.append(
+                f"- same title: `{self.scene.name}`: the scenes folder already holds a scene of "
+                f"this title, {twins}; the scene lists show two of one title"
+            )
         lines += [f"- {line}" for line in self.refused]
         lines += self._namesake_lines()
         head = f"Took {len(self.saved)} into the library." if self.saved else "Nothing was taken."
@@ -349,6 +357,7 @@ def take_imported(
         if stored.id != tracker.id:
             renamed[tracker.id] = stored.id
     scene = None
+    twins: tuple[Path, ...] = ()
     links: tuple[str, ...] = ()
     if scenes is not None and which == ALL_IMPORTED and not refused and saved:
         links = tuple(renamed.get(i, i) for i in imported.scene_links)
@@ -358,7 +367,9 @@ def take_imported(
         except Exception as error:  # the trackers are saved; the scene's failure is said
             refused.append(readable(error, "write the scene linking them"))
         else:
-            scene = done.path if done is not None else None
+            if done is not None:
+                scene = done.path
+                twins = tuple(same_title_scenes(done.scene.title, scenes, done.path))
     return Taken(
         tuple(saved),
         tuple(refused),
@@ -366,6 +377,7 @@ def take_imported(
         renamed,
         _namesakes(saved, library),
         links if scene is not None else (),
+        twins,
     )
 
 

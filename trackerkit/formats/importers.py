@@ -28,8 +28,9 @@ from trackerkit.formats.rpg_companion import rpg_companion_from_data
 from trackerkit.formats.sillytavern_tracker import sillytavern_tracker_from_data
 from trackerkit.formats.wtracker_import import wtracker_from_data
 from trackerkit.library import Library
-from trackerkit.scene import Scene
+from trackerkit.scene import Scene, load_scene
 from trackerkit.tracker import Tracker
+from trackerkit.update import name_key
 
 __all__ = [
     "IMPORTERS",
@@ -37,6 +38,8 @@ __all__ = [
     "SavedScene",
     "check_folder",
     "import_file",
+    "same_names",
+    "same_title_scenes",
     "save_imported",
     "save_imported_scene",
     "write_import",
@@ -286,3 +289,61 @@ def save_imported_scene(
                 path.unlink()
             raise
         return SavedScene(path, scene)
+
+
+def same_names(
+    imported: Imported,
+    scene: SavedScene | None,
+    trackers: str | os.PathLike[str],
+    scenes: str | os.PathLike[str],
+) -> tuple[str, ...]:
+    """One sentence per piece an import would write that bears the name of one already there.
+
+    Call it with what `write_import(..., dry_run=True)` returned, before writing. A tracker
+    clashes with a tracker of the folder called by the same name (as the update tool matches
+    names: `HEALTH` is `Health`); the scene with a scene file of the same title. A second import
+    of one file clashes on every piece. A folder or file that cannot be read counts as none.
+    """
+    folder = Path(trackers)
+    new_ids = {t.id for t in imported.trackers}
+    try:
+        held = [t for t in Library(folder).trackers() if t.id not in new_ids]
+    except TrackerkitError:
+        held = []
+    lines = []
+    for tracker in imported.trackers:
+        key = name_key(tracker.name)
+        same = sorted((t for t in held if key and name_key(t.name) == key), key=lambda t: t.id)
+        if same:
+            files = ", ".join(str(folder / f"{t.id}.json") for t in same)
+            lines.append(
+                f'same name: {folder / (tracker.id + ".json")} ("{tracker.name}"): the library '
+                f"already holds a tracker of this name, {files}; a scene that links two "
+                "trackers of one name leaves one of them out of every turn"
+            )
+    if scene is not None:
+        twins = same_title_scenes(scene.scene.title, scenes, scene.path)
+        if twins:
+            lines.append(
+                f'same title: {scene.path} (scene "{scene.scene.title}"): the scenes folder '
+                f"already holds a scene of this title, {', '.join(map(str, twins))}; the "
+                "scene lists show two of one title"
+            )
+    return tuple(lines)
+
+
+def same_title_scenes(
+    title: str, scenes: str | os.PathLike[str], own: Path | None = None
+) -> list[Path]:
+    """The scene files in `scenes` (other than `own`) whose scene has `title`, by name."""
+    folder = Path(scenes)
+    found = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path == own:
+            continue
+        try:
+            if load_scene(path).title == title:
+                found.append(path)
+        except (TrackerkitError, OSError):
+            continue
+    return found
