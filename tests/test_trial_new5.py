@@ -109,3 +109,22 @@ class TestSecondImport:
             "title, `lorebook.json`; the scene lists show two of one title\n"
         ) in said
         assert "the library already holds a tracker of this name" in said
+
+
+class TestStepNumbers:
+    """simulate's table and its expectation messages count steps alike."""
+
+    def test_the_missed_step_is_the_row_of_its_number(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """Under the text protocol "step 3" misses: the table's row 3 is the turn that wrote
+        nothing (turns[2] of fight.json), numbered from 1 under a "step" header."""
+        fight = str(ROOT / "data" / "scenes" / "fight.json")
+        code, out, err = _run(capsys, "simulate", fight, "--no-trace", "--protocol", "text")
+        assert code == 1
+        assert "trackerkit: expectation not met: step 3: Health.hp: expected 12, found 22\n" in err
+        rows = out.splitlines()
+        assert rows[0].startswith("step  kind ")
+        assert [row.split()[0] for row in rows[2:8]] == ["1", "2", "3", "4", "5", "6"]
+        assert rows[4].startswith("   3  reply  I fight on")
+        assert " 0/1 ok  - " in rows[4]

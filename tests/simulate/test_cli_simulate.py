@@ -21,7 +21,7 @@ FIGHT = str(REPO / "data" / "scenes" / "fight.json")
 SHOP = str(REPO / "data" / "scenes" / "shop.json")
 TRACKERS = str(REPO / "data" / "trackers")
 FIGHT_HEADER = (
-    "turn  kind   user                              calls   changes"
+    "step  kind   user                              calls   changes"
     "                                                    card  trackers  tool  history"
 )
 
@@ -50,7 +50,7 @@ class TestSimulate:
         assert lines[0] == FIGHT_HEADER
         assert re.fullmatch(r"[- ]+", lines[1])
         rows = lines[2 : lines.index("")]
-        assert [row.split()[:2] for row in rows] == [[str(i), "reply"] for i in range(6)]
+        assert [row.split()[:2] for row in rows] == [[str(i), "reply"] for i in range(1, 7)]
         assert "1/2 ok" in rows[2]
         assert "Health: hp 12→10, hp_max 30→10" in rows[3]
         assert lines[-1] == (

@@ -60,7 +60,8 @@ def change_summary(entry: MessageChanges | None) -> str:
 
 
 def turn_table(reports: Sequence[TurnReport]) -> str:
-    """One row per turn: turn, kind, user text, tool calls, changes, prompt tokens by part."""
+    """One row per turn: its step (from 1, as the expectation messages and the simulator page
+    count), kind, user text, tool calls, changes, prompt tokens by part."""
     rows = []
     for r in reports:
         parts = r.request.parts if r.request else {}
@@ -69,7 +70,7 @@ def turn_table(reports: Sequence[TurnReport]) -> str:
         changes = change_summary(r.changes) if r.ok else f"FAILED: {r.failed}"
         rows.append(
             [
-                str(r.index),
+                str(r.index + 1),
                 r.kind,
                 _short(r.user),
                 calls,
@@ -81,7 +82,7 @@ def turn_table(reports: Sequence[TurnReport]) -> str:
                 ),
             ]
         )
-    return table(["turn", "kind", "user", "calls", "changes", *_PARTS], rows)
+    return table(["step", "kind", "user", "calls", "changes", *_PARTS], rows)
 
 
 def changes_lines(result: Changes) -> str:
