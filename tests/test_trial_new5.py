@@ -128,3 +128,17 @@ class TestStepNumbers:
         assert [row.split()[0] for row in rows[2:8]] == ["1", "2", "3", "4", "5", "6"]
         assert rows[4].startswith("   3  reply  I fight on")
         assert " 0/1 ok  - " in rows[4]
+
+
+class TestEvalTrace:
+    """eval names the day file its turns went to, as simulate does."""
+
+    def test_the_day_file_is_named(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The line names the one .jsonl day file written in DATA/trace, not the folder."""
+        fight = str(ROOT / "data" / "scenes" / "fight.json")
+        assert main(["eval", fight, "--runs", "1", "--data", str(tmp_path)]) == 0
+        said = [line for line in capsys.readouterr().err.splitlines() if "trace written" in line]
+        (day,) = list((tmp_path / "trace").glob("*.jsonl"))
+        assert said == [f"trackerkit: trace written to {day}"]

@@ -22,6 +22,7 @@ from trackerkit.line import shown_path
 
 if TYPE_CHECKING:
     from trackerkit.scene import Linked, Scene
+    from trackerkit.trace import TraceWriter
 
 # Each command module registers its sub-commands on the parser; the handler is stored as `func`.
 Handler = Callable[[argparse.Namespace], int]
@@ -505,20 +506,7 @@ def _simulate(args: argparse.Namespace) -> int:
         if trace is not None:
             trace.close()
     if trace is not None:
-        days = dict.fromkeys([trace.path_for(started), trace.path_for(clock())])
-        lost = (
-            f" ({trace.failures} {'write' if trace.failures == 1 else 'writes'} failed, so "
-            "events are missing from it)"
-            if trace.failures
-            else ""
-        )
-        # A day file left empty holds no trace. The writer never breaks a turn (TC-20), so a
-        # failed write is told here, not raised.
-        written = [d for d in days if d.is_file() and d.stat().st_size]
-        for day in written:
-            print(f"trackerkit: trace written to {day}{lost}", file=sys.stderr)
-        for day in [] if written else days:
-            print(f"trackerkit: no trace could be written to {day}", file=sys.stderr)
+        say_trace(trace, started, clock())
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
@@ -569,6 +557,29 @@ def _timestamp(text: str) -> datetime:
 
 _EARLIEST = datetime(1, 1, 3, tzinfo=UTC)
 _LATEST = datetime(9999, 12, 29, tzinfo=UTC)
+
+
+def say_trace(trace: TraceWriter, started: datetime, ended: datetime) -> None:
+    """Say on stderr each day file a run from `started` to `ended` wrote its turns to.
+
+    The writer never breaks a turn (TC-20), so a failed write is told here, not raised; a day
+    file left empty holds no trace and is said to be unwritten.
+    """
+    moments = [started]
+    while moments[-1] + timedelta(days=1) < ended:  # a run past midnight: each day between
+        moments.append(moments[-1] + timedelta(days=1))
+    days = list(dict.fromkeys(trace.path_for(m) for m in [*moments, ended]))
+    lost = (
+        f" ({trace.failures} {'write' if trace.failures == 1 else 'writes'} failed, so "
+        "events are missing from it)"
+        if trace.failures
+        else ""
+    )
+    written = [d for d in days if d.is_file() and d.stat().st_size]
+    for day in written:
+        print(f"trackerkit: trace written to {day}{lost}", file=sys.stderr)
+    for day in [] if written else days:
+        print(f"trackerkit: no trace could be written to {day}", file=sys.stderr)
 
 
 def _clock(start: datetime | None) -> Callable[[], datetime]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from trackerkit._pieces import regular_target
 from trackerkit.cli import (
@@ -17,12 +17,10 @@ from trackerkit.cli import (
     positive_int,
     positive_number,
     refuse_tracker_for_scene,
+    say_trace,
     scene_and_trackers,
 )
 from trackerkit.errors import TrackerkitError
-
-if TYPE_CHECKING:
-    from trackerkit.trace import TraceWriter
 
 __all__ = ["register"]
 
@@ -119,18 +117,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     command.set_defaults(func=_eval)
 
 
-def _say_trace(trace: TraceWriter) -> None:
-    """Where the turns went; the writer never breaks a turn (TC-20), so a failure is told here."""
-    if trace.failures:
-        print(
-            f"trackerkit: no trace could be written to {trace.directory} "
-            f"({trace.failures} writes failed)",
-            file=sys.stderr,
-        )
-    else:
-        print(f"trackerkit: trace written to {trace.directory}", file=sys.stderr)
-
-
 def _check_parquet_name(out: Path) -> None:
     """Refuse an --out whose name says another format: the results are written as Parquet only
     (`results.csv` held a Parquet file)."""
@@ -181,6 +167,7 @@ def _eval(args: argparse.Namespace) -> int:
         from trackerkit.trace import TraceWriter
 
         trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone)
+    started = datetime.now(UTC)
     try:
         with tqdm(unit="turn", disable=None, leave=False, file=sys.stderr) as bar:
 
@@ -203,7 +190,7 @@ def _eval(args: argparse.Namespace) -> int:
         if trace is not None:
             trace.close()
     if trace is not None:
-        _say_trace(trace)
+        say_trace(trace, started, datetime.now(UTC))
     for line in results.failure_lines():
         print(f"trackerkit: {line}", file=sys.stderr)
     print(results.table().to_string())
