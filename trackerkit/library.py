@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -307,6 +307,7 @@ class Library:
         changes: Mapping[str, Any],
         *,
         renames: Mapping[str, str] | None = None,
+        deleted: Collection[str] = (),
     ) -> Tracker:
         """Apply only the edited keys to a piece, on the revision it was opened at (TR-50).
 
@@ -317,6 +318,7 @@ class Library:
                 edited body keys (`{"body": {"note": "..."}}`). A `null` clears an optional key.
             renames: the fields the edits rename (old name -> new), recorded for history to
                 follow (`trackerkit.renames`).
+            deleted: the fields the edits delete (their names before), recorded likewise.
         Returns:
             The piece as saved, at the next revision; with nothing edited (an empty patch, or one
             that sets every key to what is stored) nothing is written and the piece is returned
@@ -359,7 +361,7 @@ class Library:
             saved = decode_tracker(
                 {**encode_tracker(edited), "revision": current + 1}, source=path.name
             )
-            record_renames(self.path, tracker_id, saved.revision, renames or {})
+            record_renames(self.path, tracker_id, saved.revision, renames or {}, deleted)
             self._write(path, saved)
         return saved
 

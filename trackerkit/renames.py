@@ -1,4 +1,5 @@
-"""Field renames the library records per tracker revision, so history follows a rename (TR-44).
+"""Field renames and deletions the library records per tracker revision, so history follows them
+(TR-44).
 
 A tracker file holds only its fields' names as they are now, so a step written against an older
 revision (a person's turn in the simulator) would name a field that is gone. The library keeps,
@@ -7,19 +8,23 @@ it owns (the folder's `*.json` pieces are as they were, so every reader of a pie
 before). A step written at revision 2 is then read through every rename saved since: `hp_max`,
 renamed to `hp_top` by the save that made revision 3, is `hp_top` for it.
 
-The record, each save's renames (old name -> new name) under the revision it made:
+The record, each save's renames (old name -> new name) and the fields it deleted (by their names
+before it; `deleted` is left out when none were) under the revision it made:
 
     {"kind": "field-renames", "id": "health",
-     "revisions": [{"revision": 3, "renames": {"hp_max": "hp_top"}}]}
+     "revisions": [{"revision": 3, "renames": {"hp_max": "hp_top"}},
+                   {"revision": 4, "renames": {}, "deleted": ["mood"]}]}
 
-Only renames are recorded: a field deleted since keeps its name in an old step (and is refused,
-as it should be), and a layout change is not followed.
+A step written before revision 4 then drops its writes to `mood` (the rest of it is kept). In one
+save the deletions apply first: a field deleted and its name given to another field are two
+fields. A record written before deletions were recorded reads as renames only. A layout change
+is not followed.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,25 +44,34 @@ _KIND = "field-renames"
 
 @dataclass(frozen=True, slots=True)
 class FieldRenames:
-    """One tracker's recorded field renames: for each revision a save made, old name -> new name."""
+    """One tracker's recorded field history: for each revision a save made, its renames (old name
+    -> new name, in `revisions`) and the fields it deleted (their names before it, in `deleted`)."""
 
     revisions: tuple[tuple[int, Mapping[str, str]], ...] = ()
+    deleted: tuple[tuple[int, frozenset[str]], ...] = ()
 
-    def name_now(self, name: str, since: int, until: int) -> str:
+    def name_now(self, name: str, since: int, until: int) -> str | None:
         """`name` as written at revision `since`, carried through each rename saved after it, up
-        to revision `until` (the tracker's revision now)."""
-        for revision, renames in self.revisions:
+        to revision `until` (the tracker's revision now); None when a save in between deleted
+        the field."""
+        renames = dict(self.revisions)
+        deleted = dict(self.deleted)
+        for revision in sorted(renames.keys() | deleted.keys()):
             if since < revision <= until:
-                name = renames.get(name, name)
+                if name in deleted.get(revision, ()):
+                    return None
+                name = renames.get(revision, {}).get(name, name)
         return name
 
     def values_now(self, values: object, since: int, until: int) -> object:
-        """An item's `set` (field name -> value) with each name as it is now (see `name_now`);
-        anything else, and a `set` with nothing renamed, is given back as it is."""
+        """An item's `set` (field name -> value) with each name as it is now (see `name_now`) and
+        each field deleted since left out; anything else, and a `set` with nothing renamed or
+        deleted, is given back as it is."""
         if not isinstance(values, Mapping):
             return values
-        renamed = {self.name_now(str(k), since, until): v for k, v in values.items()}
-        return values if list(renamed) == list(values) else renamed
+        named = ((self.name_now(str(k), since, until), v) for k, v in values.items())
+        now = {k: v for k, v in named if k is not None}
+        return values if list(now) == list(values) else now
 
 
 def _record_path(folder: Path, tracker_id: str) -> Path:
@@ -90,21 +104,41 @@ def _decoded(data: object, path: Path) -> FieldRenames:
         _log.warning("field renames not read: %s holds no list of revisions", path)
         return FieldRenames()
     revisions: list[tuple[int, Mapping[str, str]]] = []
+    deletions: list[tuple[int, frozenset[str]]] = []
     for entry in entries:
         revision = entry.get("revision") if isinstance(entry, dict) else None
         renames = entry.get("renames") if isinstance(entry, dict) else None
+        deleted = entry.get("deleted", []) if isinstance(entry, dict) else None
         if type(revision) is not int or not isinstance(renames, dict):
             _log.warning("field renames: %s holds an entry out of shape, skipped", path)
             continue
+        gone = (
+            frozenset(n for n in deleted if isinstance(n, str))
+            if isinstance(deleted, list)
+            else None
+        )
+        if gone is None:
+            _log.warning("field renames: %s holds a deleted list out of shape, skipped", path)
+            gone = frozenset()
         pairs = {k: v for k, v in renames.items() if isinstance(v, str)}
-        revisions.append((revision, pairs))
-    return FieldRenames(tuple(sorted(revisions, key=lambda e: e[0])))
+        if pairs or not gone:
+            revisions.append((revision, pairs))
+        if gone:
+            deletions.append((revision, gone))
+    return FieldRenames(
+        tuple(sorted(revisions, key=lambda e: e[0])), tuple(sorted(deletions, key=lambda e: e[0]))
+    )
 
 
 def record_renames(
-    folder: Path, tracker_id: str, revision: int, renames: Mapping[str, str]
+    folder: Path,
+    tracker_id: str,
+    revision: int,
+    renames: Mapping[str, str],
+    deleted: Collection[str] = (),
 ) -> None:
-    """Record the field renames (old name -> new name) of the save that makes `revision`.
+    """Record the field renames (old name -> new name) and the fields deleted (by their names
+    before it) of the save that makes `revision`.
 
     Called by the library under its lock, before it writes the piece. The entries of `revision`
     and later are dropped first: they were a save that never finished, or a piece of that id
@@ -115,11 +149,12 @@ def record_renames(
         OSError: the record could not be written (the caller then writes no piece).
     """
     path = _record_path(folder, tracker_id)
-    held = read_renames(folder, tracker_id).revisions
-    kept: list[tuple[int, Mapping[str, str]]] = [e for e in held if e[0] < revision]
-    if renames:
-        kept.append((revision, dict(renames)))
-    if kept == list(held):
+    history = read_renames(folder, tracker_id)
+    held = _entries(history)
+    kept = [e for e in held if e[0] < revision]
+    if renames or deleted:
+        kept.append((revision, dict(renames), frozenset(deleted)))
+    if kept == held:
         return
     if not kept:
         path.unlink(missing_ok=True)
@@ -127,7 +162,20 @@ def record_renames(
     record: dict[str, Any] = {
         "kind": _KIND,
         "id": tracker_id,
-        "revisions": [{"revision": r, "renames": dict(n)} for r, n in kept],
+        "revisions": [
+            {"revision": r, "renames": dict(n), **({"deleted": sorted(d)} if d else {})}
+            for r, n, d in kept
+        ],
     }
     path.parent.mkdir(exist_ok=True)
     write_atomically(path, orjson.dumps(record, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+def _entries(history: FieldRenames) -> list[tuple[int, dict[str, str], frozenset[str]]]:
+    """The record's entries, one per revision: (revision, renames, deleted)."""
+    renames = {r: dict(n) for r, n in history.revisions}
+    deleted = dict(history.deleted)
+    return [
+        (r, renames.get(r, {}), deleted.get(r, frozenset()))
+        for r in sorted(renames.keys() | deleted.keys())
+    ]

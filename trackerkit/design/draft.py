@@ -431,6 +431,14 @@ class Draft:
         )
         return {old: new for old, new in pairs if new is not None and new != old}
 
+    def _deleted(self) -> list[str]:
+        """Each field of the revision opened (or last saved) that the draft deleted, by its name
+        then (followed by key, as `_renamed`)."""
+        now = self._names()
+        return [
+            f.name for f, key in zip(self.base.fields, self.opened, strict=True) if key not in now
+        ]
+
     def _with_field(self, field: DraftField) -> Draft:
         return replace(self, fields=tuple(field if f.key == field.key else f for f in self.fields))
 
@@ -521,6 +529,9 @@ def save_draft(draft: Draft, library: Library) -> Draft:
         raise TrackerDecodeError(list(verdict.problems), draft.id)
     if not exists:
         return draft.rebased(library.save(verdict.tracker, base_revision=draft.revision))
-    # The fields renamed are recorded with the revision made, so history follows them (TR-44).
-    saved = library.patch(draft.id, draft.revision, changes, renames=draft._renamed())
+    # The fields renamed and deleted are recorded with the revision made, so history follows
+    # them (TR-44).
+    saved = library.patch(
+        draft.id, draft.revision, changes, renames=draft._renamed(), deleted=draft._deleted()
+    )
     return draft.rebased(saved)

@@ -14,7 +14,8 @@ values live under the id). Without it, every replay after a rename would refuse 
 (all or nothing, so their other trackers' writes too), and the values the person saw would go.
 Fields follow the same way: the step carries each tracker's revision (`trackerRevisions`), and
 its field names are read through the renames the library recorded since (`trackerkit.renames`,
-TR-44). The scene's own scripted steps are played as stored.
+TR-44); its writes to a field deleted since are dropped, the rest of its batch or edit is written
+as before. The scene's own scripted steps are played as stored.
 
 A person's edit carries where its form was read (`baseStep`: how many of the page's steps had
 been played), not a version number: the version it guards with (TR-27) is re-read at that place
@@ -735,7 +736,8 @@ def _follow_renames(
     none) to the name that tracker has now; a tracker no longer linked keeps the name typed, and
     a name that reached no tracker then is left to be refused again. Each item's fields are named
     as they are now: through the field renames `history` gives for the tracker meant, saved since
-    the revision the step was added at (`trackerRevisions`; a step without it keeps its fields)."""
+    the revision the step was added at, and without the fields deleted since
+    (`trackerRevisions`; a step without it keeps its fields)."""
     pins = step.pop(PINS, None)
     revisions = step.pop(REVISIONS, None)
     if not isinstance(pins, Mapping):
