@@ -8,6 +8,7 @@ with app.setup(hide_code=True):
 
     from trackerkit import Variant, evaluate, load_scene, workspace
     from trackerkit.evaluation import (
+        TOOL_STYLES,
         Noise,
         RunGuard,
         accuracy_figure,
@@ -19,6 +20,7 @@ with app.setup(hide_code=True):
         read_scenarios,
         serving_noisy,
         settings_key,
+        variations,
     )
     from trackerkit.simulate import check_data_dir
     from trackerkit.trace import TraceWriter
@@ -35,21 +37,6 @@ with app.setup(hide_code=True):
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
-
-
-@app.function(hide_code=True)
-def with_protocols(variants, protocols):
-    """Each variant under each protocol picked; a text-protocol variant is named `… · text`."""
-    return [
-        variant.model_copy(
-            update={
-                "protocol": protocol,
-                "name": variant.name + (" · text" if protocol == "text" else ""),
-            }
-        )
-        for protocol in protocols
-        for variant in variants
-    ]
 
 
 @app.function(hide_code=True)
@@ -130,6 +117,12 @@ def _(scenes):
     picked_protocols = mo.ui.multiselect(
         options=["tools", "text"], value=["tools"], label="Protocols (tools / text)"
     )
+    # The update tool offered under "tools", as `trackerkit eval --variants` names it: one line
+    # per tracker, anyOf, or the strict export of `export --to openai` / `--to gemini`. Each
+    # style picked is a column of its own, named `… · strict` (unless "lines" is the only one).
+    picked_tool_styles = mo.ui.multiselect(
+        options=list(TOOL_STYLES), value=["lines"], label="Tool styles (under tools)"
+    )
     noise_rate = mo.ui.slider(
         0.0, 0.5, step=0.05, value=0.2, label="noisy loopback: rate of each error", show_value=True
     )
@@ -152,7 +145,9 @@ def _(scenes):
     mo.vstack(
         [
             mo.hstack(
-                [picked_scenes, picked_variants, picked_protocols], justify="start", wrap=True
+                [picked_scenes, picked_variants, picked_protocols, picked_tool_styles],
+                justify="start",
+                wrap=True,
             ),
             noise_rate,
             # The URL on a row of its own, wide enough to show it whole (its /v1 too).
@@ -170,6 +165,7 @@ def _(scenes):
         noise_rate,
         picked_protocols,
         picked_scenes,
+        picked_tool_styles,
         picked_variants,
         retries,
         run_button,
@@ -188,6 +184,7 @@ def _(
     noise_rate,
     picked_protocols,
     picked_scenes,
+    picked_tool_styles,
     picked_variants,
     place,
     retries,
@@ -201,6 +198,12 @@ def _(
     mo.stop(not picked_scenes.value, mo.md("Pick at least one scenario."))
     mo.stop(not picked_variants.value, mo.md("Pick at least one variant."))
     mo.stop(not picked_protocols.value, mo.md("Pick at least one protocol (tools or text)."))
+    mo.stop(
+        "tools" in picked_protocols.value and not picked_tool_styles.value,
+        mo.md(
+            "Pick at least one tool style (lines, anyOf, strict or gemini) for the tools protocol."
+        ),
+    )
     _clash = endpoint_name_clash(picked_variants.value, model_name.value)
     mo.stop(_clash is not None, mo.callout(mo.md(md_text(_clash)), kind="danger"))
     _paths = [scenes[s] for s in picked_scenes.value]
@@ -209,6 +212,7 @@ def _(
             _paths,
             picked_variants.value,
             picked_protocols.value,
+            picked_tool_styles.value,
             noise_rate.value,
             base_url.value,
             model_name.value,
@@ -235,12 +239,7 @@ def _(
         else:
             _trace_dir = check_data_dir(place.trace_root)
             _writer = TraceWriter(_trace_dir)
-            _total = (
-                sum(count_turns(load_scene(_p)) for _p in _paths)
-                * len(picked_variants.value)
-                * len(picked_protocols.value)
-                * int(runs.value)
-            )
+            _turns = sum(count_turns(load_scene(_p)) for _p in _paths) * int(runs.value)
             try:
                 with serving_noisy(_paths, _noise, place.trackers) as _server:
                     # Only the picked variants are made: a bad endpoint URL is refused here,
@@ -265,6 +264,12 @@ def _(
                         ),
                     }
                     _made = {_name: _make[_name]() for _name in picked_variants.value}
+                    _variants = variations(
+                        [_made[v] for v in picked_variants.value],
+                        picked_protocols.value,
+                        picked_tool_styles.value,
+                    )
+                    _total = _turns * len(_variants)
                     with mo.status.progress_bar(
                         total=max(_total, 1),
                         title="Playing the scenarios…",
@@ -281,10 +286,7 @@ def _(
                         results = play_with_progress(
                             lambda progress: evaluate(
                                 _paths,
-                                with_protocols(
-                                    [_made[v] for v in picked_variants.value],
-                                    picked_protocols.value,
-                                ),
+                                _variants,
                                 runs=int(runs.value),
                                 mode=mode.value,
                                 concurrency=int(concurrency.value),

@@ -27,14 +27,17 @@ from trackerkit.evaluation.page import (
     play_with_progress,
     read_scenarios,
     settings_key,
+    variations,
 )
 from trackerkit.evaluation.results import EvaluationResults, read_results
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluation.scoring import FieldScore, score_turn
+from trackerkit.evaluation.tool_style import TOOL_STYLES
 from trackerkit.evaluation.variants import Variant, load_design, read_variants
 
 __all__ = [
     "MODES",
+    "TOOL_STYLES",
     "EndpointModel",
     "EvaluationResults",
     "FieldScore",
@@ -69,5 +72,6 @@ __all__ = [
     "summarize_runs",
     "summarize_variants",
     "turn_frame",
+    "variations",
     "wilson",
 ]

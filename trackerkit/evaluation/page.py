@@ -6,6 +6,8 @@
   the model `scripted` clashes with the scripted variant: said in those words;
 - `play_with_progress`: the evaluation on a worker thread while the page's thread moves the
   progress bar (marimo draws only from the cell's own thread);
+- `variations`: each variant picked under each protocol and tool style picked, named so the table
+  says which;
 - `RunGuard`: a press of Run made during a run reaches the page only after the run ends, as a
   second run of the same settings; the guard tells it apart, so it does not play everything
   again.
@@ -21,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from trackerkit.evaluation.tool_style import ToolStyle
+from trackerkit.evaluation.variants import Variant
 from trackerkit.scene import read_scene
 from trackerkit.steps import problem_sentence
 
@@ -31,6 +35,7 @@ __all__ = [
     "play_with_progress",
     "read_scenarios",
     "settings_key",
+    "variations",
 ]
 
 T = TypeVar("T")
@@ -90,6 +95,41 @@ def endpoint_name_clash(picked: Sequence[str], model_name: str) -> str | None:
         f"the name of the {name} variant: the two columns would share a name. Give the endpoint "
         f"its model's own name, or do not pick the {name} variant."
     )
+
+
+def variations(
+    variants: Sequence[Variant], protocols: Sequence[str], tool_styles: Sequence[ToolStyle]
+) -> list[Variant]:
+    """Each variant under each protocol and, under "tools", each tool style picked.
+
+    A text-protocol variant is named `… · text`, once: no tool is sent under "text", so the tool
+    style does not apply. Under "tools" a variant is named `… · STYLE` (`scripted · strict`)
+    unless "lines" is the only style picked, when the names stay as they were (`scripted`).
+
+    Args:
+        variants: the variants picked, each with the default protocol and tool style.
+        protocols: "tools" and/or "text".
+        tool_styles: "lines", "anyOf", "strict" and/or "gemini".
+    """
+    labelled = list(tool_styles) != ["lines"]
+    made: list[Variant] = []
+    for protocol in protocols:
+        styles: Sequence[ToolStyle] = tool_styles if protocol == "tools" else ["lines"]
+        for style in styles:
+            suffix = f" · {style}" if labelled else ""
+            if protocol == "text":
+                suffix = " · text"
+            made.extend(
+                variant.model_copy(
+                    update={
+                        "protocol": protocol,
+                        "tool_style": style,
+                        "name": variant.name + suffix,
+                    }
+                )
+                for variant in variants
+            )
+    return made
 
 
 def play_with_progress(
