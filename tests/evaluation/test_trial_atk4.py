@@ -18,48 +18,7 @@ from trackerkit.evaluation.scoring import score_turn
 from trackerkit.simulate.model import ScriptedModel
 from trackerkit.steps import TurnPlan
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENES = ROOT / "data" / "scenes"
-TRACKERS = ROOT / "data" / "trackers"
-NUMBERS = SCENES / "eval-numbers.json"
-
-
-#: A tracker of one field from 0 to 1, as the trial's `Bond`.
-BOND: dict[str, Any] = {
-    "kind": "tracker",
-    "id": "bond",
-    "revision": 0,
-    "name": "Bond",
-    "description": "Trust between them",
-    "body": {
-        "layout": "record",
-        "fields": [
-            {
-                "name": "trust",
-                "description": "0 none, 1 complete.",
-                "type": "number",
-                "min": 0,
-                "max": 1,
-                "default": 0.5,
-            }
-        ],
-        "note": "",
-        "template": None,
-        "icon": None,
-        "changes": "chips",
-    },
-}
-
-
-def _scene(tmp_path: Path, name: str, change: Any) -> Path:
-    """eval-numbers, changed by `change(doc)`, written as scenes/`name`.json (id `name`)."""
-    doc = json.loads(NUMBERS.read_text())
-    doc["id"] = name
-    change(doc)
-    path = tmp_path / "scenes" / f"{name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc))
-    return path
+from .test_trial_conn import BOND, NUMBERS, TRACKERS, _scene
 
 
 def _partial2(doc: dict[str, Any]) -> None:
