@@ -51,8 +51,11 @@ generated days never deletes a real journal:
   logger (Python prints it to stderr when no handler is set) and listed in `writer.removed`.
 
 So every event is written: `encode_event` always returns a line within the cap, and
-`TraceWriter.write` returns False only when the file cannot be written. Writing never raises
-into the caller: an error goes to the `trackerkit.trace` logger at most once a minute (TC-20).
+`TraceWriter.write` returns False only when the file cannot be written, or when the event's
+moment has no day file (before 0001-01-01 or after 9999-12-31 in the writer's time zone or in
+UTC: `datetime(1, 1, 1, 4)` in New York is still year 0; the log names the ts, the zone and
+the fix). Writing never raises into the caller: an error goes to the `trackerkit.trace` logger
+at most once a minute (TC-20).
 Each line is one `os.write` on a file opened with `O_APPEND`, so two processes appending to
 one file never interleave within a line (TC-1, TC-21).
 """
@@ -137,11 +140,29 @@ def _real_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
+def _side(moment: dt.datetime) -> str:
+    """Which end of the years 1 to 9999 a moment that overflowed went past."""
+    return "before 0001-01-01" if moment.year < 5000 else "after 9999-12-31"
+
+
 def format_ts(moment: dt.datetime) -> str:
-    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC)."""
+    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC).
+
+    Raises:
+        BadRequestError: the moment is outside the years 1 to 9999 in UTC (an aware time near
+            either end), which Python's dates, and so the stamp, cannot hold.
+    """
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    try:
+        utc = moment.astimezone(dt.UTC)
+    except OverflowError:
+        raise BadRequestError(
+            f"the event's ts {moment.isoformat()} falls {_side(moment)} in UTC, which no trace "
+            "timestamp can name, and the event is not written; give a ts between 0001-01-01 and "
+            "9999-12-31 UTC"
+        ) from None
+    return utc.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _utf8(text: str) -> bool:
@@ -435,10 +456,24 @@ class TraceWriter:
         self.failures = 0
 
     def path_for(self, moment: dt.datetime) -> Path:
-        """The day file an event written at `moment` goes to (installation time zone, TC-2)."""
+        """The day file an event written at `moment` goes to (installation time zone, TC-2).
+
+        Raises:
+            BadRequestError: the moment's day in the writer's time zone is before 0001-01-01 or
+                after 9999-12-31 (such as 0001-01-01 04:00 UTC in New York), which no
+                `YYYY-MM-DD.jsonl` can name; or `format_ts` refuses it.
+        """
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=dt.UTC)
-        return self.directory / f"{moment.astimezone(self.timezone).date().isoformat()}.jsonl"
+        try:
+            day = moment.astimezone(self.timezone).date()
+        except OverflowError:
+            raise BadRequestError(
+                f"the event's ts {format_ts(moment)} falls {_side(moment)} in the writer's time "
+                f"zone ({self.timezone}), so no day file (YYYY-MM-DD.jsonl) can name its day and "
+                "the event is not written; give a ts between 0001-01-01 and 9999-12-31 in that zone"
+            ) from None
+        return self.directory / f"{day.isoformat()}.jsonl"
 
     def write(
         self,
@@ -451,8 +486,12 @@ class TraceWriter:
         data: Mapping[str, Any] | None = None,
         ts: dt.datetime | None = None,
     ) -> bool:
-        """Append one event; True when it was written, False when the file could not be written
-        (logged, TC-20). Every event fits a line (`encode_event`): none is dropped for its values.
+        """Append one event; True when it was written, False when it was not (logged, TC-20).
+
+        False means the file could not be written, or `ts` (or the clock) names a moment no day
+        file can hold: its day in the writer's time zone, or the moment in UTC, is outside the
+        years 1 to 9999 (`path_for` and `format_ts` say which, and the log gives their sentence).
+        Every event fits a line (`encode_event`): none is dropped for its values.
         """
         try:
             moment = ts or self._clock()
