@@ -1,0 +1,319 @@
+"""Reading an import's file (JSON, YAML or JSON5, or a PNG character card) as plain JSON data.
+
+Other tools' files are JSON, YAML or JSON5 (MagVarUpdate reads `[InitVar]` entries as YAML, then
+JSON5). `read_document` tries JSON, then YAML (by the YAML 1.2 core schema those tools use, not
+PyYAML's 1.1 rules), then JSON5, and turns what it got into plain JSON
+data (text keys, no dates, bounded depth and size), so an importer never sees a YAML-only type and
+a file of aliases cannot blow up. A PNG image is read as the character card in its text chunks
+(`ccv3` when it holds a V3 card, else `chara`; see `formats.png`), so a card with trackerkit's
+trackers, or an MVU card whose book holds `[InitVar]` entries, imports from its PNG. Every
+failure is an `ImportRefusedError` naming the file. Telling the format of what was read is
+`formats.detect`'s.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.png import MAX_TEXT_BYTES, CardChunk, card_chunk, is_png, png_chunks
+
+__all__ = [
+    "MAX_BYTES",
+    "parse_card_text",
+    "parse_document",
+    "png_card",
+    "read_document",
+]
+
+#: A file past this size is refused unread: the largest real preset is well under a megabyte.
+MAX_BYTES = 32 * 1024 * 1024
+_MAX_DEPTH = 100
+_MAX_NODES = 1_000_000
+
+
+def read_document(source: str | os.PathLike[str], text: str | None = None) -> tuple[str, object]:
+    """The file's name and its content as plain JSON data.
+
+    Args:
+        source: the file to read; with `text`, only the name used in messages.
+        text: the file's content, when it is already in hand.
+    Raises:
+        ImportRefusedError: the file is not there, not a regular file, too large, not UTF-8, or
+            not JSON, YAML or JSON5.
+    """
+    file = os.fspath(source)
+    if text is None:
+        raw = _read_bytes(Path(file))
+        if is_png(raw):
+            return file, png_card(raw, file)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise ImportRefusedError(
+                file, f"is not UTF-8 text (byte {error.start} is not UTF-8)"
+            ) from None
+    return file, parse_document(text, file)
+
+
+def png_card(png: bytes, file: str) -> object:
+    """The card a PNG carries, parsed: its `ccv3` chunk when that holds a V3 card, else `chara`.
+
+    Only the last chunk of each keyword counts (as card editors read them), and `chara` is
+    unpacked only when `ccv3` holds no V3 card; both together unpack to at most `MAX_TEXT_BYTES`.
+
+    Raises:
+        ImportRefusedError: a broken PNG, a card chunk that is not base64 of JSON, or no card.
+    """
+    chunks = png_chunks(png, file)
+    v3_chunk = card_chunk(chunks, "ccv3", file)
+    v3 = None if v3_chunk is None else parse_card_text(v3_chunk, file)
+    if (
+        isinstance(v3, dict)
+        and v3.get("spec") == "chara_card_v3"
+        and isinstance(v3.get("data"), dict)
+    ):
+        return v3
+    left = MAX_TEXT_BYTES - (0 if v3_chunk is None else v3_chunk.unpacked)
+    v2_chunk = card_chunk(chunks, "chara", file, left)
+    if v2_chunk is not None:
+        return parse_card_text(v2_chunk, file)
+    if v3_chunk is None:
+        raise ImportRefusedError(
+            file, "is a PNG with no character card in it (no chara or ccv3 text chunk)"
+        )
+    return v3
+
+
+def parse_card_text(chunk: CardChunk, file: str) -> object:
+    """A card chunk's text read as JSON (what the card format stores), as plain JSON data.
+
+    Never YAML or JSON5: a card chunk is JSON, and the long text of a broken one is refused
+    at once rather than tried as each of the other two.
+
+    Raises:
+        ImportRefusedError: the text is not JSON, is JSON past the reader's limits, or holds
+            neither an object nor a list.
+    """
+    try:
+        found = orjson.loads(chunk.text.removeprefix("\ufeff"))
+    except orjson.JSONDecodeError as error:
+        reason = _json_past_limits(error) or (
+            f"holds a {chunk.what} whose card is not JSON ({error.msg} at line {error.lineno}, "
+            f"column {error.colno})"
+        )
+        raise ImportRefusedError(file, reason) from None
+    if not isinstance(found, dict | list):
+        raise ImportRefusedError(file, f"holds a {chunk.what} whose card is no JSON object or list")
+    return _plain(found, file)
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        if not path.is_file():
+            reason = "is not a regular file" if path.exists() else "is not there"
+            raise ImportRefusedError(str(path), reason)
+        if path.stat().st_size > MAX_BYTES:
+            raise ImportRefusedError(str(path), f"is larger than {MAX_BYTES // 2**20} MiB")
+        return path.read_bytes()
+    except OSError as error:
+        raise ImportRefusedError(str(path), f"cannot be read: {error.strerror or error}") from None
+
+
+def parse_document(text: str, file: str) -> object:
+    """`text` read as JSON, else YAML, else JSON5, as plain JSON data (see the module doc).
+
+    Raises:
+        ImportRefusedError: none of the three reads it as an object or a list, or it nests deeper
+            than 100 levels or holds more than a million values.
+    """
+    text = text.removeprefix("\ufeff")
+    if len(text) > MAX_BYTES:
+        raise ImportRefusedError(file, f"is larger than {MAX_BYTES // 2**20} MiB")
+    found: object = None
+    try:
+        found = orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        found = _yaml_or_json5(text, file, _json_past_limits(error))
+    if not isinstance(found, dict | list):
+        raise ImportRefusedError(
+            file, "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"
+        )
+    return _plain(found, file)
+
+
+def _json_past_limits(error: orjson.JSONDecodeError) -> str | None:
+    """Why well-formed JSON could not be read, when it is past a limit rather than broken.
+
+    The JSON reader stops at 1024 levels and at numbers past a double's range; the text up to
+    there was JSON, so that, not a YAML reading of it, is what the person is told.
+    """
+    where = f"at line {error.lineno}, column {error.colno}"
+    # orjson's words: "depth limit exceeded" (3.13), "array and object recursion depth
+    # exceeded" (3.11): the limit is the same 1024 levels.
+    if "depth" in error.msg:
+        return (
+            f"is JSON nested more than 1,024 levels deep ({where}); trackerkit reads at most "
+            f"{_MAX_DEPTH} levels"
+        )
+    if error.msg.startswith("number is"):
+        return f"is JSON holding a number too large to read {where}"
+    return None
+
+
+def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> object:
+    """`text` as YAML, else JSON5; refused naming the YAML error, or `json_reason` when the
+    text is JSON the JSON reader stopped on (a depth or number limit)."""
+    import json5
+    import yaml
+
+    reason = ""
+    scalar: object = None
+    read_as_yaml = False
+    try:
+        scalar = yaml.load(text, Loader=_yaml_core_loader())  # a safe loader
+        if isinstance(scalar, dict | list):
+            return scalar
+        read_as_yaml = True
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        reason = f"{error.problem or error.context or 'unreadable'}{where}"
+    except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
+        reason = " ".join(str(error).split())[:160]
+    try:
+        return json5.loads(text)
+    except (ValueError, RecursionError, TypeError, OverflowError):
+        pass
+    if read_as_yaml:
+        return scalar  # a YAML scalar (plain prose): refused as holding no object or list
+    if json_reason is not None:
+        raise ImportRefusedError(file, json_reason)
+    why = f" (YAML: {reason})" if reason else ""
+    raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+
+
+_CORE_INT = r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
+_CORE_FLOAT = (
+    r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)"
+)
+_CORE_BOOL = "true|True|TRUE|false|False|FALSE"
+_CORE_NULL = "~|null|Null|NULL|"
+
+
+@functools.cache
+def _yaml_core_loader() -> type[Any]:
+    """A safe YAML loader that resolves plain scalars by the YAML 1.2 core schema.
+
+    The tools whose files are imported read YAML 1.2 (MagVarUpdate uses the `yaml` npm package,
+    whose default is the 1.2 core schema), while PyYAML's own rules are YAML 1.1's: there
+    `12:30` is the number 750, `no` and `on` are flags, `010` is 8 and `1e3` is text, and a date
+    is a date. Here, as in 1.2: only `true`/`false` (any of three casings) are flags, `~`,
+    `null` and nothing are null, `010` is 10, `0o17` octal, `0x1F` hex, `1e3` the number 1000,
+    and everything else (times, dates, `yes`, `off`) is text. Merge keys (`<<`) stay, as
+    MagVarUpdate reads with merging on.
+    """
+    import yaml
+
+    class CoreLoader(yaml.SafeLoader):
+        pass
+
+    CoreLoader.yaml_implicit_resolvers = {}  # none of YAML 1.1's; the constructors are copied
+
+    def resolver(tag: str, pattern: str, first: list[str]) -> None:
+        CoreLoader.add_implicit_resolver(
+            f"tag:yaml.org,2002:{tag}", re.compile(f"^(?:{pattern})$"), first
+        )
+
+    resolver("bool", _CORE_BOOL, list("tTfF"))
+    resolver("int", _CORE_INT, list("-+0123456789"))
+    resolver("float", _CORE_FLOAT, list("-+.0123456789"))
+    resolver("null", _CORE_NULL, [*"~nN", ""])  # "": an empty value is null
+    resolver("merge", "<<", ["<"])
+
+    def scalar(loader: Any, node: Any) -> str:
+        return str(loader.construct_scalar(node))
+
+    def core_bool(loader: Any, node: Any) -> bool:
+        text = scalar(loader, node)
+        if not re.fullmatch(_CORE_BOOL, text):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text!r} is not a YAML 1.2 boolean", node.start_mark
+            )
+        return text.lower() == "true"
+
+    def core_int(loader: Any, node: Any) -> int:
+        text = scalar(loader, node)
+        if re.fullmatch("0o[0-7]+", text):
+            return int(text[2:], 8)
+        if re.fullmatch("0x[0-9a-fA-F]+", text):
+            return int(text[2:], 16)
+        if re.fullmatch("[-+]?[0-9]+", text):
+            return int(text, 10)
+        raise yaml.constructor.ConstructorError(
+            None, None, f"{text!r} is not a YAML 1.2 integer", node.start_mark
+        )
+
+    def core_float(loader: Any, node: Any) -> float:
+        text = scalar(loader, node)
+        if not re.fullmatch(_CORE_FLOAT + "|" + _CORE_INT, text):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text!r} is not a YAML 1.2 number", node.start_mark
+            )
+        if text.lower().endswith(("inf", "nan")):
+            return float(text.replace(".", ""))
+        return float(core_int(loader, node)) if re.fullmatch("0[ox].*", text) else float(text)
+
+    CoreLoader.add_constructor("tag:yaml.org,2002:bool", core_bool)
+    CoreLoader.add_constructor("tag:yaml.org,2002:int", core_int)
+    CoreLoader.add_constructor("tag:yaml.org,2002:float", core_float)
+    return CoreLoader
+
+
+def _plain(data: object, file: str) -> object:
+    """Plain JSON data: text keys, dates as ISO text, bounded depth and count (aliases counted)."""
+    count = 0
+
+    def walk(node: object, depth: int) -> object:
+        nonlocal count
+        count += 1
+        if count > _MAX_NODES:
+            raise ImportRefusedError(file, f"holds more than {_MAX_NODES:,} values")
+        if depth > _MAX_DEPTH:
+            raise ImportRefusedError(file, f"nests deeper than {_MAX_DEPTH} levels")
+        if isinstance(node, Mapping):
+            return {_key(k): walk(v, depth + 1) for k, v in node.items()}
+        if isinstance(node, list | tuple | set | frozenset):
+            return [walk(v, depth + 1) for v in node]
+        if isinstance(node, datetime.date | datetime.time):
+            return node.isoformat()
+        if isinstance(node, bytes):
+            return node.decode("utf-8", "replace")
+        if node is None or isinstance(node, str | bool | int | float):
+            return node
+        return str(node)
+
+    return walk(data, 0)
+
+
+def _key(key: object) -> str:
+    """A YAML mapping key as the JSON key a JSON reader would have made of it (`true`, `null`,
+    `3`, a date in ISO form): the data's own key, not a value shown to a reader."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, datetime.date | datetime.time):
+        return key.isoformat()
+    return str(key)
