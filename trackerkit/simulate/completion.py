@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from pydantic_core import from_json
 
+from trackerkit._json import loads as well_formed_loads
 from trackerkit.errors import ModelError
 from trackerkit.fields import describe_value
-from trackerkit.trace._lazy import loads as well_formed_loads
 
 __all__ = [
     "MAX_TOKENS",

@@ -17,69 +17,15 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 import orjson
 
+from trackerkit._json import loads  # the reading the trace reader shares with the client
+
 __all__ = ["LazyData", "as_text", "decode", "jsonable", "loads"]
-
-
-def _number(digits: str) -> int | float:
-    """A JSON integer; one too long for Python's int conversion reads as a float (±inf)."""
-    limit = sys.get_int_max_str_digits()  # 4,300 by default, 0 for none
-    return int(digits) if not limit or len(digits) < limit else float(digits)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(
-        f"{name} is not a JSON value (Python's json.dumps writes it unless allow_nan=False; "
-        "JavaScript's JSON.stringify writes null)"
-    )
-
-
-_decode_any = msgspec.json.Decoder().decode
-
-
-def loads(raw: Any) -> Any:
-    """JSON bytes as Python values, read alike by every path of the trace reader.
-
-    Values are what Python's `json` module gives: integers exact at any size, duplicate keys
-    last-wins. msgspec reads almost everything; what it refuses that is still JSON (a number
-    past the double range, an integer of more digits than Python converts, a lone surrogate
-    escape) is read by the standard library: numbers as ±inf, and each lone surrogate as
-    U+FFFD, the replacement character (as JavaScript's `toWellFormed` reads it). A writer that
-    cuts text at 4,096 UTF-16 units (TC-6) can split an emoji's pair and write `"…\\ud83d…"`;
-    UTF-8, Arrow and Parquet cannot hold the half, and the event is kept. `NaN` and `Infinity`
-    are not JSON.
-
-    Raises:
-        ValueError: not valid JSON (UnicodeError included).
-        RecursionError: nested past the decoders' depth.
-    """
-    try:
-        return _decode_any(raw)
-    except msgspec.DecodeError:
-        pass
-    value = json.loads(bytes(raw).decode("utf-8"), parse_int=_number, parse_constant=_no_constant)
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate escape, read as U+FFFD
-        return _well_formed(value)
-    return value
-
-
-def _well_formed(value: Any) -> Any:
-    """`value` with each lone surrogate of its strings and keys replaced by U+FFFD."""
-    if isinstance(value, str):
-        return value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    if isinstance(value, dict):
-        return {_well_formed(k): _well_formed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_well_formed(v) for v in value]
-    return value
 
 
 def decode(raw: Any) -> dict[str, Any]:
