@@ -451,7 +451,9 @@ def read_trace(
             the files hold at least `PROGRESS_BYTES` and standard error is a terminal.
         data: what the `data` column holds. `"dict"` (the default): plain dicts.
             `"raw"`: the JSON text as written, an Arrow-backed `str` column (lean, Parquet-ready;
-            `json.loads` gives the dict). `"lazy"`: `LazyData`, a read-only mapping decoded
+            `json.loads` gives the dict, but refuses an integer of more than 4,300 digits, which
+            `"dict"` reads as ±inf: call `sys.set_int_max_str_digits(0)` first to read it
+            exactly). `"lazy"`: `LazyData`, a read-only mapping decoded
             on first use, which is NOT a dict (`json.dumps` and `isinstance(x, dict)` refuse
             it). `"none"`: no `data` column. With `columns=` the default is `"none"`.
         columns: paths into `data` to extract as typed columns after `day`, e.g.
