@@ -17,6 +17,7 @@ with app.setup(hide_code=True):
         link_choices,
         link_trackers,
         outcome_html,
+        outdated_html,
         pinned,
         play_page,
         played_marker,
@@ -261,7 +262,11 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
         f"<li>{escape(m)}</li>" for m in (session.mismatches if session is not None else [])
     )
     _unmet_view = [mo.Html(f'<ul class="tk-unmet">{_unmet}</ul>')] if _unmet else []
-    mo.vstack([_row, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
+    # The scene's own steps naming a field renamed or deleted in the designer since: they are
+    # played as written (the scene says no revision), so say which, why, and what to edit.
+    _outdated = outdated_html(playback.outdated) if playback is not None else ""
+    _outdated_view = [mo.Html(_outdated)] if _outdated else []
+    mo.vstack([_row, *_outdated_view, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
     return
 
 

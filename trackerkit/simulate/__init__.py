@@ -20,6 +20,7 @@ from trackerkit.simulate.page import (
     edit_prefill,
     failure_html,
     outcome_html,
+    outdated_html,
     played_marker,
     reply_notes_html,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "link_trackers",
     "linked_ids",
     "outcome_html",
+    "outdated_html",
     "pinned",
     "play_page",
     "played_marker",

@@ -7,12 +7,13 @@ notebook only places them. The `tk-` classes carry the data a browser journey re
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from trackerkit.chat import Chat
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import NumberField, is_number
+from trackerkit.simulate.outdated import OutdatedName
 from trackerkit.simulate.playback import Outcome
 from trackerkit.values import initial_value
 
@@ -21,6 +22,7 @@ __all__ = [
     "edit_prefill",
     "failure_html",
     "outcome_html",
+    "outdated_html",
     "played_marker",
     "reply_notes_html",
 ]
@@ -31,6 +33,7 @@ _STYLE = """<style>
 .tk-clamped{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 .tk-done{background:#eef6ee;border:1px solid #b7dcb9;color:#1a4d1f}
 .tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
+.tk-outdated{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 </style>"""
 
 
@@ -61,6 +64,17 @@ def outcome_html(outcome: Outcome | None) -> str:
     kind = "tk-refused" if bad else "tk-done"
     role = "alert" if bad else "status"
     return f'{_STYLE}<div class="tk-note tk-outcome {kind}" role="{role}">{escape(outcome.sentence)}</div>'
+
+
+def outdated_html(outdated: Sequence[OutdatedName]) -> str:
+    """Each field the scene's own scripted steps name by a name a designer save took from it:
+    which steps, the rename (or delete), and what to edit in the scene (`Playback.outdated`)."""
+    notes = [
+        f'<div class="tk-note tk-outdated" role="alert" data-field="{escape(o.field)}">'
+        f"{escape(o.sentence)}</div>"
+        for o in outdated
+    ]
+    return _STYLE + "".join(notes) if notes else ""
 
 
 def played_marker(steps: int) -> str:

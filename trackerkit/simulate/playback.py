@@ -15,7 +15,9 @@ values live under the id). Without it, every replay after a rename would refuse 
 Fields follow the same way: the step carries each tracker's revision (`trackerRevisions`), and
 its field names are read through the renames the library recorded since (`trackerkit.renames`,
 TR-44); its writes to a field deleted since are dropped, the rest of its batch or edit is written
-as before. The scene's own scripted steps are played as stored.
+as before. The scene's own scripted steps are played as stored: a scene file says no revision
+(`trackerkit.simulate.outdated` says why that is not guessed), so a scripted call naming a field
+renamed since is refused, and `Playback.outdated` names each such field for the page to say so.
 
 A person's edit carries where its form was read (`baseStep`: how many of the page's steps had
 been played), not a version number: the version it guards with (TR-27) is re-read at that place
@@ -50,6 +52,7 @@ from trackerkit.line import md_text
 from trackerkit.renames import FieldRenames, read_renames
 from trackerkit.scene import load_scene, scene_trackers
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
+from trackerkit.simulate.outdated import OutdatedName, outdated_names
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
 from trackerkit.tool import TOOL_NAME
@@ -254,6 +257,9 @@ class Playback:
     forks: dict[str, ForkPoint] = field(default_factory=dict)
     #: The turn that wrote each reply version, by (message id, version index).
     replies: dict[tuple[str, int], Outcome] = field(default_factory=dict)
+    #: The fields the scene's scripted steps played name that a designer save renamed or
+    #: deleted since (those steps are played as written; the page says why they are refused).
+    outdated: tuple[OutdatedName, ...] = ()
 
     @property
     def page_outcomes(self) -> list[Outcome]:
@@ -394,6 +400,10 @@ def play_page(
         if tracker_id not in histories:
             histories[tracker_id] = read_renames(folder, tracker_id)
         return histories[tracker_id]
+
+    playback.outdated = outdated_names(
+        session.scene.id, Path(scene), session.steps[:count], chat.linked().trackers, history
+    )
 
     read: list[_Reading] = []  # the take before each page step: what a form read there
     for index, step in enumerate(steps, start=count + 1):
