@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from imported_fields import field_of
 
 from trackerkit import ImportRefusedError, decode_tracker, encode_tracker
-from trackerkit.formats import import_rpg_companion
+from trackerkit.formats import Imported, import_rpg_companion
 
 FIXTURE = Path(__file__).parent / "fixtures" / "rpg_companion_settings.json"
 
@@ -21,9 +22,9 @@ class TestFixture:
         assert [str(line) for line in import_rpg_companion(FIXTURE).report.lines] == [
             "unmapped: enabled: an RPG Companion setting outside trackerConfig",
             "unmapped: theme: an RPG Companion setting outside trackerConfig",
-            "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
-            "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history)",
-            "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); disabled in the source, imported anyway",
+            "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); starts full at 100, as RPG Companion starts a stat",
+            "exact: trackerConfig.userStats.customStats[1] -> User stats.satiety: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); starts full at 100, as RPG Companion starts a stat",
+            "exact: trackerConfig.userStats.customStats[2] -> User stats.arousal: number from 0 to maxValue 100; persistInHistory not kept (trackerkit keeps every value's history); starts at 0, as RPG Companion starts arousal; disabled in the source, imported anyway",
             'guessed: trackerConfig.userStats.customStats[3] -> User stats.mana: number from 0, no top; persistInHistory not kept (trackerkit keeps every value\'s history); not kept: its maxValue the text "lots" (not a number)',
             "unmapped: trackerConfig.userStats.statsDisplayMode: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
             "unmapped: trackerConfig.userStats.showRPGAttributes: a display setting of RPG Companion's panel; trackerkit shows fields its own way",
@@ -60,7 +61,8 @@ class TestFixture:
         assert imported.scene_links == tuple(t.id for t in imported.trackers)
 
     def test_stats_relationships_and_inventory(self) -> None:
-        """A stat is a number from 0 to maxValue; relationships a choice; onPerson a list with qty."""
+        """A stat is a number from 0 to maxValue, full at the start; relationships a choice; onPerson
+        a list with qty."""
         imported = import_rpg_companion(FIXTURE)
         assert field_of(imported, "User stats", "health") == {
             "name": "health",
@@ -68,6 +70,7 @@ class TestFixture:
             "type": "number",
             "min": 0,
             "max": 100,
+            "default": 100,
         }
         relationship = field_of(imported, "Present characters", "relationship")
         assert relationship["choices"] == ["Lover", "Friend", "Ally", "Enemy", "Neutral", "Rival"]
@@ -86,8 +89,54 @@ class TestFixture:
         text = '{"userStats": {"customStats": [{"id": "hp", "name": "HP", "maxValue": 30}]}}'
         imported = import_rpg_companion("config.json", text)
         assert [str(line) for line in imported.report.lines] == [
-            "exact: userStats.customStats[0] -> User stats.hp: number from 0 to maxValue 30",
+            "exact: userStats.customStats[0] -> User stats.hp: number from 0 to maxValue 30; "
+            "starts full at 30, as RPG Companion starts a stat",
         ]
+
+
+def _stats(*stats: dict[str, object]) -> Imported:
+    return import_rpg_companion(
+        "rpg.json", orjson.dumps({"userStats": {"customStats": list(stats)}}).decode()
+    )
+
+
+class TestStatStarts:
+    """A stat starts where RPG Companion starts it: full (a stat added in its editor is 100 of
+    maxValue 100), arousal at 0 (its own default), and at the file's value when that fits."""
+
+    def test_a_stat_starts_full(self) -> None:
+        """Found when tried: HP with maxValue 30 started at 0, an empty bar the tool never shows
+        at the start; it starts at 30, and the line says why."""
+        imported = _stats({"id": "hp", "name": "HP", "maxValue": 30})
+        assert field_of(imported, "User stats", "hp")["default"] == 30
+        assert [str(line) for line in imported.report.lines] == [
+            "exact: userStats.customStats[0] -> User stats.hp: number from 0 to maxValue 30; "
+            "starts full at 30, as RPG Companion starts a stat",
+        ]
+
+    def test_arousal_starts_at_zero(self) -> None:
+        """Arousal is the one stat RPG Companion starts empty; the line says so."""
+        imported = _stats({"id": "arousal", "name": "Arousal", "maxValue": 100})
+        assert "default" not in field_of(imported, "User stats", "arousal")
+        assert [str(line) for line in imported.report.lines] == [
+            "exact: userStats.customStats[0] -> User stats.arousal: number from 0 to maxValue "
+            "100; starts at 0, as RPG Companion starts arousal",
+        ]
+
+    def test_a_value_that_does_not_fit_leaves_it_full(self) -> None:
+        """A value past the top is said to be dropped, and the stat starts full instead."""
+        imported = _stats({"id": "mp", "maxValue": 50, "value": 90})
+        assert field_of(imported, "User stats", "mp")["default"] == 50
+        assert [str(line) for line in imported.report.lines] == [
+            "guessed: userStats.customStats[0] -> User stats.mp: number from 0 to maxValue 50; "
+            "starts full at 50, as RPG Companion starts a stat; not kept: its value 90 (above "
+            "its maxValue 50)",
+        ]
+
+    def test_no_top_starts_at_zero(self) -> None:
+        """With no top there is no full: the stat starts at 0, as before."""
+        imported = _stats({"id": "xp", "name": "XP"})
+        assert "default" not in field_of(imported, "User stats", "xp")
 
 
 class TestRefused:

@@ -1,7 +1,8 @@
 """RPG Companion: a `trackerConfig` (or the settings holding one) to trackers.
 
 `userStats.customStats` become numbers from 0 to each stat's `maxValue` in a "User stats" record
-(with `rpgAttributes` and the status section's mood and custom fields); the info box's widgets
+(with `rpgAttributes` and the status section's mood and custom fields), each starting at the
+file's value, else where RPG Companion starts it (full; arousal at 0); the info box's widgets
 (date, weather, temperature, time, location, recent events) a scene record; present characters
 a keyed list whose relationship is a choice among the configured relationships, with their custom
 fields and thoughts as text columns; an inventory section makes keyed lists with a `qty`
@@ -123,6 +124,22 @@ def _lost_start(stat: dict[str, Any], start: int | float | None, spec: dict[str,
     return f"its value {describe_value(stat.get('value'))} ({why})"
 
 
+#: The stats RPG Companion starts empty (its `extensionSettings.userStats` in `state.js`): every
+#: other stat starts full (health 100; a stat added in its editor at 100 of maxValue 100).
+_EMPTY_AT_START = frozenset({"arousal"})
+
+
+def _tool_start(key: str, spec: dict[str, Any]) -> str:
+    """Start a stat with a top where RPG Companion starts it (full, or 0 for arousal), and say so
+    for its line; a stat with no top has no full and starts at 0, unsaid."""
+    if "max" not in spec:
+        return ""
+    if key.lower() in _EMPTY_AT_START:
+        return f"; starts at 0, as RPG Companion starts {key}"
+    spec["default"] = spec["max"]
+    return f"; starts full at {spec['max']}, as RPG Companion starts a stat"
+
+
 def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: str) -> None:
     if not isinstance(section, dict):
         return
@@ -145,19 +162,21 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 if "persistInHistory" in stat
                 else ""
             )
-            start = number(stat.get("value"))
-            if start is not None and 0 <= start <= spec.get("max", start):
-                spec["default"] = start
-                extra += f"; starts at its value {start}"
-            elif "value" in stat:
-                lost.append(_lost_start(stat, start, spec))
-            if lost:
-                extra += f"; not kept: {'; '.join(lost)}"
             # The model writes a stat by its id (`{"id": "mana", "value": 80}`): the field is
             # named for it, and its display name is its meaning.
             shown = _label(stat, f"stat {index + 1}")
             ident = stat.get("id")
             key = ident if isinstance(ident, str) and ident.strip() else shown
+            start = number(stat.get("value"))
+            if start is not None and 0 <= start <= spec.get("max", start):
+                spec["default"] = start
+                extra += f"; starts at its value {start}"
+            else:
+                if "value" in stat:
+                    lost.append(_lost_start(stat, start, spec))
+                extra += _tool_start(key, spec)
+            if lost:
+                extra += f"; not kept: {'; '.join(lost)}"
             draft.add(
                 at,
                 key,
