@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import orjson
 import pytest
@@ -158,7 +159,7 @@ class TestWhatIsLostIsSaid:
             (
                 {"type": "number", "minimum": 5, "maximum": 1, "default": 3},
                 "guessed: properties.f -> s.f: number; not kept: the range: minimum 5 lies above "
-                "maximum 1",
+                "maximum 1, so it starts at its default 3",
             ),
             (
                 {"type": "number", "minimum": 2, "default": 1},
@@ -204,6 +205,52 @@ class TestWhatIsLostIsSaid:
         imported = import_wtracker("s.json", orjson.dumps(schema).decode())
         assert [str(x) for x in imported.report.lines] == [
             "exact: properties.f -> s.f: number min 0 max 9"
+        ]
+
+
+class TestRangeAboveItself:
+    """A range whose minimum lies above its maximum is dropped; a default kept without it is
+    said, where it once started the field without a word."""
+
+    COUNT: ClassVar[dict[str, object]] = {
+        "type": "integer",
+        "minimum": 10,
+        "maximum": 5,
+        "default": 7,
+    }
+    LINE = (
+        "number; integer (a trackerkit number may hold fractions); not kept: the range: minimum "
+        "10 lies above maximum 5, so it starts at its default 7"
+    )
+
+    def test_a_record_field(self) -> None:
+        """Found when tried: `count` started at 7 and its line named only the range dropped."""
+        schema = {"type": "object", "properties": {"count": self.COUNT}}
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert field_of(imported, "s", "count")["default"] == 7
+        assert [str(x) for x in imported.report.lines] == [
+            f"guessed: properties.count -> s.count: {self.LINE}"
+        ]
+
+    def test_a_list_column(self) -> None:
+        """A column of a keyed list says it the same way."""
+        row = {"type": "object", "properties": {"name": {"type": "string"}, "count": self.COUNT}}
+        schema = {"type": "object", "properties": {"bag": {"type": "array", "items": row}}}
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert field_of(imported, "s", "count")["default"] == 7
+        assert f"guessed: properties.bag.items.properties.count -> s.count: {self.LINE}" in [
+            str(x) for x in imported.report.lines
+        ]
+
+    def test_no_default_says_no_start(self) -> None:
+        """With no default the field starts at 0, as any number without one, and the line says
+        only the range."""
+        count = {k: v for k, v in self.COUNT.items() if k != "default"}
+        schema = {"type": "object", "properties": {"count": count}}
+        imported = import_wtracker("s.json", orjson.dumps(schema).decode())
+        assert [str(x) for x in imported.report.lines] == [
+            "guessed: properties.count -> s.count: number; integer (a trackerkit number may hold "
+            "fractions); not kept: the range: minimum 10 lies above maximum 5"
         ]
 
 

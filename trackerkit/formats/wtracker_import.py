@@ -453,8 +453,10 @@ def _number(
                 for name in (bound, exclusive)
                 if name in prop
             )
+    dropped = None
     if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
-        lost.append(f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}")
+        dropped = f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}"
+        lost.append(dropped)
     if is_number(default) and not isinstance(default, bool):
         assert isinstance(default, int | float)
         # TR-18: a default outside the range is brought inside it, as a stored value would be.
@@ -467,6 +469,9 @@ def _number(
             guessed = True
     elif "default" in prop:
         lost.append(f"its default {describe_value(default)} (not a number)")
+    if dropped is not None and "default" in spec:
+        # No range holds the default now: say where the field starts, as a held default says.
+        lost[lost.index(dropped)] += f", so it starts at its default {line_of(spec['default'])}"
     if kind == "integer":
         notes.append("integer (a trackerkit number may hold fractions)")
         guessed = True
