@@ -49,6 +49,19 @@ def trouble(title, error):
 
 
 @app.function(hide_code=True)
+def drawn(what, draw):
+    """The figure `draw()` makes, or the page's "Could not draw WHAT" callout when it fails.
+
+    Each figure has a cell of its own that calls this: one that fails (or is too large for the
+    page) takes only itself down.
+    """
+    try:
+        return draw()
+    except Exception as error:
+        return trouble(f"Could not draw {what}", error)
+
+
+@app.function(hide_code=True)
 def titled_by_days(figure, days):
     """The per-day cumulative chart titled by the days it covers: one by its date, several as a span."""
     _days = sorted(days)
@@ -385,7 +398,7 @@ def _():
 @app.cell
 def _(names, turn_rows, turns):
     # The counts, the cost and the table per day come first, each figure after in a cell of its
-    # own: a figure too large for the page (or one that fails) takes only itself down.
+    # own (drawn).
     try:
         step_table = steps(turn_rows, names)
         call_table = tool_calls(turn_rows, names)
@@ -423,21 +436,13 @@ def _(names, turn_rows, turns):
 
 @app.cell
 def _(turns):
-    try:
-        _figure = daily_costs(turns)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not draw the cost per day", _error))
-    _figure
+    drawn("the cost per day", lambda: daily_costs(turns))
     return
 
 
 @app.cell
 def _(turns):
-    try:
-        _figure = daily_usage(turns)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not draw the tokens per day", _error))
-    _figure
+    drawn("the tokens per day", lambda: daily_usage(turns))
     return
 
 
@@ -445,31 +450,22 @@ def _(turns):
 def _(day_pick, names, turn_rows, turns):
     # A busy day's curves are thinned to a few thousand points (the figure's subtitle says so):
     # drawn through every step, a day of 70,000 steps was past the page's output limit.
-    try:
-        _figure = titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not draw the tokens and cost over each day", _error))
-    _figure
+    drawn(
+        "the tokens and cost over each day",
+        lambda: titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value),
+    )
     return
 
 
 @app.cell
 def _(names, turn_rows):
-    try:
-        _figure = failures_by_class(turn_rows, names)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not draw the failed tool calls", _error))
-    _figure
+    drawn("the failed tool calls", lambda: failures_by_class(turn_rows, names))
     return
 
 
 @app.cell
 def _(turns):
-    try:
-        _figure = turn_durations(turns)
-    except Exception as _error:
-        mo.stop(True, trouble("Could not draw the turn durations", _error))
-    _figure
+    drawn("the turn durations", lambda: turn_durations(turns))
     return
 
 
