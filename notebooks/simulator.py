@@ -10,6 +10,7 @@ with app.setup(hide_code=True):
 
     from trackerkit import load_scene, tracker_changes_between, workspace
     from trackerkit.simulate import (
+        Unsent,
         calls_example,
         compare_protocols,
         edit_prefill,
@@ -80,6 +81,10 @@ def _():
     # when Swipe, Regenerate or Continue is pressed. A plain dict the playback fills: the turn form
     # must not be drawn again on every step, or what was typed in it would go.
     base_now = {}
+    # What the person typed in the turn boxes and the edit form and has not sent, by scene, so a
+    # switch of scene and back shows it as it was left. Kept as the boxes give it, not a state:
+    # reading a state would draw the boxes again on every keystroke.
+    unsent = Unsent()
     return (
         base_now,
         get_link_note,
@@ -94,6 +99,7 @@ def _():
         set_saved,
         set_scene,
         set_steps_by_scene,
+        unsent,
     )
 
 
@@ -173,19 +179,7 @@ def _(played_by_scene, scene_file, scene_name, set_steps_by_scene):
         """Change this scene's steps, `change(steps) -> steps`; the other scenes' stay as they are."""
         set_steps_by_scene(lambda kept: {**kept, scene_name: change(kept.get(scene_name, []))})
 
-    # What the person typed in the edit form and has not sent yet, kept while other steps redraw it.
-    get_typed, set_typed = mo.state({})
-    # The tracker picked in the edit form, kept while steps redraw the form.
-    get_edit_pick, set_edit_pick = mo.state(None)
-    return (
-        get_edit_pick,
-        get_typed,
-        played,
-        scene_steps,
-        set_edit_pick,
-        set_steps,
-        set_typed,
-    )
+    return played, scene_steps, set_steps
 
 
 @app.cell
@@ -377,26 +371,46 @@ def _():
 
 
 @app.cell
-def _(base_now, place, scene_file, set_steps):
+def _(base_now, place, scene_file, scene_name, set_steps, unsent):
     # The example call is made from the scene's own trackers, as the scene's steps leave them.
     try:
         _example = calls_example(play_page(scene_file, [], trackers=place.trackers).session.chat)
     except Exception:  # the scene's own message says why it cannot be played
         _example = "[]"
-    user_text = mo.ui.text(value="I check my wounds.", label="User message", full_width=True)
-    reply_text = mo.ui.text(value="You bind the cut on your arm.", label="Reply", full_width=True)
+
+    def _keeper(box):
+        # What the person leaves in a box is kept for this scene; a switch back draws it again.
+        def _keep(text):
+            unsent.keep(scene_name, box, text)
+
+        return _keep
+
+    user_text = mo.ui.text(
+        value=unsent.text(scene_name, "user", "I check my wounds."),
+        label="User message",
+        full_width=True,
+        on_change=_keeper("user"),
+    )
+    reply_text = mo.ui.text(
+        value=unsent.text(scene_name, "reply", "You bind the cut on your arm."),
+        label="Reply",
+        full_width=True,
+        on_change=_keeper("reply"),
+    )
     # Continue extends the reply shown with new text of its own (TR-33: no tool is offered on a
     # Continue, so it takes no calls); pasting the Reply box again would repeat the reply.
     continue_text = mo.ui.text(
-        value="You pull the knot tight.",
+        value=unsent.text(scene_name, "continue", "You pull the knot tight."),
         label="Continue with (added to the last reply)",
         full_width=True,
+        on_change=_keeper("continue"),
     )
     calls_json = mo.ui.text_area(
-        value=_example,
+        value=unsent.text(scene_name, "calls", _example),
         label="The model's tool calls (JSON list)",
         full_width=True,
         rows=3,
+        on_change=_keeper("calls"),
     )
 
     def _add(step):
@@ -531,30 +545,33 @@ def _(cut, fork, message_pick, playback, show, take_pick, use_take, version_pick
 
 
 @app.cell
-def _(get_edit_pick, session, set_edit_pick):
+def _(scene_name, session, unsent):
     _names = [e.tracker.name for e in session.chat.panel()] if session is not None else []
+    _picked = unsent.text(scene_name, "edit tracker", "")
+
+    def _keep_pick(name):
+        # Kept for this scene, so steps that draw the form again (or a switch back) keep it.
+        unsent.keep(scene_name, "edit tracker", name or "")
+
     edit_tracker = mo.ui.dropdown(
         options=_names,
-        value=get_edit_pick() if get_edit_pick() in _names else next(iter(_names), None),
+        value=_picked if _picked in _names else next(iter(_names), None),
         label="Edit tracker",
-        on_change=set_edit_pick,
+        on_change=_keep_pick,
     )
     return (edit_tracker,)
 
 
 @app.cell
-def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, set_typed):
-    # The form starts from the picked tracker's own values; what was typed and not sent stays, and
-    # a refused edit keeps what was typed.
+def _(edit_tracker, place, playback, scene_file, scene_name, session, set_steps, unsent):
+    # The form starts from the picked tracker's own values; a refused edit keeps what was typed,
+    # and what was typed and not sent stays (for this scene and tracker, across a switch too).
     _last = playback.page_outcomes[-1] if playback is not None and playback.page_outcomes else None
     edit_outcome = _last if _last is not None and _last.kind == "edit" else None
     _row, _values = (
         edit_prefill(session.chat, edit_tracker.value) if session is not None else ("", "{}")
     )
-    _typed = get_typed()
-    if _typed.get("tracker") == edit_tracker.value:
-        _row, _values = _typed.get("row", _row), _typed.get("setText", _values)
-    elif (
+    if (
         edit_outcome is not None
         and edit_outcome.refused
         and edit_outcome.typed.get("tracker") == edit_tracker.value
@@ -563,6 +580,9 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
             str(edit_outcome.typed.get("row") or ""),
             str(edit_outcome.typed.get("setText", _values)),
         )
+    _row_box, _set_box = Unsent.edit_boxes(edit_tracker.value)
+    _row = unsent.text(scene_name, _row_box, _row)
+    _values = unsent.text(scene_name, _set_box, _values)
     # Where the form was read: after this many of the person's steps, on this reply. Every replay
     # reads the take's version there, so the edit keeps its message when the scripted slider
     # moves, is refused when the slider leaves out or passes the scripted reply it was made on,
@@ -571,12 +591,12 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
     edit_row = mo.ui.text(
         value=_row,
         label="Row (lists)",
-        on_change=lambda v: set_typed(lambda t: {**t, "tracker": edit_tracker.value, "row": v}),
+        on_change=lambda v: unsent.keep(scene_name, _row_box, v),
     )
     edit_set = mo.ui.text(
         value=_values,
         label="Set (JSON)",
-        on_change=lambda v: set_typed(lambda t: {**t, "tracker": edit_tracker.value, "setText": v}),
+        on_change=lambda v: unsent.keep(scene_name, _set_box, v),
     )
 
     def _send_edit(_):
@@ -589,7 +609,7 @@ def _(edit_tracker, get_typed, place, playback, scene_file, session, set_steps, 
         }
         # Pinned as it is added, as a turn is: a later rename of the tracker keeps the edit.
         _step = pinned(_step, scene_file, place.trackers) if scene_file is not None else _step
-        set_typed({})
+        unsent.drop(scene_name, _row_box, _set_box)
         set_steps(lambda steps: [*steps, _step])
 
     edit_button = mo.ui.button(label="Edit value", on_click=_send_edit)

@@ -14,10 +14,23 @@ from typing import Any
 from trackerkit import Draft, design
 from trackerkit.library import Library
 
-from .test_simulator_journey import HEADING, _calls, _send, _status
+from .test_simulator_journey import HEADING, _calls, _fill, _pick, _send, _settled, _status
 
 #: The controls these journeys drive (tests/browser/test_controls.py reads this).
-TOUCHES = {"simulator": {"calls_json", "reply_text", "send", "user_text"}}
+TOUCHES = {
+    "simulator": {
+        "calls_json",
+        "continue_text",
+        "edit_button",
+        "edit_row",
+        "edit_set",
+        "edit_tracker",
+        "reply_text",
+        "scene_picker",
+        "send",
+        "user_text",
+    }
+}
 
 
 def test_a_rename_saved_in_the_designer_is_said_for_the_scenes_own_steps(
@@ -64,3 +77,65 @@ def test_a_rename_saved_in_the_designer_is_said_for_the_scenes_own_steps(
     health.get_by_text("hp_top 44").first.wait_for()
     note.scroll_into_view_if_needed()
     screenshot(page, "simulator-scene-outdated")
+
+
+#: The turn boxes and the edit form, by label.
+USER, REPLY, CALLS = "User message", "Reply", "The model's tool calls (JSON list)"
+CONTINUE, EDIT_SET = "Continue with (added to the last reply)", "Set (JSON)"
+
+
+def test_text_typed_and_not_sent_is_kept_per_scene(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Text typed in fight's turn boxes and edit form, not sent, is there again after switching
+    to shop and back; shop's boxes start as its own and keep what was typed in them; the edit
+    kept is then sent as typed."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _status(page, "12 live messages")
+    _settled(page, 6)
+    typed = {
+        USER: "I duck behind the cart.",
+        REPLY: "Bolts thud into the wood.",
+        CALLS: _calls('{"tracker": "Stamina", "set": {"stamina": 4}}'),
+        CONTINUE: "You stay low.",
+    }
+    for label, text in typed.items():
+        _fill(page, label, text)
+    _pick(page, "Edit tracker", "Stamina")
+    expect(page.get_by_label(EDIT_SET, exact=True)).to_have_value('{"stamina": 20}')
+    # Typed, and straight to the scene picker: a person does not press Tab first.
+    page.get_by_label(EDIT_SET, exact=True).fill('{"stamina": 3}')
+    page.get_by_label("Scene", exact=True).click()
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    expect(page.get_by_label(USER, exact=True)).to_have_value("I check my wounds.")
+    expect(page.get_by_label(CALLS, exact=True)).to_contain_text('"tracker": "Inventory"')
+    _fill(page, USER, "I haggle hard.")
+
+    _pick(page, "Scene", "fight")
+    _status(page, "Ambush on the causeway")
+    for label, text in typed.items():
+        expect(page.get_by_label(label, exact=True)).to_have_value(text)
+    expect(page.get_by_label("Edit tracker", exact=True)).to_have_value("Stamina")
+    expect(page.get_by_label(EDIT_SET, exact=True)).to_have_value('{"stamina": 3}')
+    page.get_by_label(USER, exact=True).scroll_into_view_if_needed()
+    screenshot(page, "simulator-unsent-kept")
+
+    _pick(page, "Scene", "shop")
+    _status(page, "Haggling at Old Marrow's")
+    expect(page.get_by_label(USER, exact=True)).to_have_value("I haggle hard.")
+    _pick(page, "Scene", "fight")
+    _status(page, "Ambush on the causeway")
+    _settled(page, 6)
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 7 (edit) done.").first.wait_for()
+    page.locator(".tk-panel [data-tracker='stamina']").get_by_text("stamina 3").first.wait_for()
+    # Sent: the form starts again from the values as they now stand.
+    expect(page.get_by_label(EDIT_SET, exact=True)).to_have_value('{"stamina": 3}')
+    _send(page, "I stand.", "[]", "You rise.")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 8 (turn) done.").first.wait_for()

@@ -16,6 +16,7 @@ from trackerkit.simulate.links import (
     linked_ids,
 )
 from trackerkit.simulate.page import (
+    Unsent,
     calls_example,
     edit_prefill,
     failure_html,
@@ -58,6 +59,7 @@ __all__ = [
     "ProtocolComparison",
     "SavedLinks",
     "StepValues",
+    "Unsent",
     "calls_example",
     "check_data_dir",
     "clamps_of",

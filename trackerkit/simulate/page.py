@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from html import escape
 
 from trackerkit.chat import Chat
@@ -18,6 +19,7 @@ from trackerkit.simulate.playback import Outcome
 from trackerkit.values import initial_value
 
 __all__ = [
+    "Unsent",
     "calls_example",
     "edit_prefill",
     "failure_html",
@@ -35,6 +37,39 @@ _STYLE = """<style>
 .tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
 .tk-outdated{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 </style>"""
+
+
+@dataclass(slots=True)
+class Unsent:
+    """What a person typed in the page's boxes and has not sent, by scene, while the page is open.
+
+    A scene's steps and its slider are kept per scene; so is this, so switching scenes and back
+    shows each box as it was left. The page keeps a box's text as the box gives it (on leaving
+    it), and reads it back, or the box's own start, when it draws the box again. An edit form's
+    boxes are kept per tracker (`edit_boxes`), so picking another tracker and back keeps them
+    too. Never on disk: a reload starts over, as it does for the steps.
+    """
+
+    by_scene: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def text(self, scene: str | None, box: str, start: str) -> str:
+        """What `box` holds for `scene`: as the person left it, else `start`."""
+        return self.by_scene.get(scene or "", {}).get(box, start)
+
+    def keep(self, scene: str | None, box: str, text: str) -> None:
+        """Keep `text` as what `box` holds for `scene`; the other scenes' boxes are untouched."""
+        self.by_scene.setdefault(scene or "", {})[box] = text
+
+    def drop(self, scene: str | None, *boxes: str) -> None:
+        """Forget what `boxes` hold for `scene` (what was sent): they start afresh when drawn."""
+        kept = self.by_scene.get(scene or "", {})
+        for box in boxes:
+            kept.pop(box, None)
+
+    @staticmethod
+    def edit_boxes(tracker: str | None) -> tuple[str, str]:
+        """The edit form's row and values boxes for `tracker`, as this keeps them."""
+        return f"edit row · {tracker}", f"edit set · {tracker}"
 
 
 def reply_notes_html(outcome: Outcome | None) -> str:
