@@ -447,19 +447,22 @@ def _(turns):
 
 
 @app.cell
-def _(day_pick, names, turn_rows, turns):
+def _(day_pick, names, step_table, turn_rows, turns):
     # A busy day's curves are thinned to a few thousand points (the figure's subtitle says so):
-    # drawn through every step, a day of 70,000 steps was past the page's output limit.
+    # drawn through every step, a day of 70,000 steps was past the page's output limit. The
+    # steps and tool calls made for the summary above are given, not made again (seconds each).
     drawn(
         "the tokens and cost over each day",
-        lambda: titled_by_days(tokens_over_day(turn_rows, names, turns), day_pick.value),
+        lambda: titled_by_days(
+            tokens_over_day(turn_rows, names, turns, step_table=step_table), day_pick.value
+        ),
     )
     return
 
 
 @app.cell
-def _(names, turn_rows):
-    drawn("the failed tool calls", lambda: failures_by_class(turn_rows, names))
+def _(call_table, names, turn_rows):
+    drawn("the failed tool calls", lambda: failures_by_class(turn_rows, names, calls=call_table))
     return
 
 

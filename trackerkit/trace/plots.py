@@ -245,6 +245,7 @@ def tokens_over_day(
     turns: pd.DataFrame | None = None,
     *,
     most_points: int | None = _MOST_POINTS,
+    step_table: pd.DataFrame | None = None,
 ) -> Figure:
     """Tokens in and out, and cost in USD, cumulative within each day file, one colour a day.
 
@@ -263,8 +264,10 @@ def tokens_over_day(
         turns: the turns frame from `assemble_turns`, when already computed.
         most_points: the most points a curve has over all days together (at least two a day);
             None draws every step.
+        step_table: the frame `steps(events, names)` returns, when already computed.
     """
-    table = steps(events, names).sort_values("ts", kind="stable")
+    table = steps(events, names) if step_table is None else step_table
+    table = table.sort_values("ts", kind="stable")
     turns = assemble_turns(events, names) if turns is None else turns
     day_of = dict(zip(turns["name"], turns["day"].fillna("").astype(str), strict=True))
     days = table["turn_name"].map(day_of).fillna("").replace("", "(no day)")
@@ -316,9 +319,14 @@ def tokens_over_day(
     return figure
 
 
-def failures_by_class(events: pd.DataFrame, names: pd.Series | None = None) -> Figure:
-    """Failed tool calls counted by failure class (TC-16), stacked by tool."""
-    calls = tool_calls(events, names)
+def failures_by_class(
+    events: pd.DataFrame, names: pd.Series | None = None, *, calls: pd.DataFrame | None = None
+) -> Figure:
+    """Failed tool calls counted by failure class (TC-16), stacked by tool.
+
+    `calls` is the frame `tool_calls(events, names)` returns, when already made.
+    """
+    calls = tool_calls(events, names) if calls is None else calls
     failed = calls[calls["failure"].notna()]
     counts = (
         failed.groupby(["failure", "tool"], dropna=False).size().rename("calls").reset_index()
@@ -332,19 +340,67 @@ def failures_by_class(events: pd.DataFrame, names: pd.Series | None = None) -> F
     return figure
 
 
+_MOST_BINS = 40
+"""`turn_durations` draws at most about this many bins (as the histogram's `nbins` did)."""
+
+
+def _bin_width(span: float) -> float:
+    """The bin width plotly picks for `_MOST_BINS` bins over `span` seconds: a round number (2, 5
+    or 10 times a power of ten) at least a `_MOST_BINS`th of the span; 1 for no span at all."""
+    if span <= 0:
+        return 1.0
+    rough = span / _MOST_BINS
+    base = 10 ** np.floor(np.log10(rough))
+    return float(base * next(step for step in (2, 5, 10) if step >= rough / base))
+
+
 def turn_durations(turns: pd.DataFrame) -> Figure:
     """The distribution of turn durations in seconds, one colour per kind (chat, night, live),
-    stacked: a bar is as tall as the turns of its bin, all kinds together."""
-    frame = pd.DataFrame(
-        {
-            "seconds": turns["duration"].dt.total_seconds().astype(float),
-            "kind": turns["kind"].astype(str),
-        }
+    stacked: a bar is as tall as the turns of its bin, all kinds together.
+
+    The bins are counted here, not on the page: the figure holds a bar per bin and kind (its
+    start and end in `customdata`), so its size does not grow with the turns. A bin holds the
+    durations in [start, end); a turn with no duration is left out.
+    """
+    seconds = turns["duration"].dt.total_seconds().to_numpy(dtype=float)
+    kinds = turns["kind"].astype(str).to_numpy()
+    timed = ~np.isnan(seconds)
+    seconds, kinds = seconds[timed], kinds[timed]
+    figure = go.Figure()
+    if len(seconds):
+        width = _bin_width(float(seconds.max() - seconds.min()))
+        first = np.floor(seconds.min() / width) * width
+        first -= width * (first > seconds.min())  # a float division a hair long
+        count = int(np.floor((seconds.max() - first) / width)) + 1
+        edges = first + width * np.arange(count + 2)
+        count += int(edges[count] <= seconds.max())  # a float division a hair short
+        starts, ends = edges[:count], edges[1 : count + 1]
+        # Placed by the edges themselves, not by a division: a bin holds exactly [start, end).
+        where = np.searchsorted(starts, seconds, side="right") - 1
+        for kind in pd.unique(kinds):
+            counts = np.bincount(where[kinds == kind], minlength=count)
+            figure.add_trace(
+                go.Bar(
+                    x=starts + width / 2,
+                    y=counts,
+                    width=width,
+                    customdata=np.column_stack([starts, ends]),
+                    name=kind,
+                    marker_line_width=0,
+                    hovertemplate=f"kind={kind}<br>seconds=%{{customdata[0]:.4g}} to "
+                    "%{customdata[1]:.4g}<br>turns=%{y}<extra></extra>",
+                )
+            )
+    figure.update_layout(
+        title="Turn durations",
+        xaxis_title="seconds",
+        yaxis_title="turns",
+        legend_title_text="kind",
+        legend_traceorder="normal",  # as the histogram listed the kinds, not stacking's reverse
+        barmode="stack",
+        bargap=0,
+        autosize=True,
     )
-    figure = px.histogram(
-        frame, x="seconds", color="kind", barmode="stack", nbins=40, title="Turn durations"
-    )
-    figure.update_layout(xaxis_title="seconds", yaxis_title="turns", autosize=True)
     return figure
 
 
