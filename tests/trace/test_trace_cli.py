@@ -58,7 +58,7 @@ class TestTurns:
             "wrun_C/turn_2", "chat", "telegram", "2026-03-01T12:00:00.000Z", "2.2", "5", "0", "0", "0", "0",
             "0", "0", "0", "0", "0", "cancelled", "3",
         ]  # fmt: skip
-        assert lines[-2] == "cost: $0.0000 over 0 of 0 steps; every step carries its cost."
+        assert lines[-2] == "cost: no completed step, so no cost."
         assert lines[-1] == "1 turn, 5 orphan rows, 0 broken lines on 2026-03-01."
 
     def test_small_costs_are_not_printed_as_zero(

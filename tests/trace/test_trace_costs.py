@@ -124,4 +124,4 @@ class TestCosts:
     def test_no_turns_no_rows(self) -> None:
         empty = assemble_turns(read_trace(SAMPLE, days="2026-11-26")[0].iloc[:0])
         assert costs_by_day(empty).empty
-        assert cost_summary(empty) == "$0.0000 over 0 of 0 steps; every step carries its cost."
+        assert cost_summary(empty) == "no completed step, so no cost."

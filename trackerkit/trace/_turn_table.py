@@ -22,7 +22,7 @@ import pandas as pd
 from trackerkit.trace._columns import SKIPPED, ColumnSpec, empty_frame
 from trackerkit.trace.failure import FAILURE_EVENTS, error_of, failure_of
 
-__all__ = ["COST_MAX", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of"]
+__all__ = ["COST_MAX", "TOKENS_MAX", "TURN_COLUMNS", "build", "chat_of", "known_cost"]
 
 TOKENS_MAX = 10**12
 """The largest token count a step may report; a million such steps still sum exactly in int64."""
@@ -39,7 +39,10 @@ TURN_COLUMNS: list[ColumnSpec] = [
         doc=(
             "chat (it has a turn.bound); night (none, and its source is a scheduled send's: rollup,"
             " cron, watch, brief, insight, the old digest, or unknown when only eve rows name it,"
-            " TC-8); live (none, begun on a live channel such as http or web)"
+            " TC-8); live (none, begun on a live channel such as http or web); cut (none, not"
+            " night, and its eve.turn.started is not among the events: it began in a day file"
+            " not read, so whether it was a chat turn cannot be told, and start and duration"
+            " count from its first row read)"
         ),
     ),
     ColumnSpec("session", "session", "str"),
@@ -151,7 +154,9 @@ def _tokens(value: Any) -> bool:
     return type(value) in (int, float) and 0 <= value <= TOKENS_MAX
 
 
-def _cost(value: Any) -> bool:
+def known_cost(value: Any) -> bool:
+    """Whether a step's `usage.costUsd` is a cost: a number from 0 to `COST_MAX` (no NaN, no inf,
+    no negative), as every table and figure counts it."""
     return type(value) in (int, float) and 0 <= value <= COST_MAX  # NaN and inf fail too
 
 
@@ -172,7 +177,7 @@ class _Usage:
                 usage = {}
             self.tokens_in.append(self._take(usage, "in", _tokens, skipped))
             self.tokens_out.append(self._take(usage, "out", _tokens, skipped))
-            cost = self._take(usage, "costUsd", _cost, skipped)
+            cost = self._take(usage, "costUsd", known_cost, skipped)
             self.known.append(float(cost is not None))
             self.cost.append(0.0 if cost is None else float(cost))
 
@@ -257,12 +262,13 @@ def build(
     days = _first_days(events, codes, ts, size)
     errors = _first_errors(events, codes, ts, size)
     subagents = _subagents(events, codes, size)
+    started = _started(events, codes, size)
     order = np.argsort(start, kind="stable")
     session = [labels[i].rsplit("/", 1)[0] for i in order]
     frame = pd.DataFrame(
         {
             "name": [labels[i] for i in order],
-            "kind": [_kind(labels[i] in chat_turns, source[i]) for i in order],
+            "kind": [_kind(labels[i] in chat_turns, source[i], started[i]) for i in order],
             "session": session,
             "turn": [labels[i].rsplit("/", 1)[1] for i in order],
             "source": [source[i] for i in order],
@@ -270,6 +276,7 @@ def build(
             "day": [days[i] for i in order],
             "start": pd.to_datetime(start[order], unit="us", utc=True),
             "end": pd.to_datetime(end[order], unit="us", utc=True),
+            "started": started[order],
         }
     )
     frame["duration"] = frame["end"] - frame["start"]
@@ -278,7 +285,6 @@ def build(
     frame["status"] = [_STATUS[rank[i]] for i in order]
     frame["error_class"] = [errors[i][0] for i in order]
     frame["error"] = [errors[i][1] for i in order]
-    frame["started"] = _started(events, codes, size)[order]
     frame["subagents"] = [subagents[i] for i in order]
     frame["orphans"] = _orphans_during(events, codes, ts, frame)
     frame = frame[[spec.name for spec in TURN_COLUMNS]]
@@ -297,11 +303,13 @@ def _actions(data: Any, skipped: Counter[str]) -> int:
     return 0
 
 
-def _kind(bound: bool, source: str) -> str:
-    """chat, night or live (see the `kind` column)."""
+def _kind(bound: bool, source: str, started: bool) -> str:
+    """chat, night, live or cut (see the `kind` column)."""
     if bound:
         return "chat"
-    return "night" if source in _NIGHT_SOURCES else "live"
+    if source in _NIGHT_SOURCES:
+        return "night"
+    return "live" if started else "cut"
 
 
 def _first_sources(

@@ -268,6 +268,13 @@ def _turns(args: argparse.Namespace) -> int:
             "into the next day's file; their figures "
             "count those events too."
         )
+    cut = int((turns["kind"] == "cut").sum())
+    if cut:
+        print(
+            f"{_count(cut, 'turn')} of kind cut: no eve.turn.started in the files read (begun "
+            "in a day file not in the folder, or that line broken); start, duration and figures "
+            "count from the first row read."
+        )
     for error in errors:
         print(f"  {error}")
     skipped = turns.attrs.get(SKIPPED, {})
@@ -432,7 +439,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.set_defaults(func=_show)
 
     export = commands.add_parser(
-        "export", help="write trace days as Parquet, one file per day (data as JSON text)"
+        "export",
+        help="write trace days as Parquet, one file per day (data as JSON text)",
+        description="Write trace days as Parquet, one file per day: the seven fields (name as "
+        "the full kind.name, eve.step.completed, as in read_trace's frame), data as its JSON "
+        "text, the day, and any --column asked for.",
     )
     export.add_argument("path", metavar="PATH", help="a day file or a folder of day files")
     export.add_argument(

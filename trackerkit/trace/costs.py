@@ -73,8 +73,12 @@ def cost_summary(turns: pd.DataFrame) -> str:
     >>> cost_summary(pd.DataFrame({"cost_usd": [0.5, 0.25], "steps": [3, 1],
     ...                            "steps_without_cost": [1, 0]}))
     '$0.7500 over 3 of 4 steps; 1 step (25%) carries no cost and is not in the total.'
+    >>> cost_summary(pd.DataFrame({"cost_usd": [], "steps": [], "steps_without_cost": []}))
+    'no completed step, so no cost.'
     """
     steps = int(turns["steps"].sum()) if len(turns) else 0
+    if not steps:
+        return "no completed step, so no cost."
     unknown = int(turns["steps_without_cost"].sum()) if len(turns) else 0
     total = float(turns["cost_usd"].sum()) if len(turns) else 0.0
     text = f"${total:.4f} over {steps - unknown} of {steps} steps"

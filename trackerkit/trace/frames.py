@@ -14,7 +14,8 @@ from typing import Any
 
 import pandas as pd
 
-from trackerkit.trace._columns import ColumnSpec, extract
+from trackerkit.trace._columns import SKIPPED, ColumnSpec, extract
+from trackerkit.trace._turn_table import known_cost
 from trackerkit.trace.event_data import key_part, qualified, readable, require_data
 from trackerkit.trace.failure import error_of, failure_of
 from trackerkit.trace.turns import assign_turns
@@ -49,7 +50,13 @@ STEP_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("usage_out", "data.usage.out", "int"),
     ColumnSpec("usage_cache_read", "data.usage.cacheRead", "int"),
     ColumnSpec("usage_cache_write", "data.usage.cacheWrite", "int"),
-    ColumnSpec("cost_usd", "data.usage.costUsd", "float", doc="absent when the model has no price"),
+    ColumnSpec(
+        "cost_usd",
+        "cost_usd",
+        "float",
+        doc="usage.costUsd; absent when the model has no price or the value is no cost (a "
+        "number from 0 to 1,000,000, as the turns frame counts it)",
+    ),
     ColumnSpec("outcome", "outcome", "str", doc="completed (eve.step.completed) or failed"),
     ColumnSpec(
         "error_class",
@@ -174,6 +181,10 @@ def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     `error_class` and `error`: a failed step's code and message; for a completed step, the
     first failed tool call of that step (same turn and `stepIndex`): its class (TC-16) and the
     message it gave. Both are None for a step without a failure.
+
+    `cost_usd` is known as the turns frame knows it (`known_cost`): a negative, infinite or
+    larger than 1,000,000 `costUsd` is none, counted in `attrs["skipped"]`, so the column sums
+    to the turns' and `costs_by_day`'s totals.
     """
     wanted = {"eve.step.completed", "eve.step.failed", "eve.action.result"}
     records = list(_records(events, names, wanted, "steps"))
@@ -184,15 +195,26 @@ def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
             if error is not None:
                 tools.setdefault(_step_key(rec), error)
     rows = []
+    odd_costs = 0
     for rec in records:
         if rec["name"] == "eve.action.result":
             continue
+        usage = rec["data"].get("usage")
+        cost = usage.get("costUsd") if isinstance(usage, Mapping) else None
+        if cost is not None and not known_cost(cost):
+            odd_costs += 1
+            cost = None
+        rec["cost_usd"] = cost
         failed = rec["name"] == "eve.step.failed"
         error = error_of(rec["name"], rec["data"]) if failed else tools.get(_step_key(rec))
         rec["outcome"] = "failed" if failed else "completed"
         rec["error_class"], rec["error"] = error if error is not None else (None, None)
         rows.append(rec)
-    return extract(rows, STEP_COLUMNS)
+    frame = extract(rows, STEP_COLUMNS)
+    if odd_costs:
+        skipped = frame.attrs[SKIPPED]
+        skipped["data.usage.costUsd"] = skipped.get("data.usage.costUsd", 0) + odd_costs
+    return frame
 
 
 def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:

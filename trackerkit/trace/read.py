@@ -464,7 +464,9 @@ def read_trace(
     Returns:
         With `strict=False`, `(events, errors)`: the frame (columns `EVENT_COLUMNS`) and one
         `TraceLineError` per broken line. With `strict=True`, the frame alone. Every `data`
-        mode reads the same lines and refuses the same ones.
+        mode reads the same lines and refuses the same ones. `name` is the full `kind.name`
+        (`eve.step.completed` for a line of kind `eve` and name `step.completed`), as the
+        contract's catalogue names events: filter on `name == "eve.step.completed"`.
 
     Raises:
         NotFoundError: a path or an asked-for day is missing.
