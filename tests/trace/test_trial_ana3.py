@@ -13,7 +13,7 @@ import pytest
 from trackerkit.cli import main
 from trackerkit.trace import assemble_turns, read_day_turns, read_trace, steps
 from trackerkit.trace.costs import cost_summary, costs_by_day
-from trackerkit.trace.plots import tokens_over_day
+from trackerkit.trace.plots import daily_costs, tokens_over_day
 
 README = Path(__file__).parents[2] / "README.md"
 
@@ -85,6 +85,14 @@ class TestCostSummary:
         cost'."""
         empty = pd.DataFrame({"cost_usd": [], "steps": [], "steps_without_cost": []})
         assert cost_summary(empty) == "no completed step, so no cost."
+
+    def test_the_cost_figure_of_no_step_says_so(self, tmp_path: Path) -> None:
+        """The explorer's per-day cost figure said 'every step carries its cost' over no step."""
+        (tmp_path / "2026-10-09.jsonl").write_text("not json\n", encoding="utf-8")
+        events, errors = read_trace(tmp_path)
+        assert len(errors) == 1
+        figure = daily_costs(assemble_turns(events))
+        assert "no completed step, so no cost" in figure.layout.title.text
 
 
 class TestCutTurn:

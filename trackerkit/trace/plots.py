@@ -428,11 +428,12 @@ def daily_costs(turns: pd.DataFrame) -> Figure:
     )
     unknown = int(table["steps_without_cost"].sum())
     steps_total = int(table["steps"].sum())
-    note = (
-        f"{unknown} of {steps_total} steps carry no cost and are not in these totals"
-        if unknown
-        else "every step carries its cost"
-    )
+    if not steps_total:
+        note = "no completed step, so no cost"
+    elif unknown:
+        note = f"{unknown} of {steps_total} steps carry no cost and are not in these totals"
+    else:
+        note = "every step carries its cost"
     figure.update_layout(
         title=f"Known cost per day ({note})",
         xaxis_title="day file",
