@@ -24,6 +24,7 @@ from trackerkit.trace import (
     read_trace,
     trace_days,
 )
+from trackerkit.trace._data import Dicts
 
 Line = Callable[..., bytes]
 
@@ -142,6 +143,26 @@ class TestDays:
         assert list(days["day"]) == ["2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29"]
         assert (days["lines"] == days["events"] + days["broken"]).all()
         assert list(days["broken"]) == [0, 3, 3, 0]
+
+    def test_trace_days_builds_no_dict_and_counts_as_read_trace(
+        self, sample: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The explorer lists a folder by trace_days before any day is picked; it decoded every
+        event's data into dicts (a month of days read whole, to count lines). It reads without
+        data now, and counts what read_trace reads."""
+        expected = []
+        for path in sorted(sample.glob("*.jsonl")):
+            events, errors = read_trace(path)
+            expected.append((len(events), len(errors), events["ts"].min(), events["ts"].max()))
+
+        def no_dicts(*_args: object) -> None:
+            raise AssertionError("trace_days decoded data into dicts")
+
+        monkeypatch.setattr(Dicts, "block", no_dicts)
+        monkeypatch.setattr(Dicts, "raw", no_dicts)
+        days = trace_days(sample)
+        found = list(zip(days["events"], days["broken"], days["first"], days["last"], strict=True))
+        assert found == expected
 
 
 BROKEN = [
