@@ -28,6 +28,7 @@ with app.setup(hide_code=True):
         tokens_over_day,
         tool_calls,
         trace_days,
+        trace_subfolder_hint,
         turn_durations,
         turn_events,
         turn_failures,
@@ -173,7 +174,12 @@ def _(folder, place):
         mo.vstack(
             [
                 mo.md(
-                    f"<code>{escape(folder.value)}</code> holds no day file (`YYYY-MM-DD.jsonl`)."
+                    f"<code>{escape(folder.value)}</code> holds no day file (`YYYY-MM-DD.jsonl`)"
+                    + (
+                        f"; {escape(_inner)}"
+                        if (_inner := trace_subfolder_hint(folder.value))
+                        else "."
+                    )
                 ),
                 skipped_note,
             ]

@@ -216,6 +216,17 @@ def _bad_folders(
     page.get_by_text("Skipped 1 entry").first.wait_for()
     page.get_by_text("notes.txt", exact=True).wait_for()
 
+    # A data folder typed for its trace/ folder (trial ana3): the page names the folder to read.
+    data_folder = tmp_path / "data"
+    (data_folder / "trace").mkdir(parents=True)
+    day = sorted(BUNDLED.glob("*.jsonl"))[0]
+    (data_folder / "trace" / day.name).write_bytes(day.read_bytes())
+    folder.fill(str(data_folder))
+    folder.press("Enter")
+    page.get_by_text(
+        f"its trace/ folder holds 1 day file: read {data_folder / 'trace'}, the folder of the days."
+    ).first.wait_for()
+
     mixed = tmp_path / "mixed"
     mixed.mkdir()
     day = sorted(BUNDLED.glob("*.jsonl"))[0]

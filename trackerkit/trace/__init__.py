@@ -45,7 +45,15 @@ from trackerkit.trace.plots import (
     turn_durations,
     turn_timeline,
 )
-from trackerkit.trace.read import EVENT_COLUMNS, FIELDS, day_files, day_of, read_trace, trace_days
+from trackerkit.trace.read import (
+    EVENT_COLUMNS,
+    FIELDS,
+    day_files,
+    day_of,
+    read_trace,
+    trace_days,
+    trace_subfolder_hint,
+)
 from trackerkit.trace.reasons import (
     FAILURE_COLUMNS,
     STATUS_AND_FAILURES,
@@ -128,6 +136,7 @@ __all__ = [
     "tokens_over_day",
     "tool_calls",
     "trace_days",
+    "trace_subfolder_hint",
     "turn_durations",
     "turn_events",
     "turn_failures",
