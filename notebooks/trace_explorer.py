@@ -226,9 +226,18 @@ def _(day_pick, folder):
 
 
 @app.cell
-def _(errors, events):
+def _(day_pick, errors, events, turn_rows):
+    # Turns past midnight take rows from the next day's file even when it is not picked.
+    _beyond = int((~turn_rows["day"].astype(str).isin(day_pick.value)).sum())
     mo.md(
-        f"**{len(events):,} events** loaded; "
+        f"**{len(events):,} events** loaded"
+        + (
+            f" (and {_beyond:,} from a day not picked, of turns that run on past midnight: "
+            "in the turns, steps and figures, not in the events table)"
+            if _beyond
+            else ""
+        )
+        + "; "
         + (
             f"{len(errors)} broken lines: "
             + "; ".join(
