@@ -7,7 +7,6 @@ picker, keyed by name, so the second could never be opened; a mistyped `--data` 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import sys
@@ -16,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from loaded import load_module
 
 from trackerkit import decode_tracker
 from trackerkit.views import md_text
@@ -25,12 +25,7 @@ PAGE = ROOT / "notebooks" / "library.py"
 
 
 def _page() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebook_library_page", PAGE)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(PAGE, "notebook_library_page")
 
 
 def _run(monkeypatch: pytest.MonkeyPatch, data: Path) -> dict[str, Any]:

@@ -7,7 +7,6 @@ finds the bundled turns).
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from loaded import load_module
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.py"))
@@ -22,12 +22,7 @@ MARIMO = Path(sys.executable).parent / "marimo"
 
 
 def _load(path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"notebook_{path.stem}", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(path, f"notebook_{path.stem}")
 
 
 def _run(path: Path) -> dict[str, Any]:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import nbformat
+from loaded import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _render_docs() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "render_docs", ROOT / "scripts" / "render_docs.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(ROOT / "scripts" / "render_docs.py", "render_docs")
 
 
 def test_the_index_renders_the_leads_markdown(tmp_path: Path) -> None:

@@ -4,23 +4,18 @@ figure or, when drawing fails, the page's "Could not draw" callout in that cell 
 from __future__ import annotations
 
 import ast
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
 import plotly.graph_objects as go
+from loaded import load_module
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "trace_explorer.py"
 FIGURES = ("daily_costs", "daily_usage", "tokens_over_day", "failures_by_class", "turn_durations")
 
 
 def _notebook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("notebook_trace_explorer_figures", NOTEBOOK)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(NOTEBOOK, "notebook_trace_explorer_figures")
 
 
 class TestDrawn:
