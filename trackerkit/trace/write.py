@@ -54,8 +54,9 @@ So every event is written: `encode_event` always returns a line within the cap, 
 `TraceWriter.write` returns False only when the file cannot be written, or when the event's
 moment has no day file (before 0001-01-01 or after 9999-12-31 in the writer's time zone or in
 UTC: `datetime(1, 1, 1, 4)` in New York is still year 0; the log names the ts, the zone and
-the fix). Writing never raises into the caller: an error goes to the `trackerkit.trace` logger
-at most once a minute (TC-20).
+the fix), or when `ts` is not a datetime (a date, a string, `0`: the log says what `ts` must
+be; only `ts=None` stamps the clock's time). Writing never raises into the caller: an error
+goes to the `trackerkit.trace` logger at most once a minute (TC-20).
 Each line is one `os.write` on a file opened with `O_APPEND`, so two processes appending to
 one file never interleave within a line (TC-1, TC-21).
 """
@@ -145,24 +146,43 @@ def _side(moment: dt.datetime) -> str:
     return "before 0001-01-01" if moment.year < 5000 else "after 9999-12-31"
 
 
-def format_ts(moment: dt.datetime) -> str:
-    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC).
+def _found(value: Any) -> str:
+    """A value that is not a datetime, named for a sentence (`the date 2026-11-27`)."""
+    shown = value.isoformat() if isinstance(value, dt.date) else repr(value)
+    if len(shown) > 60:
+        shown = shown[:60] + "…"
+    return f"the {'date' if isinstance(value, dt.date) else type(value).__name__} {shown}"
 
-    Raises:
-        BadRequestError: the moment is outside the years 1 to 9999 in UTC (an aware time near
-            either end), which Python's dates, and so the stamp, cannot hold.
-    """
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """`moment` in UTC (a naive time taken as UTC); raises `format_ts`'s BadRequestError."""
+    if not isinstance(moment, dt.datetime):  # a date has no tzinfo: say what ts must be
+        raise BadRequestError(
+            f"the event's ts must be a datetime (aware, or naive and taken as UTC); found "
+            f"{_found(moment)}, and the event is not written; give a datetime such as "
+            "datetime(2026, 11, 27, 10, tzinfo=UTC), or no ts to stamp the writer's clock"
+        )
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
+        return moment.replace(tzinfo=dt.UTC)
     try:
-        utc = moment.astimezone(dt.UTC)
+        return moment.astimezone(dt.UTC)
     except OverflowError:
         raise BadRequestError(
             f"the event's ts {moment.isoformat()} falls {_side(moment)} in UTC, which no trace "
             "timestamp can name, and the event is not written; give a ts between 0001-01-01 and "
             "9999-12-31 UTC"
         ) from None
-    return utc.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def format_ts(moment: dt.datetime) -> str:
+    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC).
+
+    Raises:
+        BadRequestError: `moment` is not a datetime (a date, a string, a number), or it is
+            outside the years 1 to 9999 in UTC (an aware time near either end), which Python's
+            dates, and so the stamp, cannot hold.
+    """
+    return _utc(moment).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _utf8(text: str) -> bool:
@@ -461,15 +481,17 @@ class TraceWriter:
         Raises:
             BadRequestError: the moment's day in the writer's time zone is before 0001-01-01 or
                 after 9999-12-31 (such as 0001-01-01 04:00 UTC in New York), which no
-                `YYYY-MM-DD.jsonl` can name; or `format_ts` refuses it.
+                `YYYY-MM-DD.jsonl` can name; or `format_ts` refuses it (not a datetime, or
+                outside the years 1 to 9999 in UTC).
         """
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
+        # From UTC, not from `moment`: in a writer of the moment's own zone `astimezone`
+        # converts nothing, and a moment before year 1 in UTC would get a day file.
+        utc = _utc(moment)
         try:
-            day = moment.astimezone(self.timezone).date()
+            day = utc.astimezone(self.timezone).date()
         except OverflowError:
             raise BadRequestError(
-                f"the event's ts {format_ts(moment)} falls {_side(moment)} in the writer's time "
+                f"the event's ts {format_ts(utc)} falls {_side(utc)} in the writer's time "
                 f"zone ({self.timezone}), so no day file (YYYY-MM-DD.jsonl) can name its day and "
                 "the event is not written; give a ts between 0001-01-01 and 9999-12-31 in that zone"
             ) from None
@@ -490,11 +512,12 @@ class TraceWriter:
 
         False means the file could not be written, or `ts` (or the clock) names a moment no day
         file can hold: its day in the writer's time zone, or the moment in UTC, is outside the
-        years 1 to 9999 (`path_for` and `format_ts` say which, and the log gives their sentence).
+        years 1 to 9999 (`path_for` and `format_ts` say which, and the log gives their sentence);
+        or `ts` is not a datetime (only None stamps the clock's time).
         Every event fits a line (`encode_event`): none is dropped for its values.
         """
         try:
-            moment = ts or self._clock()
+            moment = self._clock() if ts is None else ts  # ts=0 is a (refused) ts
             encoded = encode_event(
                 format_ts(moment),
                 turn,
