@@ -28,7 +28,7 @@ import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NoReturn, cast
 
 import orjson
 import pandas as pd
@@ -338,19 +338,36 @@ _COLUMN_TYPES = ("int", "float", "str", "bool")
 
 
 def _column(value: str) -> str | ColumnSpec:
-    """`--column`: `PATH`, `NAME=PATH` or `NAME=PATH:TYPE` (int, float, str, bool)."""
-    name, sep, path = value.partition("=")
-    if not sep:
-        return value
-    path, colon, kind = path.partition(":")
-    if not name or not path or (colon and kind not in _COLUMN_TYPES):
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a column; write PATH, NAME=PATH or NAME=PATH:TYPE with TYPE one "
-            f"of {', '.join(_COLUMN_TYPES)} (for example cost_usd=usage.costUsd:float)"
-        )
-    if not colon:
+    """`--column`: `PATH`, `PATH:TYPE`, `NAME=PATH` or `NAME=PATH:TYPE` (int, float, str, bool).
+
+    What follows the last `:` is the type (`read_trace(columns=...)` takes a path holding `:`).
+    """
+    name, sep, path = value.rpartition("=") if "=" in value else ("", "", value)
+    head, colon, kind = path.rpartition(":")
+    typed = bool(colon)
+    if typed and kind not in _COLUMN_TYPES:
+        _bad_column(value, f"{kind!r} is no type")
+    if typed:
+        path = head
+    if sep and not name:
+        _bad_column(value, "the NAME before = is empty")
+    if "=" in name:
+        _bad_column(value, "a NAME= comes once, before the path")
+    if not path:
+        _bad_column(value, "it names no path")
+    name = name or path
+    if not typed:
+        if not sep:
+            return value
         return ColumnSpec(name, path, "object", doc=INFERRED)  # typed by its values
     return ColumnSpec(name, path, cast(ColumnType, kind))
+
+
+def _bad_column(value: str, why: str) -> NoReturn:
+    raise argparse.ArgumentTypeError(
+        f"{value!r} is not a column ({why}); write PATH, PATH:TYPE, NAME=PATH or NAME=PATH:TYPE "
+        f"with TYPE one of {', '.join(_COLUMN_TYPES)} (for example cost_usd=usage.costUsd:float)"
+    )
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, empty_frame
 
-__all__ = ["COST_COLUMNS", "cost_summary", "costs_by_day"]
+__all__ = ["COST_COLUMNS", "cost_summary", "costs_by_day", "share_text"]
 
 COST_COLUMNS: list[ColumnSpec] = [
     ColumnSpec("day", "day", "str", doc="the day file (TC-2); empty for turns not from files"),
@@ -84,7 +84,21 @@ def cost_summary(turns: pd.DataFrame) -> str:
     text = f"${total:.4f} over {steps - unknown} of {steps} steps"
     if not unknown:
         return text + "; every step carries its cost."
-    share = unknown / steps
+    share = share_text(unknown, steps)
     if unknown == 1:
-        return f"{text}; 1 step ({share:.0%}) carries no cost and is not in the total."
-    return f"{text}; {unknown} steps ({share:.0%}) carry no cost and are not in the total."
+        return f"{text}; 1 step ({share}) carries no cost and is not in the total."
+    return f"{text}; {unknown} steps ({share}) carry no cost and are not in the total."
+
+
+def share_text(part: int, whole: int) -> str:
+    """`part` of `whole` as a whole percent, never rounded to 0% or 100% when it is neither.
+
+    >>> share_text(1, 4), share_text(1, 2000), share_text(199, 200), share_text(0, 5)
+    ('25%', '<1%', '>99%', '0%')
+    """
+    share = part / whole
+    if 0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1:
+        return ">99%"
+    return f"{share:.0%}"

@@ -183,8 +183,10 @@ def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     message it gave. Both are None for a step without a failure.
 
     `cost_usd` is known as the turns frame knows it (`known_cost`): a negative, infinite or
-    larger than 1,000,000 `costUsd` is none, counted in `attrs["skipped"]`, so the column sums
-    to the turns' and `costs_by_day`'s totals.
+    larger than 1,000,000 `costUsd` is none, counted in `attrs["skipped"]`. The turns and
+    `costs_by_day` count completed steps (the contract gives usage to `step.completed` only): the
+    completed rows' `cost_usd` and usage sum to their totals; a failed step's usage, when a
+    writer gives one, is shown as written and left out of them.
     """
     wanted = {"eve.step.completed", "eve.step.failed", "eve.action.result"}
     records = list(_records(events, names, wanted, "steps"))

@@ -15,7 +15,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from trackerkit.trace.costs import costs_by_day
+from trackerkit.trace.costs import costs_by_day, share_text
 from trackerkit.trace.event_data import key_part, plain_data
 from trackerkit.trace.failure import error_of
 from trackerkit.trace.frames import steps, tool_calls
@@ -267,7 +267,8 @@ def tokens_over_day(
         step_table: the frame `steps(events, names)` returns, when already computed.
     """
     table = steps(events, names) if step_table is None else step_table
-    table = table.sort_values("ts", kind="stable")
+    # Completed steps, as the turns and costs_by_day count them (a failed step's usage is not).
+    table = table[(table["outcome"] == "completed").to_numpy()].sort_values("ts", kind="stable")
     turns = assemble_turns(events, names) if turns is None else turns
     day_of = dict(zip(turns["name"], turns["day"].fillna("").astype(str), strict=True))
     days = table["turn_name"].map(day_of).fillna("").replace("", "(no day)")
@@ -410,7 +411,7 @@ def daily_costs(turns: pd.DataFrame) -> Figure:
     labels = [
         "no steps"
         if pd.isna(share)
-        else f"{int(unknown)} of {int(steps)} steps without cost ({share:.0%})"
+        else f"{int(unknown)} of {int(steps)} steps without cost ({share_text(unknown, steps)})"
         for share, unknown, steps in zip(
             table["unknown_share"], table["steps_without_cost"], table["steps"], strict=True
         )

@@ -355,7 +355,12 @@ def _files_of(
         else:
             found = "is not a regular file or folder" if target.exists() else "does not exist"
             raise NotFoundError(f"{target} {found}; give a trace day file or a folder of them.")
-    return sorted(dict.fromkeys(files), key=lambda p: (str(p.parent), p.name))
+    # One read a file, however it is named (relative, `..`, a link): the first name is kept.
+    once: dict[tuple[int, int], Path] = {}
+    for file in files:
+        place = file.stat()
+        once.setdefault((place.st_dev, place.st_ino), file)
+    return sorted(once.values(), key=lambda p: (str(p.parent), p.name))
 
 
 def _parsed(data: DataMode | None, columns: Sequence[str | ColumnSpec] | None) -> Parsed:
