@@ -14,7 +14,8 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 import pytest
 
 from trackerkit.cli import main
-from trackerkit.trace import assemble_turns, costs_by_day, read_trace
+from trackerkit.errors import BadRequestError
+from trackerkit.trace import assemble_turns, costs_by_day, export_parquet, read_trace
 from trackerkit.trace.costs import cost_summary, share_text
 from trackerkit.trace.plots import tokens_over_day
 
@@ -122,3 +123,21 @@ class TestShares:
         assert share_text(1, 3) == "33%"
         turns = pd.DataFrame({"cost_usd": [0.5], "steps": [200], "steps_without_cost": [199]})
         assert "199 steps (>99%) carry no cost" in cost_summary(turns)
+
+
+class TestExportOfOneDayTwice:
+    def test_two_files_of_one_day_are_refused_before_any_write(self, tmp_path: Path) -> None:
+        """Two folders holding the same day: the second file was written over the first (its
+        290 rows lost without a word)."""
+        for name, lines in (("a", None), ("b", 5)):
+            (tmp_path / name).mkdir()
+            text = (SAMPLE / f"{DAY}.jsonl").read_text(encoding="utf-8").splitlines(True)
+            (tmp_path / name / f"{DAY}.jsonl").write_text("".join(text[:lines]), encoding="utf-8")
+        out = tmp_path / "out"
+        argv = ["trace", "export", str(tmp_path / "a"), "--parquet", str(out)]
+        assert main(argv) == 0
+        before = pq.read_table(out / f"{DAY}.parquet").num_rows
+        with pytest.raises(BadRequestError, match="2 files would be written to"):
+            export_parquet([tmp_path / "a", tmp_path / "b"], out)
+        assert pq.read_table(out / f"{DAY}.parquet").num_rows == before
+        assert pq.read_table(out / f"{DAY}.parquet").num_rows == 290

@@ -210,7 +210,8 @@ def export_parquet(
 
     Raises:
         NotFoundError: a path or an asked-for day is missing.
-        BadRequestError: `out` is a file, or a column request is bad.
+        BadRequestError: `out` is a file, a column request is bad, or two files are of one day
+            (from two folders: one file a day is written).
     """
     folder = Path(out)
     if folder.exists() and not folder.is_dir():
@@ -222,6 +223,13 @@ def export_parquet(
     # Every target is checked before the first write: a FIFO or a device at a day's name is
     # refused up front (it would hang the writer, or swallow the rows).
     targets = [regular_target(folder / f"{day_of(f) or f.stem}.parquet") for f in files]
+    twice = [t for t in dict.fromkeys(targets) if targets.count(t) > 1]
+    if twice:  # one file a day: the second would be written over the first, its rows lost
+        sources = [str(f) for f, t in zip(files, targets, strict=True) if t == twice[0]]
+        raise BadRequestError(
+            f"{len(sources)} files would be written to {twice[0]}: {', '.join(sources)}; "
+            "a day is one file in the export, so export each folder to a folder of its own."
+        )
     folder.mkdir(parents=True, exist_ok=True)
     written: list[tuple[Path, int]] = []
     errors: list[TraceLineError] = []
