@@ -123,14 +123,121 @@ class TestStatStarts:
             "100; starts at 0, as RPG Companion starts arousal",
         ]
 
-    def test_a_value_that_does_not_fit_leaves_it_full(self) -> None:
-        """A value past the top is said to be dropped, and the stat starts full instead."""
+    def test_a_value_above_the_top_starts_at_the_top(self) -> None:
+        """TR-18: a value past the top is held at the top, and the line says so."""
         imported = _stats({"id": "mp", "maxValue": 50, "value": 90})
         assert field_of(imported, "User stats", "mp")["default"] == 50
         assert [str(line) for line in imported.report.lines] == [
             "guessed: userStats.customStats[0] -> User stats.mp: number from 0 to maxValue 50; "
-            "starts full at 50, as RPG Companion starts a stat; not kept: its value 90 (above "
-            "its maxValue 50)",
+            "its value 90 lies above its maxValue 50, so it starts at 50",
+        ]
+
+    @pytest.mark.parametrize(
+        ("stat", "start", "said"),
+        [
+            (
+                {"id": "health", "maxValue": 100, "value": -5},
+                0,
+                "number from 0 to maxValue 100; its value -5 lies below 0, so it starts at 0",
+            ),
+            (
+                {"id": "xp", "value": -5},
+                0,
+                "number from 0, no top (the file gives no maxValue); its value -5 lies below 0, so "
+                "it starts at 0",
+            ),
+            (
+                {"id": "arousal", "maxValue": 100, "value": 150},
+                100,
+                "number from 0 to maxValue 100; its value 150 lies above its maxValue 100, so it "
+                "starts at 100",
+            ),
+            (
+                {"id": "health", "maxValue": 100, "value": 1e16},
+                100,
+                "number from 0 to maxValue 100; its value 1e+16 lies above its maxValue 100, so "
+                "it starts at 100",
+            ),
+            (
+                {"id": "health", "maxValue": 100, "value": -1e16},
+                0,
+                "number from 0 to maxValue 100; its value -1e+16 lies below 0, so it starts at 0",
+            ),
+        ],
+        ids=["below-0", "below-0-no-top", "arousal-above-the-top", "past-2^53", "below-2^53"],
+    )
+    def test_a_value_outside_the_range_is_held_inside(
+        self, stat: dict[str, object], start: int, said: str
+    ) -> None:
+        """Found by a trial: health -5 of 100 started full at 100, the opposite of a depleted
+        stat. TR-18: a value outside 0..maxValue is held inside it, at 0 or at the top, as RPG
+        Companion holds what it reads, and the line says so."""
+        imported = _stats(stat)
+        assert field_of(imported, "User stats", str(stat["id"]))["default"] == start
+        assert [str(line) for line in imported.report.lines] == [
+            f"guessed: userStats.customStats[0] -> User stats.{stat['id']}: {said}"
+        ]
+
+    @pytest.mark.parametrize(
+        ("value", "start", "said"),
+        [
+            ("50", 50, 'starts at its value 50 (the text "50" read as a number)'),
+            (" 12.5 ", 12.5, 'starts at its value 12.5 (the text " 12.5 " read as a number)'),
+            (
+                "-5",
+                0,
+                'its value -5 (the text "-5" read as a number) lies below 0, so it starts at 0',
+            ),
+            (
+                "150",
+                100,
+                'its value 150 (the text "150" read as a number) lies above its maxValue 100, '
+                "so it starts at 100",
+            ),
+        ],
+        ids=["fits", "fraction", "below-0", "above-the-top"],
+    )
+    def test_a_number_written_as_text_is_read_as_that_number(
+        self, value: str, start: float, said: str
+    ) -> None:
+        """Found by a trial: the text "50" started health full at 100. A text that is plainly a
+        number is the number its author wrote (RPG Companion prints it as 50% and fills the bar
+        by it), held inside the range like any value, and the line says it was read from text."""
+        imported = _stats({"id": "health", "maxValue": 100, "value": value})
+        assert field_of(imported, "User stats", "health")["default"] == start
+        assert [str(line) for line in imported.report.lines] == [
+            f"guessed: userStats.customStats[0] -> User stats.health: number from 0 to maxValue "
+            f"100; {said}"
+        ]
+
+    @pytest.mark.parametrize(
+        ("value", "why"),
+        [
+            ("50%", 'its value the text "50%" (not a number)'),
+            ("1e3", 'its value the text "1e3" (not a number)'),
+            ("lots", 'its value the text "lots" (not a number)'),
+            (True, "its value true (not a number)"),
+        ],
+        ids=["percent", "exponent", "word", "boolean"],
+    )
+    def test_a_value_that_is_no_number_leaves_it_full(self, value: object, why: str) -> None:
+        """Only a plain numeral is read from text; anything else is said to be dropped, and the
+        stat starts where RPG Companion starts it (full)."""
+        imported = _stats({"id": "health", "maxValue": 100, "value": value})
+        assert field_of(imported, "User stats", "health")["default"] == 100
+        assert [str(line) for line in imported.report.lines] == [
+            "guessed: userStats.customStats[0] -> User stats.health: number from 0 to maxValue "
+            f"100; starts full at 100, as RPG Companion starts a stat; not kept: {why}"
+        ]
+
+    def test_past_2_53_with_no_top_is_not_kept(self) -> None:
+        """With no top, nothing holds 1e16 inside the range: it is said not kept, in the words
+        every importer uses for it, and the stat starts at 0."""
+        imported = _stats({"id": "xp", "value": 1e16})
+        assert "default" not in field_of(imported, "User stats", "xp")
+        assert [str(line) for line in imported.report.lines] == [
+            "guessed: userStats.customStats[0] -> User stats.xp: number from 0, no top (the "
+            "file gives no maxValue); not kept: its value 1e+16 (not a finite number within 2^53)"
         ]
 
     def test_no_top_starts_at_zero(self) -> None:

@@ -107,8 +107,7 @@ class TestRpgCompanion:
     }
 
     def test_stat_value_is_the_start(self) -> None:
-        """80 fits 0..100 and is kept; 90 is past Mana's 50, said to be dropped, and Mana starts
-        full instead."""
+        """80 fits 0..100 and is kept; 90 is past Mana's 50, so Mana starts at 50 (TR-18)."""
         imported = import_rpg_companion("rpg.json", orjson.dumps(self.CONFIG).decode())
         assert field_of(imported, "User stats", "health") == {
             "name": "health",
@@ -118,9 +117,7 @@ class TestRpgCompanion:
             "max": 100,
             "default": 80,
         }
-        assert (
-            field_of(imported, "User stats", "mana")["default"] == 50
-        )  # full, as the tool starts it
+        assert field_of(imported, "User stats", "mana")["default"] == 50
         assert _lines(
             imported,
             "exact: trackerConfig.userStats.customStats",
@@ -129,8 +126,7 @@ class TestRpgCompanion:
             "exact: trackerConfig.userStats.customStats[0] -> User stats.health: number from 0 "
             "to maxValue 100; starts at its value 80",
             "guessed: trackerConfig.userStats.customStats[1] -> User stats.mana: number from 0 "
-            "to maxValue 50; starts full at 50, as RPG Companion starts a stat; not kept: its "
-            "value 90 (above its maxValue 50)",
+            "to maxValue 50; its value 90 lies above its maxValue 50, so it starts at 50",
         ]
 
     def test_items_are_rows(self) -> None:

@@ -2,7 +2,8 @@
 
 `userStats.customStats` become numbers from 0 to each stat's `maxValue` in a "User stats" record
 (with `rpgAttributes` and the status section's mood and custom fields), each starting at the
-file's value, else where RPG Companion starts it (full; arousal at 0); the info box's widgets
+file's value held inside that range (TR-18; a text that is plainly a number read as it), else
+where RPG Companion starts it (full; arousal at 0); the info box's widgets
 (date, weather, temperature, time, location, recent events) a scene record; present characters
 a keyed list whose relationship is a choice among the configured relationships, with their custom
 fields and thoughts as text columns; an inventory section makes keyed lists with a `qty`
@@ -11,12 +12,14 @@ fields and thoughts as text columns; an inventory section makes keyed lists with
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
-from trackerkit.fields import describe_value
+from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import number, number_fault, quoted
@@ -115,13 +118,51 @@ def _stat_range(stat: dict[str, Any]) -> tuple[dict[str, Any], str, list[str]]:
     )
 
 
-def _lost_start(stat: dict[str, Any], start: int | float | None, spec: dict[str, Any]) -> str:
-    """Why a stat's value cannot be its start: no number, below 0, or above its top."""
-    if start is None:
-        why = number_fault(stat.get("value"))
-    else:
-        why = "below 0" if start < 0 else f"above its maxValue {spec['max']}"
-    return f"its value {describe_value(stat.get('value'))} ({why})"
+#: A text that is plainly a number (`"50"`, `"-5"`, `" 12.5 "`): the number its author wrote, and
+#: what RPG Companion shows for it (its panel prints the stored value as `50%` and fills the bar
+#: by it). Anything else (`"50%"`, `"1e3"`) is no number.
+_NUMERAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*", re.ASCII)
+
+
+def _file_value(value: object) -> tuple[int | float | None, str]:
+    """A stat's value as a number (a numeral text read as its number), and the words saying it
+    was read from text; None when the value is no number."""
+    if isinstance(value, str) and _NUMERAL.fullmatch(value) is not None:
+        # Past 16 characters it may pass 2^53: read as a float, never an int of any length.
+        read = float(value) if "." in value or len(value.strip()) > 16 else int(value)
+        return read, f" ({describe_value(value)} read as a number)"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value, ""
+    return None, ""
+
+
+def _held(value: int | float, spec: dict[str, Any]) -> int | float | None:
+    """`value` held inside the stat's range, from 0 up to its top (TR-18), or None when no bound
+    brings it to a number trackerkit holds (not finite, or past 2^53 with no top)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    held = max(value, 0)
+    held = min(held, spec["max"]) if "max" in spec else held
+    return held if is_number(held) else None
+
+
+def _file_start(stat: dict[str, Any], spec: dict[str, Any]) -> tuple[str, str, bool]:
+    """Start a stat at the file's value held inside its range, and say so for its line: the
+    words (none when there is no value to start at), what could not be kept, and whether the
+    start was changed or read from text (a guess)."""
+    if "value" not in stat:
+        return "", "", False
+    value, told = _file_value(stat["value"])
+    held = None if value is None else _held(value, spec)
+    if value is None or held is None:
+        why = number_fault(stat["value"] if value is None else value)
+        return "", f"its value {describe_value(stat['value'])} ({why})", True
+    spec["default"] = held
+    said = f"its value {describe_value(value)}{told}"
+    if held == value:
+        return f"; starts at {said}", "", bool(told)
+    side = "below 0" if value < held else f"above its maxValue {spec['max']}"
+    return f"; {said} lies {side}, so it starts at {held}", "", True
 
 
 #: The stats RPG Companion starts empty (its `extensionSettings.userStats` in `state.js`): every
@@ -167,14 +208,9 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
             shown = _label(stat, f"stat {index + 1}")
             ident = stat.get("id")
             key = ident if isinstance(ident, str) and ident.strip() else shown
-            start = number(stat.get("value"))
-            if start is not None and 0 <= start <= spec.get("max", start):
-                spec["default"] = start
-                extra += f"; starts at its value {start}"
-            else:
-                if "value" in stat:
-                    lost.append(_lost_start(stat, start, spec))
-                extra += _tool_start(key, spec)
+            said, unread, changed = _file_start(stat, spec)
+            extra += said or _tool_start(key, spec)
+            lost += [unread] if unread else []
             if lost:
                 extra += f"; not kept: {'; '.join(lost)}"
             draft.add(
@@ -183,7 +219,7 @@ def _user_stats(builder: Builder, draft: TrackerDraft, section: object, where: s
                 spec,
                 text=shown if shown != key else "",
                 detail=detail + extra + _enabled(stat),
-                guessed=bool(lost),
+                guessed=bool(lost) or changed,
             )
 
 
