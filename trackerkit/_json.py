@@ -3,8 +3,10 @@ and keys given twice in one object, read last-wins by every JSON reader, named a
 
 `loads` reads JSON bytes as Python's `json` module would, fast (msgspec), and keeps what a
 stricter reader refuses but is still JSON: a lone surrogate escape (a text cut inside an emoji's
-pair) reads as U+FFFD. The trace reader reads every `data` with it; the chat client reads with it
-a body pydantic refused, so both read a cut emoji alike.
+pair) reads as U+FFFD, and a byte order mark opening the bytes is skipped (the trace reader
+skips only the one opening a file: one opening a later line is a broken line). The trace reader
+reads every `data` with it; the chat client reads with it a body pydantic refused, so both read
+a cut emoji alike.
 
 RFC 8259 says the names within an object SHOULD be unique, and readers differ on what a repeated
 one means; orjson (like Python's `json`) keeps the last. A tracker or scene file written by hand
@@ -39,16 +41,20 @@ def _no_constant(name: str) -> Any:
 
 
 _decode_any = msgspec.json.Decoder().decode
+_BOM = b"\xef\xbb\xbf"
+"""A UTF-8 byte order mark, which a JSON reader may ignore (RFC 8259, 8.1): .NET servers and
+some proxies open a body with one."""
 
 
 def loads(raw: Any) -> Any:
     """JSON bytes as Python values, read alike by every path of the trace reader and the client.
 
     Values are what Python's `json` module gives: integers exact at any size, duplicate keys
-    last-wins. msgspec reads almost everything; what it refuses that is still JSON (a number
-    past the double range, an integer of more digits than Python converts, a lone surrogate
-    escape) is read by the standard library: numbers as ±inf, and each lone surrogate as
-    U+FFFD, the replacement character (as JavaScript's `toWellFormed` reads it). A writer that
+    last-wins, one UTF-8 byte order mark opening the bytes skipped (RFC 8259, 8.1; a second, or
+    one later, is refused). msgspec reads almost everything; what it refuses that is still JSON
+    (a number past the double range, an integer of more digits than Python converts, a lone
+    surrogate escape) is read by the standard library: numbers as ±inf, and each lone surrogate
+    as U+FFFD, the replacement character (as JavaScript's `toWellFormed` reads it). A writer that
     cuts text at 4,096 UTF-16 units (TC-6) can split an emoji's pair and write `"…\\ud83d…"`;
     UTF-8, Arrow and Parquet cannot hold the half, and the event is kept. `NaN` and `Infinity`
     are not JSON.
@@ -61,7 +67,14 @@ def loads(raw: Any) -> Any:
         return _decode_any(raw)
     except msgspec.DecodeError:
         pass
-    value = json.loads(bytes(raw).decode("utf-8"), parse_int=_number, parse_constant=_no_constant)
+    data = bytes(raw)
+    if data.startswith(_BOM):  # msgspec refuses it; `json` skips one opening bytes
+        data = data[len(_BOM) :]
+        try:
+            return _decode_any(data)
+        except msgspec.DecodeError:
+            pass
+    value = json.loads(data.decode("utf-8"), parse_int=_number, parse_constant=_no_constant)
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate escape, read as U+FFFD

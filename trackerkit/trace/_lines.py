@@ -237,6 +237,8 @@ def _checked(parsed: Parsed, obj: Any, number: int, label: str) -> TraceLineErro
 def _slow(parsed: Parsed, raw: bytes, number: int, label: str) -> TraceLineError | None:
     """One line decoded whole (`_lazy.loads`) with the full checks; the error, or None when kept."""
     try:
+        if raw.startswith(_BOM):  # `loads` skips one, as `json` does; only the file's is skipped
+            raise ValueError("a byte order mark opens the line")
         obj = loads(raw)
     except ValueError as exc:
         return TraceLineError(label, number, reason(raw, exc))
