@@ -197,6 +197,55 @@ class TestWhatIsLostIsSaid:
         held = {150: 100, 1: 2, 3: 3}.get(prop.get("default")) if prop["type"] == "number" else None
         assert field_of(imported, "s", "f").get("default") == held
 
+    @pytest.mark.parametrize(
+        ("prop", "start", "said"),
+        [
+            (
+                '"minimum": 0, "maximum": 100, "default": 1e16',
+                100,
+                "number min 0 max 100; its default 1e+16 lies above max 100, so it starts at 100",
+            ),
+            (
+                '"minimum": 0, "maximum": 100, "default": -1e16',
+                0,
+                "number min 0 max 100; its default -1e+16 lies below min 0, so it starts at 0",
+            ),
+            (
+                '"maximum": 100, "default": 1000000000000000000000000000000',
+                100,
+                "number max 100; its default 1e+30 lies above max 100, so it starts at 100",
+            ),
+            (
+                '"minimum": 0, "default": 1e16',
+                None,
+                "number min 0; not kept: its default 1e+16 (not a finite number within 2^53), so "
+                "it starts at 0",
+            ),
+            (
+                '"minimum": 0, "maximum": 100, "default": 1e400',
+                None,
+                "number min 0 max 100; not kept: its default inf (not a finite number within "
+                "2^53), so it starts at 0",
+            ),
+            (
+                '"minimum": 1e16, "exclusiveMaximum": 1e16',
+                None,
+                "number; not kept: minimum 1e+16 (not a finite number within 2^53); "
+                "exclusiveMaximum 1e+16 (not a finite number within 2^53)",
+            ),
+        ],
+        ids=["past-2^53", "below-2^53", "long-whole", "no-top", "infinite", "bounds"],
+    )
+    def test_a_number_past_2_53_is_a_number(self, prop: str, start: int | None, said: str) -> None:
+        """Found by a trial: a default of 1e16 with maximum 100 was called "not a number" and
+        started at 0, while 150 was held at 100. TR-18: a number beyond the range is held inside
+        it, at the top or the bottom; one no bound brings in (no top, or not finite) is not kept,
+        in the words the RPG Companion importer uses for it."""
+        text = f'{{"type": "object", "properties": {{"f": {{"type": "number", {prop}}}}}}}'
+        imported = import_wtracker("s.json", text)
+        assert field_of(imported, "s", "f").get("default") == start
+        assert [str(x) for x in imported.report.lines] == [f"guessed: properties.f -> s.f: {said}"]
+
     def test_what_fits_stays_exact(self) -> None:
         schema = {
             "type": "object",

@@ -13,6 +13,7 @@ arrays below the top are reported, not guessed at.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from dataclasses import replace
@@ -25,7 +26,7 @@ from trackerkit.errors import BadRequestError, ImportRefusedError
 from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
 from trackerkit.formats.imported import Builder, Imported, ReportLine, TrackerDraft, own_start
-from trackerkit.formats.leaves import NAME_KEYS, plain_text, quoted
+from trackerkit.formats.leaves import NAME_KEYS, number_fault, plain_text, quoted
 from trackerkit.formats.names import piece_id
 from trackerkit.formats.wtracker_export import NOTE_KEY
 from trackerkit.line import line_of
@@ -446,10 +447,10 @@ def _number(
             notes.append(f"{exclusive} {prop[exclusive]} read as an inclusive {key}")
             guessed = True
             if bound in prop:
-                lost.append(f"{bound} {describe_value(prop[bound])} (not a number)")
+                lost.append(f"{bound} {describe_value(prop[bound])} ({number_fault(prop[bound])})")
         else:
             lost.extend(
-                f"{name} {describe_value(prop[name])} (not a number)"
+                f"{name} {describe_value(prop[name])} ({number_fault(prop[name])})"
                 for name in (bound, exclusive)
                 if name in prop
             )
@@ -457,18 +458,18 @@ def _number(
     if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
         dropped = f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}"
         lost.append(dropped)
-    if is_number(default) and not isinstance(default, bool):
+    held = _held(default, spec)
+    if held is not None:
         assert isinstance(default, int | float)
-        # TR-18: a default outside the range is brought inside it, as a stored value would be.
-        held = max(default, spec["min"]) if "min" in spec else default
-        held = min(held, spec["max"]) if "max" in spec else held
         spec["default"] = held
         if held != default:
             side = f"above max {spec['max']}" if default > held else f"below min {spec['min']}"
-            notes.append(f"its default {default} lies {side}, so it starts at {held}")
+            notes.append(
+                f"its default {describe_value(default)} lies {side}, so it starts at {held}"
+            )
             guessed = True
     elif "default" in prop:
-        lost.append(f"its default {describe_value(default)} (not a number)")
+        lost.append(f"its default {describe_value(default)} ({number_fault(default)})")
     if dropped is not None and "default" in spec:
         # No range holds the default now: say where the field starts, as a held default says.
         lost[lost.index(dropped)] += f", so it starts at its default {line_of(spec['default'])}"
@@ -479,6 +480,20 @@ def _number(
     start = f"starts at {line_of(own_start(spec))}"
     detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
     return spec, detail + _lost(lost, start), guessed or bool(lost)
+
+
+def _held(default: object, spec: dict[str, Any]) -> int | float | None:
+    """A number default held inside the field's range (TR-18), as a stored value would be: one
+    past 2^53 too, at the top (or the bottom, for a very negative one). None for what is no
+    number, and for one no bound brings to a number trackerkit holds (not finite, or past 2^53
+    with no bound on its side)."""
+    if not isinstance(default, int | float) or isinstance(default, bool):
+        return None
+    if isinstance(default, float) and not math.isfinite(default):
+        return None
+    held = max(default, spec["min"]) if "min" in spec else default
+    held = min(held, spec["max"]) if "max" in spec else held
+    return held if is_number(held) else None
 
 
 def _keyed_list(
