@@ -45,9 +45,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description=(
             "Play scenarios (scene files whose steps carry `expect`) with a model, or with each "
             "variant of --variants FILE, --runs times, and score every turn against the expected "
-            "state: joint goal and slot accuracy, numbers' error, list rows' F1, changes, no-call "
-            "turns, refused batches, clamps, retries, tokens and latency, each with a 95% "
-            "interval. Every run's turns go to the trace journal DATA/trace/YYYY-MM-DD.jsonl "
+            "state: joint goal and slot accuracy, numbers within tolerance, numbers' mean error "
+            "over the numbers the model gave, and the share it left out (numbers_missing: a row "
+            "never added, say), list rows' F1, changes, no-call turns, refused batches, clamps, "
+            "retries, tokens and latency, each with a 95% interval. Every run's turns go to the "
+            "trace journal DATA/trace/YYYY-MM-DD.jsonl "
             "unless --no-trace (DATA as for simulate)."
         ),
     )

@@ -12,10 +12,17 @@ says it starts from, since nothing should change):
 
 - joint goal accuracy: share of turns whose whole state equals the expected one;
 - slot accuracy: share of fields (list rows' presence left out) equal to the expected value;
-- numbers' MAE and within-tolerance rate: over number fields; a number is within tolerance when
-  it is within the run's tolerance (default 1) of the expected value, or, for a field with both
-  `min` and `max`, within a tenth of its range when that is less (so a 0-1 field is held to 0.1,
-  not to a tolerance as wide as the field); the table names the tolerance;
+- within-tolerance rate: share of the expected numbers (number fields) within tolerance: within
+  the run's tolerance (default 1) of the expected value, or, for a field with both `min` and
+  `max`, within a tenth of its range when that is less (so a 0-1 field is held to 0.1, not to a
+  tolerance as wide as the field); a number the model left out is not within; the table names
+  the tolerance;
+- numbers' MAE: mean absolute error over the expected numbers the model gave a value for, and
+  beside it **numbers missing**: the share of the expected numbers it left without one (its row
+  never added, or the value empty). The two split within-tolerance's numbers (an expected `null` aside): a missing number
+  has no error to average, so forgetting a row can lower the MAE, never the missing share (the
+  table's rows say so: `number_mae (over the numbers given)`, then
+  `numbers_missing (row or value left out)`);
 - row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
 - quantity accuracy: share of list rows' number fields right;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the
@@ -175,8 +182,14 @@ def _share(mask: pd.Series, within: pd.Series) -> tuple[int, int]:
     return int(chosen.fillna(False).astype(bool).sum()), len(chosen)
 
 
+def _missing(cells: pd.DataFrame) -> pd.Series:
+    """The expected numbers the model left without a value (its row never added, say)."""
+    return (cells["kind"] == "number") & (cells["expected"] != "null") & (cells["found"] == "null")
+
+
 def _counts(turns: pd.DataFrame, cells: pd.DataFrame) -> dict[str, tuple[int, int]]:
-    """Each proportion of the module's list as (successes, trials)."""
+    """Each proportion of the module's list as (successes, trials); `_`-named ones are shown
+    elsewhere than in the list's order."""
     slots = cells["kind"] != "row"
     numbers = cells["kind"] == "number"
     rows = cells["kind"] == "row"
@@ -197,6 +210,7 @@ def _counts(turns: pd.DataFrame, cells: pd.DataFrame) -> dict[str, tuple[int, in
         ),
         "_row_tp": _share(rows & (cells["found"] == "true"), rows & (cells["expected"] == "true")),
         "_row_fp": _share(cells["found"] == "true", rows & (cells["expected"] == "false")),
+        "_numbers_missing": _share(_missing(cells), numbers),
     }
 
 
@@ -225,6 +239,8 @@ def summarize_runs(turns: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
         )
         row["row_f1"] = _row_f1(counts)
         row["number_mae"] = float(numbers.mean()) if numbers.notna().any() else math.nan
+        missing, expected = counts["_numbers_missing"]
+        row["numbers_missing"] = missing / expected if expected else math.nan
         row["passed"] = len(group) == len(every) and bool(group["joint"].all())
         for total in ("clamps", "retries", "tokens_in", "tokens_out", "unknown_calls"):
             row[total] = int(group[total].sum())
@@ -284,6 +300,8 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
         add(f"pass^{k}", wilson(*pass_at_k(every)), pass_at_k(every)[1])
         errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
         add("number_mae", bootstrap_mean(errors.tolist(), seed=seed), len(errors))
+        missing, expected = counts["_numbers_missing"]
+        add("numbers_missing", wilson(missing, expected), expected)
         for column in (
             "latency_s",
             "tokens_in",

@@ -52,6 +52,15 @@ class EvaluationResults:
         """The within-tolerance metric as the table names it, its tolerance said."""
         return f"within_tolerance (±{self.tolerance:g}, range/10 if less)"
 
+    def labels(self) -> dict[str, str]:
+        """The metrics the table names with what they count (see `trackerkit.evaluation.metrics`),
+        each by its name in `summary()`."""
+        return {
+            "within_tolerance": self.tolerance_label(),
+            "number_mae": "number_mae (over the numbers given)",
+            "numbers_missing": "numbers_missing (row or value left out)",
+        }
+
     def runs(self) -> pd.DataFrame:
         """One row per run: every metric (see `trackerkit.evaluation.metrics`)."""
         return summarize_runs(self.turns, self.fields)
@@ -90,15 +99,17 @@ class EvaluationResults:
         """The summary to read: one row per metric, one column per variant and mode.
 
         Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`; `n/a`
-        when no turn measured it (no `expect_no_call` turn, say). The within-tolerance row names
-        its tolerance: `within_tolerance (±1, range/10 if less)`.
+        when no turn measured it (no `expect_no_call` turn, say). Some rows say what they count
+        (`labels()`): the within-tolerance row names its tolerance, `within_tolerance (±1,
+        range/10 if less)`, and `number_mae (over the numbers given)` has
+        `numbers_missing (row or value left out)` beside it.
         """
         summary = self.summary(seed)
         summary["shown"] = [
             "n/a" if e != e else f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
             for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
         ]
-        summary["metric"] = summary["metric"].replace({"within_tolerance": self.tolerance_label()})
+        summary["metric"] = summary["metric"].replace(self.labels())
         summary["column"] = summary["variant"].astype(str) + " (" + summary["mode"] + ")"
         wide = summary.pivot(index="metric", columns="column", values="shown")
         wide = wide.reindex(index=list(dict.fromkeys(summary["metric"])))
