@@ -79,3 +79,21 @@ class TestNumbersMissing:
         assert "numbers' mean error over the numbers the model gave, and the share it left" in (
             help_text
         )
+
+
+class TestQuantityAccuracy:
+    """Finding 8: `quantity_accuracy` counts every number field of a list row (weight as well as
+    qty): the tracker model marks no field as a quantity (TR-2), so its label says so."""
+
+    def test_weight_counts_and_the_label_says_every_number_of_a_list_row(self) -> None:
+        """A wrong weight lowers it as a wrong qty does; the table's row says what it counts."""
+        results = _results({"Torch": {**TORCH, "weight": 2}, "Rope": ROPE})
+        assert _estimates(results)["quantity_accuracy"] == pytest.approx(3 / 4)
+        assert "quantity_accuracy (every number field of a list row)" in results.table().index
+
+    def test_the_help_says_what_it_counts(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """`eval --help` says every number field of a list row counts."""
+        with pytest.raises(SystemExit):
+            main(["eval", "--help"])
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert "(quantity_accuracy: every one, a weight as well as a qty)" in help_text

@@ -47,10 +47,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
             "variant of --variants FILE, --runs times, and score every turn against the expected "
             "state: joint goal and slot accuracy, numbers within tolerance, numbers' mean error "
             "over the numbers the model gave, and the share it left out (numbers_missing: a row "
-            "never added, say), list rows' F1, changes, no-call turns, refused batches, clamps, "
-            "retries, tokens and latency, each with a 95% interval. Every run's turns go to the "
-            "trace journal DATA/trace/YYYY-MM-DD.jsonl "
-            "unless --no-trace (DATA as for simulate)."
+            "never added, say), list rows' F1 and the accuracy of their number fields "
+            "(quantity_accuracy: every one, a weight as well as a qty), changes, no-call turns, "
+            "refused batches, clamps, retries, tokens and latency, each with a 95% interval. "
+            "Every run's turns go to the trace journal DATA/trace/YYYY-MM-DD.jsonl unless "
+            "--no-trace (DATA as for simulate)."
         ),
     )
     command.add_argument("scenarios", metavar="SCENARIO", nargs="+", type=Path, help="scene files")

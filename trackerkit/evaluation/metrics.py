@@ -24,7 +24,9 @@ says it starts from, since nothing should change):
   table's rows say so: `number_mae (over the numbers given)`, then
   `numbers_missing (row or value left out)`);
 - row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
-- quantity accuracy: share of list rows' number fields right;
+- quantity accuracy: share of list rows' number fields right, every one of them (a weight as
+  well as a qty: the tracker model marks no field as a quantity), so the table's row reads
+  `quantity_accuracy (every number field of a list row)`;
 - change precision and recall: a field changed rightly (it should change, it changed, and to the
   expected value) over the fields that changed, and over the fields that should have changed. A
   field **should change** when the scenario changes it on that turn: its expected value differs

@@ -59,6 +59,7 @@ class EvaluationResults:
             "within_tolerance": self.tolerance_label(),
             "number_mae": "number_mae (over the numbers given)",
             "numbers_missing": "numbers_missing (row or value left out)",
+            "quantity_accuracy": "quantity_accuracy (every number field of a list row)",
         }
 
     def runs(self) -> pd.DataFrame:
