@@ -8,11 +8,15 @@ that year, an hour, a minute and a second of the clock), and lets numpy parse on
 pass both: numpy's string cast is never handed a value it has not been proven to accept (an
 impossible day in a large array crashes it instead of raising). Any other value (an offset,
 another precision, escapes, an impossible moment, not a string) is kept as written and parsed
-by pandas, which refuses what is not a time: that row becomes a broken line (TC-19).
+by pandas, which refuses what is not a time: that row becomes a broken line (TC-19). A comma
+before the seconds' fraction (ISO-8601's other decimal sign, `10:00:00,5Z`) is read as the dot;
+an ISO-8601 time outside the years 1 to 9999 in UTC (`0001-01-01T00:30:00+01:00`) is refused
+saying so, in the writer's words.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -34,6 +38,14 @@ _NO_SUCH_MOMENT = (
     "names no real moment; a ts needs a year 0001-9999, a month 1-12, a day of that month, "
     "an hour 0-23 and a minute and second 0-59"
 )
+# In the words of the writer (`write.format_ts`), which refuses such a moment.
+_OUTSIDE = (
+    "falls {side} in UTC, which no trace timestamp can name (a ts lies between 0001-01-01 and "
+    "9999-12-31 UTC)"
+)
+# ISO-8601 allows a comma as the decimal sign; pandas reads the dot only. After the seconds
+# only: extended (`10:00:00,5`) or basic (`T100000,5`) form.
+_COMMA = re.compile(r"(?<=\d\d:\d\d:\d\d),(?=\d)|(?<=T\d{6}),(?=\d)")
 # Days of each month, indexed by the month's number; 0 outside 1-12 (no day fits).
 _MONTH_DAYS = np.array([0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0], dtype=np.uint8)
 
@@ -156,7 +168,8 @@ class Stamps:
             # the clock of the machine reading, not a moment of the journal.
             # RFC 3339 lets `t` and `z` be written small; pandas reads them capital only.
             texts: list[Any] = [
-                v.upper() if type(v) is str and "0" <= v[:1] <= "9" else None for v in raw
+                _decimal_dot(v.upper()) if type(v) is str and "0" <= v[:1] <= "9" else None
+                for v in raw
             ]
             parsed = _far_years_alone(
                 texts,
@@ -166,12 +179,20 @@ class Stamps:
             )
             # Year 0 and years past 9999 parse, but no Python date holds them (pandas then
             # fails to print them): they name no moment a journal was written at.
-            outside = (parsed.year < 1) | (parsed.year > 9999)
+            before = np.asarray(parsed.year < 1)
+            outside = before | np.asarray(parsed.year > 9999)
             if outside.any():
                 parsed = pd.DatetimeIndex(parsed.where(~outside))
             for missing in np.flatnonzero(pd.isna(parsed)).tolist():
                 row = rest[missing]
-                why = _NO_SUCH_MOMENT if written[row] else "is not an ISO-8601 time"
+                if written[row]:
+                    why = _NO_SUCH_MOMENT
+                elif outside[missing]:
+                    why = _OUTSIDE.format(
+                        side="before 0001-01-01" if before[missing] else "after 9999-12-31"
+                    )
+                else:
+                    why = "is not an ISO-8601 time"
                 bad.setdefault(row, f"field ts {raw[missing]!r} {why}")
             micros[rest] = parsed.as_unit("us").asi8
         return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
@@ -196,3 +217,8 @@ def _far_years_alone(texts: list[Any], parsed: pd.DatetimeIndex) -> pd.DatetimeI
         if not pd.isna(alone[0]):
             micros[row] = alone.as_unit("us").asi8[0]
     return pd.DatetimeIndex(micros.view("datetime64[us]")).tz_localize("UTC")
+
+
+def _decimal_dot(text: str) -> str:
+    """`text` with a comma before the seconds' fraction written as the dot pandas reads."""
+    return _COMMA.sub(".", text, count=1) if "," in text else text
