@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,3 +99,31 @@ class TestQuantityAccuracy:
             main(["eval", "--help"])
         help_text = " ".join(capsys.readouterr().out.split())
         assert "(quantity_accuracy: every one, a weight as well as a qty)" in help_text
+
+
+class _Terminal(io.StringIO):
+    """A standard error that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+class TestProgress:
+    """Finding 6: on a terminal, eval shows turns played of the total on standard error."""
+
+    def test_a_terminal_sees_turns_played_of_the_total(
+        self, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """eval-quiet's 8 turns twice: the bar ends at 16 of 16 turns played, then is cleared."""
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        assert main(["eval", QUIET, "--runs", "2", "--no-trace"]) == 0
+        shown = terminal.getvalue()
+        assert "1 of 16 turns played" in shown
+        assert "16 of 16 turns played" in shown
+        assert "joint_accuracy" in capsys.readouterr().out
+
+    def test_no_terminal_no_bar(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Standard error to a file or a pipe: nothing but what is said at the end."""
+        assert main(["eval", QUIET, "--no-trace"]) == 0
+        assert capsys.readouterr().err == ""

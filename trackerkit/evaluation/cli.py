@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,6 +25,9 @@ from trackerkit.cli import (
 from trackerkit.errors import TrackerkitError
 
 __all__ = ["register"]
+
+#: The progress bar on a terminal: turns played of the total, and the time left.
+_PROGRESS = "{n_fmt} of {total_fmt} turns played |{bar}| {elapsed} gone, {remaining} left"
 
 
 def _runs(text: str) -> int:
@@ -130,9 +135,27 @@ def _check_parquet_name(out: Path) -> None:
         )
 
 
-def _eval(args: argparse.Namespace) -> int:
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None]]:
+    """The turns played of the total on standard error, as the notebook's bar words them: on a
+    terminal only, cleared at the end; yields the `progress` callback `evaluate` takes."""
     from tqdm import tqdm
 
+    with tqdm(unit="turn", disable=None, leave=False, file=sys.stderr, bar_format=_PROGRESS) as bar:
+
+        def advance(done: int, total: int) -> None:
+            # The total is drawn from the first turn on, and the last turn is drawn: a fast run
+            # would skip both between tqdm's redraws.
+            first = bar.total is None
+            bar.total = total
+            bar.update(done - bar.n)
+            if first or done == total:
+                bar.refresh()
+
+        yield advance
+
+
+def _eval(args: argparse.Namespace) -> int:
     from trackerkit.evaluation.harness import evaluate
     from trackerkit.evaluation.variants import Variant, read_variants
     from trackerkit.simulate import check_data_dir, data_dir, time_zone
@@ -172,12 +195,7 @@ def _eval(args: argparse.Namespace) -> int:
         trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone)
     started = datetime.now(UTC)
     try:
-        with tqdm(unit="turn", disable=None, leave=False, file=sys.stderr) as bar:
-
-            def advance(done: int, total: int) -> None:
-                bar.total = total
-                bar.update(done - bar.n)
-
+        with _progress() as advance:
             results = evaluate(
                 args.scenarios,
                 variants,
