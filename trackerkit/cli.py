@@ -391,7 +391,7 @@ def check_model_options(args: argparse.Namespace) -> None:
             "(add --model openai to use the server)"
         )
     for option, value in (("--model-name", args.model_name), ("--api-key-env", args.api_key_env)):
-        if not value.strip():
+        if value is not None and not value.strip():  # None: not given, where it has no default
             raise TrackerkitError(f"{option} needs a name, not an empty text")
 
 

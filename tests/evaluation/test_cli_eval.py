@@ -133,8 +133,10 @@ def test_the_text_protocol_shares_simulate_options(
         name: {a.dest: (a.default, a.choices) for a in sub[name]._actions}
         for name in ("simulate", "eval")
     }
-    for dest in ("model", "base_url", "model_name", "api_key_env", "protocol"):
+    for dest in ("model", "base_url", "api_key_env", "protocol"):
         assert options["simulate"][dest] == options["eval"][dest]
+    # eval has no default model name: it is the results' column (see test_eval3_metrics_cli).
+    assert options["eval"]["model_name"] == (None, None)
 
 
 def test_the_trace_goes_to_the_data_folder(

@@ -127,3 +127,32 @@ class TestProgress:
         """Standard error to a file or a pipe: nothing but what is said at the end."""
         assert main(["eval", QUIET, "--no-trace"]) == 0
         assert capsys.readouterr().err == ""
+
+
+class TestModelName:
+    """Finding 7: `--model openai` without `--model-name` asked a local server for gpt-4o-mini
+    and named the column so; eval now needs the name, before any turn is played."""
+
+    def test_openai_without_a_model_name_is_refused(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """One line, exit 1, the fix named."""
+        argv = ["eval", FIGHT, "--model", "openai", "--base-url", "http://127.0.0.1:9/v1"]
+        assert main([*argv, "--no-trace"]) == 1
+        err = capsys.readouterr().err
+        assert err == (
+            "trackerkit: --model openai needs --model-name: the model the server at "
+            "http://127.0.0.1:9/v1 knows (such as qwen2.5:7b on Ollama); it also names the "
+            "results' column\n"
+        )
+
+    def test_the_scripted_model_needs_no_name_and_help_says_so(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The scripted model plays without one; `--help` says openai needs it."""
+        assert main(["eval", QUIET, "--no-trace"]) == 0
+        capsys.readouterr()
+        with pytest.raises(SystemExit):
+            main(["eval", "--help"])
+        help_text = " ".join(capsys.readouterr().out.split())
+        assert "--model openai needs --model-name" in help_text
