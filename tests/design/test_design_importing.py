@@ -341,9 +341,9 @@ class TestOpening:
     def test_one_tracker_opens_as_a_new_draft_with_a_free_id(self, mvu_file: Path) -> None:
         view = read_path(mvu_file)
         draft, new_id = open_imported(view.imported, "li", ["li"])  # type: ignore[arg-type]
-        assert new_id == "li-2"
+        assert new_id == draft.id == "li-2"
         assert isinstance(draft.tracker(), Tracker)
-        assert draft.tracker() == view.trackers[1]
+        assert draft.tracker() == view.trackers[1].model_copy(update={"id": "li-2"})
         assert [f.name for f in draft.fields] == ["hao_gan_du", "xin_qing"]
 
     def test_all_cannot_be_opened(self, mvu_file: Path) -> None:

@@ -7,7 +7,8 @@ words when the file cannot be read, never an exception. `report_html` lays the i
 as a table (exact, guessed with the text it was guessed from, unmapped with the reason; the
 original key beside the new name). `take_imported` writes trackers into the library through the
 designer's own save (`design.save`: atomic, guarded by revision, never over another file), an id
-the library already holds getting the next free suffix; `open_imported` opens one as a new draft.
+the library already holds getting the next free suffix; `open_imported` opens one as a new draft
+under the id it is saved under.
 """
 
 from __future__ import annotations
@@ -411,7 +412,11 @@ def _save_new(tracker: Tracker, library: Library, refused: list[str]) -> Tracker
 
 
 def open_imported(imported: Imported, which: str, taken: Collection[str]) -> tuple[Draft, str]:
-    """One imported tracker as a new draft, and a free id to save it under (`free_id`).
+    """One imported tracker as a new draft under a free id (`free_id`), and that id.
+
+    The draft carries the id it is saved under, not the import's: where it is linked and what
+    its save would break are the new tracker's (none), never those of a library tracker that
+    holds the import's id (a trial: a preset `quest` showed the bundled Quest's scene).
 
     Raises:
         TrackerkitError: `which` names no tracker of the import (all of them cannot be opened).
@@ -421,4 +426,5 @@ def open_imported(imported: Imported, which: str, taken: Collection[str]) -> tup
         if which == ALL_IMPORTED:
             raise TrackerkitError("choose one tracker to open: the draft holds one at a time")
         raise TrackerkitError(f"the import holds no tracker {which!r}")
-    return Draft.open(tracker), free_id(tracker.id, taken)
+    new_id = free_id(tracker.id, taken)
+    return Draft.open(tracker).with_id(new_id), new_id
