@@ -306,7 +306,9 @@ class Request:
     """An assembled chat-completions request and what each part costs in tokens.
 
     Token counts are of the text each part carries (a tool: the JSON a client sends), counted
-    with `encoding`; a provider's per-message framing tokens are not included.
+    with `encoding`; a provider's per-message framing tokens are not included. `parts["turn"]`,
+    when present, is the turn's own tool calls and answers, which the caller sends after
+    `messages`.
     """
 
     messages: list[dict[str, str]]
@@ -342,6 +344,7 @@ def assemble_request(
     reserve: int = 1024,
     builtin: str | None = None,
     encoding: str = DEFAULT_ENCODING,
+    turn: int = 0,
 ) -> Request:
     """Build a turn's messages within a context window (TR-28, TR-33).
 
@@ -357,9 +360,13 @@ def assemble_request(
         reserve: tokens kept free for the reply.
         builtin: the built-in trackers' block; the trackers block follows it.
         encoding: the tiktoken encoding every count uses.
+        turn: tokens of the turn's own tool calls and answers so far, which the caller sends
+            after the history (a round after a tool call). They are never dropped: like the
+            fixed parts they stay whole, and the oldest history goes to make room (part `turn`).
     Raises:
-        PromptTooLargeError: the fixed parts alone (card, built-in block, trackers block, tool)
-            do not fit in `window - reserve`; the message names each part with its count.
+        PromptTooLargeError: the fixed parts alone (card, built-in block, trackers block, tool),
+            with the turn's own calls and answers, do not fit in `window - reserve`; the
+            message names each part with its count.
     """
     parts: dict[str, int] = {}
     if isinstance(card, str):
@@ -377,9 +384,10 @@ def assemble_request(
     if tool is not None:
         parts["tool"] = count_tool_tokens(tool.name, tool.description, tool.parameters, encoding)
     budget = window - reserve
-    fixed = sum(parts.values())
+    loop = {"turn": turn} if turn else {}
+    fixed = sum(parts.values()) + turn
     if fixed > budget:
-        raise PromptTooLargeError(window, reserve, parts)
+        raise PromptTooLargeError(window, reserve, parts | loop)
     counts = [count_tokens(text, encoding) for _, text in history]
     kept = 0
     room = budget - fixed
@@ -390,6 +398,7 @@ def assemble_request(
         kept += 1
     first = len(history) - kept
     parts["history"] = sum(counts[first:])
+    parts |= loop
     system_text = "\n\n".join(s for s in sections if s)
     messages = [{"role": "system", "content": system_text}] if system_text else []
     messages += [{"role": role, "content": text} for role, text in history[first:]]

@@ -820,7 +820,8 @@ class TestHostileArguments:
     )
     def test_refused_with_an_answer(self, arguments: str, answer: str) -> None:
         """The call is refused in words the model reads; the turn completes and nothing is written."""
-        session = _session(model=_Sends(arguments))
+        # A window that holds the call when the next round sends it again (TR-33).
+        session = _session(model=_Sends(arguments), window=1_000_000)
         report = session.turn("go")
         assert report.ok, report.failed
         (call,) = report.calls
@@ -845,7 +846,8 @@ class TestHostileArguments:
     def test_read_tool_arguments_nested_too_deep(self) -> None:
         """Another tool's arguments nested 100,000 deep are refused before the tool runs."""
         tool, runs = _read_tool()
-        session = _session(model=_Sends("[" * 100_000, name="look"), tools=[tool])
+        model = _Sends("[" * 100_000, name="look")
+        session = _session(model=model, tools=[tool], window=1_000_000)
         report = session.turn("go")
         assert report.ok
         assert "nest too deep" in report.calls[0].answer

@@ -21,7 +21,10 @@ for minutes: a tool call whose arguments pass `MAX_CALL_ARGUMENTS` characters is
 (the model is told the size and the limit), and a turn whose tool loop (the model's replies and
 calls, and the answers) passes `MAX_TURN_TEXT` characters fails and keeps nothing, with a sentence
 naming the limit (trace code `turn_too_large`). The loop's own messages are counted in tokens one
-message at a time, each once, as it joins the loop (the `turn` part of a round).
+message at a time, each once, as it joins the loop (the `turn` part of a round). Every round's
+request fits `window - reserve` (TR-33): the turn's own calls and answers stay whole beside the
+fixed parts, and each round drops the oldest history to make room for them; when they leave no
+room, the turn fails with a sentence naming each part and its count.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any
 from trackerkit._arguments import read_arguments
 from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
-from trackerkit.errors import BadRequestError, ModelError, TrackerkitError
+from trackerkit.errors import BadRequestError, ModelError, PromptTooLargeError, TrackerkitError
 from trackerkit.formats.text_protocol import parse_text_updates, text_answer, text_instructions
 from trackerkit.prompt import (
     PromptContext,
@@ -423,12 +426,12 @@ class Session:
 
     def _ask(self, run: _Running, round_index: int) -> tuple[ModelReply, int, int]:
         """One model call on a freshly assembled request; the reply and its tokens in and out."""
-        # The block is assembled again each round, so later rounds read the new values (TR-32).
-        request, block = self._request(run.turn)
+        # The block is assembled again each round, so later rounds read the new values (TR-32),
+        # and the history is trimmed again to leave room for the turn's own calls and answers.
+        request, block = self._request(run.turn, run.said_tokens)
         if round_index == 0:
             run.report.request, run.report.block = request, block
-        said = run.said_tokens
-        parts = {**request.parts, **({"turn": said} if said else {})}
+        parts = request.parts
         run.trace.step_started(round_index)
         reply = self.model.complete(
             ModelRequest(
@@ -510,7 +513,8 @@ class Session:
         last = replies[-1]
         return self.text_answers.get((last.id, last.shown))
 
-    def _request(self, turn: Turn) -> tuple[Request, str | None]:
+    def _request(self, turn: Turn, said: int = 0) -> tuple[Request, str | None]:
+        """The round's request: `said` is the tokens of the turn's own calls and answers so far."""
         context = PromptContext(self.scene.user, self.scene.char)
         state = turn.state
         block = render_trackers_block(turn.trackers, state, context)
@@ -537,6 +541,7 @@ class Session:
             reserve=self.scene.reserve,
             builtin=self.scene.builtin,
             encoding=self.encoding,
+            turn=said,
         )
         if extra:
             # The parts counted apart: the block, and the protocol's words (as a tool is).
@@ -612,7 +617,24 @@ def _failure(exc: TrackerkitError) -> tuple[str, str]:
         return "model_error", f"The model failed: {str(exc).rstrip('.')}."
     if isinstance(exc, _TurnTooLargeError):
         return "turn_too_large", str(exc)
+    if isinstance(exc, PromptTooLargeError) and "turn" in exc.parts:
+        return "turn_error", _loop_too_large(exc)
     return "turn_error", str(exc)
+
+
+def _loop_too_large(exc: PromptTooLargeError) -> str:
+    """Why a round after tool calls was not sent: the turn's own calls and answers, which are
+    never dropped, and the fixed parts leave no room in the window."""
+    parts = dict(exc.parts)
+    turn = parts.pop("turn")
+    named = ", ".join(f"{name} {tokens} tokens" for name, tokens in parts.items())
+    return (
+        f"This turn's own tool calls and answers ({turn} tokens) and the request's fixed parts "
+        f"({named}) need {turn + sum(parts.values())} tokens, but the window of {exc.window} "
+        f"tokens leaves {exc.window - exc.reserve} after the reply reserve of {exc.reserve}, so "
+        "the model could not be asked again; the turn failed and kept nothing. Use a larger "
+        "window or a smaller reserve."
+    )
 
 
 def _said(reply: ModelReply) -> dict[str, Any]:
