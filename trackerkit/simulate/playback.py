@@ -38,9 +38,10 @@ protocol a batch the tool path retries in a second round is answered only on the
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +49,7 @@ from trackerkit._arguments import read_arguments
 from trackerkit.chat import Chat
 from trackerkit.errors import TrackerkitError
 from trackerkit.fields import is_number
-from trackerkit.line import md_text
+from trackerkit.line import line_of, md_text
 from trackerkit.renames import FieldRenames, read_renames
 from trackerkit.scene import load_scene, scene_trackers
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
@@ -443,12 +444,16 @@ def _play(
     take = session.chat.current
     typed = dict(step)
 
+    kept = _KeptRefused()
+
     def refuse(reason: str) -> None:
         playback.outcomes.append(
-            Outcome(number, kind, scripted, refused=reason, take=take, typed=typed)
+            Outcome(number, kind, scripted, refused=kept.restore(reason), take=take, typed=typed)
         )
 
-    problem = _read_page_forms(step, session, history) or _reply_problem(session, step, read, kind)
+    problem = _read_page_forms(step, session, history, kept) or _reply_problem(
+        session, step, read, kind
+    )
     if problem is not None:
         return refuse(problem)
     try:
@@ -483,6 +488,7 @@ def _play(
         report = session.play(step)
     except (TrackerkitError, KeyError) as exc:
         return refuse(_sentence(exc))
+    kept.restore_turn(session, report)
     version = None
     if report is not None and report.ok and report.message_id is not None:
         version = session.chat.take.message(report.message_id).shown
@@ -645,12 +651,16 @@ def _or_blank(typed: object, blank: str) -> str:
 
 
 def _read_page_forms(
-    step: dict[str, Any], session: Session, history: Callable[[str], FieldRenames]
+    step: dict[str, Any],
+    session: Session,
+    history: Callable[[str], FieldRenames],
+    kept: _KeptRefused,
 ) -> str | None:
     """Turn the page's typed texts into the step's values; the reason when one is not JSON.
 
     A step's tracker names are then followed to the trackers they meant when it was added
-    (`trackerIds`, a page form only: a scene file refuses the key, so its steps play as stored).
+    (`trackerIds`, a page form only: a scene file refuses the key, so its steps play as stored),
+    and the names that were no field then are hidden in `kept`.
     """
     if "callsText" in step:
         calls, problem = read_json(_or_blank(step.pop("callsText"), "[]"), "The tool calls")
@@ -676,7 +686,7 @@ def _read_page_forms(
         step["set"] = values
     if step.get("row") == "":
         step.pop("row")
-    _follow_renames(session, step, history)
+    _follow_renames(session, step, history, kept)
     return None
 
 
@@ -684,6 +694,8 @@ def _read_page_forms(
 PINS = "trackerIds"
 #: The page step's key for the revision of each tracker when the step was added: id -> revision.
 REVISIONS = "trackerRevisions"
+#: The page step's key for each tracker's field names at that revision: id -> names, in order.
+FIELDS = "trackerFields"
 
 
 def _linked(scene: str | Path, trackers: str | Path | None) -> tuple[Tracker, ...]:
@@ -706,14 +718,15 @@ def linked_names(scene: str | Path, trackers: str | Path | None = None) -> dict[
 def pinned(
     step: Mapping[str, Any], scene: str | Path, trackers: str | Path | None = None
 ) -> dict[str, Any]:
-    """`step` with the trackers its names mean now (`linked_names`) under `trackerIds`, and
-    their revisions now under `trackerRevisions`.
+    """`step` with the trackers its names mean now (`linked_names`) under `trackerIds`, their
+    revisions now under `trackerRevisions`, and their fields now under `trackerFields`.
 
     The page pins each step as the person adds it, so `play_page` sends the step's calls and
     edits to those same trackers on every replay, whatever they are called by then, and names
     their fields as they are called by then (the renames the library recorded since each
-    revision, `trackerkit.renames`). A scene that cannot be read pins nothing (the playback says
-    why the scene does not play).
+    revision, `trackerkit.renames`). A name that was no field of its tracker then keeps the step
+    refused as it was (TR-37), even once a later save gives a field that name. A scene that
+    cannot be read pins nothing (the playback says why the scene does not play).
 
     Example: `pinned({"user": "Hi", "callsText": "[]"}, "data/scenes/fight.json")` gives the step
     with `"trackerIds": {"Health": "health", ...}` and `"trackerRevisions": {"health": 0, ...}`.
@@ -726,6 +739,7 @@ def pinned(
         **step,
         PINS: {t.name: t.id for t in linked},
         REVISIONS: {t.id: t.revision for t in linked},
+        FIELDS: {t.id: [f.name for f in t.fields] for t in linked},
     }
 
 
@@ -739,17 +753,81 @@ def _tracker_of(names: Mapping[str, str], name: str, *, folded: bool) -> str | N
     return next((i for n, i in names.items() if name_key(n) == key), None)
 
 
+class _KeptRefused:
+    """The field names a person's step gave that were no field of their tracker when it was added:
+    the step was refused then (TR-37), so it stays refused on every replay, even after a save
+    gives a field that name (added, or given back after a delete).
+
+    Each such name is sent under a stand-in no field can have (TR-1), so the rules refuse its item
+    as they did; `restore` then puts the name, and the fields the tracker had then, back into
+    what the page shows and the model was told, so the refusal reads as it did.
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._names)
+
+    def hidden(self, tracker_id: str, values: object, then: object) -> object:
+        """An item's `set` with each name that was no field `then` (the tracker's field names when
+        the step was added) under its stand-in; as it is when `then` is not known."""
+        if not isinstance(values, Mapping) or not isinstance(then, list):
+            return values
+        known = tuple(str(n) for n in then)
+        out = {}
+        for name, value in values.items():
+            key = str(name)
+            if key not in known:
+                stand_in = f"{key}#{tracker_id}#not-a-field-then"
+                self._names[stand_in] = (key, known)
+                key = stand_in
+            out[key] = value
+        return out
+
+    def restore(self, text: str) -> str:
+        """`text` (a refusal, a call's arguments or answer) with each stand-in back as the name
+        given, and the fields it lists as the tracker's fields then."""
+        for stand_in, (name, known) in self._names.items():
+            listed = re.escape(repr(line_of(stand_in))) + r" \(fields: [^)]*\)"
+            then = f"{line_of(name)!r} (fields: {', '.join(known)})"
+            text = _put(listed, then, text).replace(stand_in, name)
+        return text
+
+    def restore_turn(self, session: Session, report: TurnReport | None) -> None:
+        """The turn's calls and the text protocol's answers, as they read when it was refused."""
+        if report is None or not self._names:
+            return
+        report.calls[:] = [
+            replace(c, arguments=self.restore(c.arguments), answer=self.restore(c.answer))
+            for c in report.calls
+        ]
+        for key, answer in session.text_answers.items():
+            session.text_answers[key] = self.restore(answer)
+
+
+def _put(pattern: str, text: str, into: str) -> str:
+    """`into` with each match of `pattern` replaced by `text` as it is (no group references)."""
+    return re.sub(pattern, lambda _: text, into)
+
+
 def _follow_renames(
-    session: Session, step: dict[str, Any], history: Callable[[str], FieldRenames]
+    session: Session,
+    step: dict[str, Any],
+    history: Callable[[str], FieldRenames],
+    kept: _KeptRefused,
 ) -> None:
     """Rewrite the step's tracker names that now reach another tracker than when it was added (or
     none) to the name that tracker has now; a tracker no longer linked keeps the name typed, and
     a name that reached no tracker then is left to be refused again. Each item's fields are named
     as they are now: through the field renames `history` gives for the tracker meant, saved since
     the revision the step was added at, and without the fields deleted since
-    (`trackerRevisions`; a step without it keeps its fields)."""
+    (`trackerRevisions`; a step without it keeps its fields). A name that was no field of the
+    tracker then (`trackerFields`) is hidden in `kept`, so its item is refused as it was then,
+    whatever field has that name now."""
     pins = step.pop(PINS, None)
     revisions = step.pop(REVISIONS, None)
+    fields = step.pop(FIELDS, None)
     if not isinstance(pins, Mapping):
         return
     was = {str(n): i for n, i in pins.items() if isinstance(i, str)}
@@ -760,6 +838,7 @@ def _follow_renames(
     name_now = {t.id: t.name for t in linked}
     revision_now = {t.id: t.revision for t in linked}
     added_at = revisions if isinstance(revisions, Mapping) else {}
+    fields_then = fields if isinstance(fields, Mapping) else {}
 
     def follow(item: Mapping[str, Any], *, folded: bool = True) -> dict[str, Any]:
         name = item.get("tracker")
@@ -771,7 +850,8 @@ def _follow_renames(
             out["tracker"] = name_now[meant]
         since = added_at.get(meant)
         if "set" in item and type(since) is int:
-            out["set"] = history(meant).values_now(item["set"], since, revision_now[meant])
+            values = kept.hidden(meant, item["set"], fields_then.get(meant))
+            out["set"] = history(meant).values_now(values, since, revision_now[meant])
         return out
 
     if "tracker" in step:
