@@ -1,17 +1,24 @@
 """One run: a scenario played by one model in one mode, each scored turn scored as it ends.
 
 - **free-running**: the model plays every step on one session, so its errors carry, as in a chat;
-- **teacher-forced**: a gold session plays the scenario with the scripted model; each scored step
-  is first played by the model under test on the gold session as it stands (so it starts from the
-  expected state and the gold history, built by the scenario's own steps and never written as a
-  person's edit that would show as a change), scored alone, then taken back, and the gold step
-  played in its place.
+- **teacher-forced**: each step the model plays starts from the reference state (what the
+  scenario says the step starts from, see `_Script`: the previous step's `expect` over the state
+  before it, moved on a step without `expect` by what the scene's own scripted calls changed
+  there), so a model that does the right thing on a turn scores 1 on it whatever it did before. A
+  gold session holds that state: each scored step is played by the model under test on it as it
+  stands, scored alone, then taken back; the gold step is then played by the scripted model with
+  the calls that take the state it sees to the reference after the step (in place of the scene's
+  own calls, which may not reach the `expect`: a scenario of expectations alone has none), so the
+  reply's writes are deltas on its version (TR-23) and a swipe later sees the state before it
+  as the reference does. Where the gold take is elsewhere before a turn (after a step the model
+  does not play, or a continue, which is offered no tool), the difference is written as a person's
+  edit on the tip message (TR-27).
 
 A scored step is one the model plays (a turn, swipe, regenerate or continue) whose scenario step
 has an `expect`, or `expect_no_call` (a quiet turn without `expect` is expected to leave the state
 the scenario says it starts from: nothing should change). Every played turn of the model under
 test goes to `trace` (the gold steps do not). What "should change" is read from is the
-scenario's own (see `_Script`): in free mode the scene's script is played alongside on a session
+scenario's own (see `_Script`): in both modes the scene's script is played alongside on a session
 of its own, untraced, for the steps without `expect`.
 """
 
@@ -19,7 +26,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,18 +42,21 @@ from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.simulate.playback import turn_clamps  # the simulator page's own clamp reading
+from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session, TraceSink
 from trackerkit.steps import (
     BaseStep,
     ContinueStep,
     RegenerateStep,
+    ScriptedCall,
     Step,
     SwipeStep,
     TurnStep,
     decode_steps,
 )
 from trackerkit.tracker import Tracker
-from trackerkit.update import tracker_values
+from trackerkit.update import name_key, tracker_values
+from trackerkit.values import same_value
 
 __all__ = ["MODES", "Mode", "RunResult", "play_run"]
 
@@ -111,9 +121,9 @@ def play_run(
         protocol="tools" if gold else protocol,
     )
     session.session_id = f"eval_{scene.id}_{run}_{uuid.uuid4().hex[:8]}"
-    # The scene's own script, played alongside: what "should change" is read from where a step
-    # has no `expect` (the gold session is that play in forced mode).
-    played = session if gold else Session(scene, list(trackers), ScriptedModel())
+    # The scene's own script, played alongside on a session of its own in both modes: what
+    # "should change" is read from where a step has no `expect`.
+    played = Session(scene, list(trackers), ScriptedModel())
     turns: list[TurnRecord] = []
     cells: list[tuple[tuple[Any, ...], FieldScore]] = []
     script = _Script(trackers, tracker_values(trackers, session.chat.take.state_at()))
@@ -125,9 +135,17 @@ def play_run(
             continue
         start = script.reply(step, was)
         wanted = _wanted(step, start)
+        if gold and not isinstance(step, SwipeStep | RegenerateStep):
+            # A swipe or a regenerate sees the state before the reply it replaces, which the
+            # gold take already held at the reference when that reply's turn began.
+            _set_state(session, trackers, start)
         if wanted is None:
-            _play(step, session, played)
+            played.play(step)
             script.played(tracker_values(trackers, played.chat.take.state_at()))
+            if gold:
+                _play_gold(step, session, trackers, script.state)
+            else:
+                session.play(step)
             continue
         undo = _aside(session) if gold else None
         if gold:
@@ -142,40 +160,60 @@ def play_run(
         latency = time.perf_counter() - started
         assert report is not None
         after = report.values  # the session's values after the turn, read once at its end
-        if played is not session:
-            played.play(step)
+        played.play(step)
         scores = score_turn(trackers, before, wanted, after, tolerance, reference=start)
         keys = (variant, scene.id, run, mode, index, len(turns))
-        # The update tool's calls; a call by its name to a turn that did not offer it (the text
-        # protocol, a continue) is a call to a tool not offered, not a refused batch.
-        calls = [c for c in report.calls if c.name == report.tool_name and c.offered]
-        offered = {report.tool_name, *session.tools}
         turns.append(
-            TurnRecord(
-                *keys,
-                kind=step.kind,
-                joint=all(s.correct for s in scores),
-                expect_no_call=bool(getattr(step, "expect_no_call", False)),
-                expected_calls=bool(step.plan().rounds),
-                update_calls=len(calls),
-                refused_calls=sum(not c.ok for c in calls),
-                clamps=len(turn_clamps(report)),
-                retries=int(getattr(model, "retries", 0)) - retries,
-                tokens_in=sum(r.tokens_in for r in report.rounds),
-                tokens_out=sum(r.tokens_out for r in report.rounds),
-                latency_s=latency,
-                failed=report.failed or "",
-                unknown_calls=sum(not c.offered or c.name not in offered for c in report.calls),
+            _record(
+                keys,
+                step,
+                report,
+                session,
+                scores,
+                int(getattr(model, "retries", 0)) - retries,
+                latency,
             )
         )
         cells.extend((keys, s) for s in scores)
         if undo is not None:
             undo()
             session.model, session.trace, session.protocol = scripted, None, "tools"
-            session.play(step)
+            _play_gold(step, session, trackers, script.state)
         if on_turn is not None:
             on_turn()
     return RunResult(turns, cells)
+
+
+def _record(
+    keys: tuple[str, str, int, Mode, int, int],
+    step: TurnStep | SwipeStep | RegenerateStep | ContinueStep,
+    report: TurnReport,
+    session: Session,
+    scores: Sequence[FieldScore],
+    retries: int,
+    latency: float,
+) -> TurnRecord:
+    """The turns frame's row of one scored turn."""
+    # The update tool's calls; a call by its name to a turn that did not offer it (the text
+    # protocol, a continue) is a call to a tool not offered, not a refused batch.
+    calls = [c for c in report.calls if c.name == report.tool_name and c.offered]
+    offered = {report.tool_name, *session.tools}
+    return TurnRecord(
+        *keys,
+        kind=step.kind,
+        joint=all(s.correct for s in scores),
+        expect_no_call=bool(getattr(step, "expect_no_call", False)),
+        expected_calls=bool(step.plan().rounds),
+        update_calls=len(calls),
+        refused_calls=sum(not c.ok for c in calls),
+        clamps=len(turn_clamps(report)),
+        retries=retries,
+        tokens_in=sum(r.tokens_in for r in report.rounds),
+        tokens_out=sum(r.tokens_out for r in report.rounds),
+        latency_s=latency,
+        failed=report.failed or "",
+        unknown_calls=sum(not c.offered or c.name not in offered for c in report.calls),
+    )
 
 
 def _wanted(step: BaseStep, start: dict[str, Any]) -> dict[str, Any] | None:
@@ -184,6 +222,74 @@ def _wanted(step: BaseStep, start: dict[str, Any]) -> dict[str, Any] | None:
     if step.expect is not None:
         return _expected(step)
     return start if getattr(step, "expect_no_call", False) else None
+
+
+def _updates(
+    trackers: Sequence[Tracker], have: Mapping[str, Any], want: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The update items that take the values `have` to `want`, by tracker name: one item per
+    record (tops settled first within it, TR-14), one per list row set or removed (rows matched
+    case-folded, TR-20); a tracker `want` does not hold is left alone."""
+    items: list[dict[str, Any]] = []
+    for tracker in trackers:
+        now = want.get(tracker.name)
+        if not isinstance(now, Mapping):
+            continue
+        was = have.get(tracker.name) or {}
+        if tracker.layout == "record":
+            set_ = {k: v for k, v in now.items() if not same_value(was.get(k), v)}
+            if set_:
+                items.append({"tracker": tracker.name, "set": set_})
+            continue
+        kept = {name_key(str(row)) for row in now}
+        items += [
+            {"tracker": tracker.name, "row": row, "remove": True}
+            for row in was
+            if name_key(str(row)) not in kept
+        ]
+        old = {name_key(str(row)): values for row, values in was.items()}
+        for row, values in now.items():
+            prior = old.get(name_key(str(row)))
+            set_ = {
+                k: v for k, v in values.items() if prior is None or not same_value(prior.get(k), v)
+            }
+            if set_ or prior is None:
+                items.append({"tracker": tracker.name, "row": row, "set": set_})
+    return items
+
+
+def _set_state(session: Session, trackers: Sequence[Tracker], state: Mapping[str, Any]) -> None:
+    """Bring the gold take's tip to `state` where it is not there (a step the model does not
+    play, or a continue, which is offered no tool, left it elsewhere): a person's edit on the tip
+    message, the tool's items and clamps (TR-27). The gold replies reach it by their own calls,
+    so there is most often nothing to write."""
+    if not session.chat.messages:
+        return  # nothing played yet: the take holds the scene's start, the reference's own start
+    have = tracker_values(trackers, session.chat.take.state_at())
+    for item in _updates(trackers, have, state):
+        session.chat.edit(
+            item["tracker"],
+            set=item.get("set"),
+            row=item.get("row"),
+            remove=item.get("remove", False),
+        )
+
+
+def _play_gold(
+    step: TurnStep | SwipeStep | RegenerateStep | ContinueStep,
+    session: Session,
+    trackers: Sequence[Tracker],
+    state: Mapping[str, Any],
+) -> None:
+    """Play the scripted `step` on the gold take with the calls that take the state it sees to
+    `state` (the reference after it) in place of the scene's own: the reply's writes are deltas on
+    its version (TR-23), so a swipe or a cut later sees the gold state where the history says."""
+    take = session.chat.take
+    again = isinstance(step, SwipeStep | RegenerateStep)
+    seen = take.state_before(len(take.messages) - 1) if again else take.state_at()
+    items = _updates(trackers, tracker_values(trackers, seen), state)
+    calls = [ScriptedCall.model_validate({"arguments": {"updates": items}})] if items else None
+    session.play(step.model_copy(update={"calls": calls, "rounds": None, "refuses_tools": False}))
 
 
 def _play(step: Step, session: Session, played: Session) -> None:
@@ -199,8 +305,7 @@ class _Script:
     The same in both modes and for every model (so every variant's change recall has the same
     denominator, and one early miss is one missed change): the scene's start, then each step's
     `expect` put over it (`scripted_state`). A step without `expect` moves it by what the
-    scene's own script changed in that step (its scripted play: the gold session in forced
-    mode, one played alongside in free mode), so a change made on a turn the scenario does not
+    scene's own script changed in that step (its scripted play, on a session of its own), so a change made on a turn the scenario does not
     check is not charged to the next turn that it checks; a step the model does not play (a
     person's edit, a cut) moves it the same way. A swipe or a regenerate starts where the reply
     it replaces started.
@@ -224,7 +329,10 @@ class _Script:
         if isinstance(step, TurnStep):
             self.reply_start, self.played_reply_start = start, played
         wanted = _wanted(step, start)
-        self.state = start if wanted is None else scripted_state(self.trackers, start, wanted)
+        if wanted is not None:
+            self.state = scripted_state(self.trackers, start, wanted)
+        else:
+            self.state = start
         return start
 
     def played(self, after: dict[str, Any]) -> None:
