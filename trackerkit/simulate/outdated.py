@@ -9,7 +9,9 @@ word (two fields that swapped names, a name given to another field later), and w
 scene's expectations naming the old field anyway. So the scripted steps are played as written,
 and a call naming a renamed field is refused as the rules refuse it; `outdated_names` finds
 those names through the library's record (`trackerkit.renames`) so the page can say why, and
-what to change in the scene file.
+what to change in the scene file. A name that another field has taken since (hp_max renamed to
+hp_top, then a new field called hp_max) is not refused: the scripted calls write the new field,
+so it is said too, as the case to check.
 """
 
 from __future__ import annotations
@@ -46,41 +48,58 @@ class OutdatedName:
     #: The scripted steps (from 1) whose calls or edit set it, and whose expectations name it.
     sets: tuple[int, ...]
     expects: tuple[int, ...]
+    #: True when the name belongs to another field now (one added, or renamed to it, since): the
+    #: steps are not refused then, they write and check that other field.
+    reused: bool = False
 
     @property
     def sentence(self) -> str:
         """What happened and what to do, in words the page shows as they are (plain text)."""
-        what = (
-            f"renamed to {self.now}" if self.now is not None else "deleted"
-        ) + f" (the save that made revision {self.revision})"
-        parts = []
+        named = (
+            f"{self.tracker}.{self.field}, which a designer save "
+            + (f"renamed to {self.now}" if self.now is not None else "deleted")
+            + f" (the save that made revision {self.revision})"
+        )
+        other = f"the name {self.field} now belongs to another field of {self.tracker}"
+        one = len(self.sets) == 1
         if self.sets:
-            parts.append(
-                f"{_steps(self.sets)} set{'s' if len(self.sets) == 1 else ''} "
-                f"{self.tracker}.{self.field}, which a designer save {what}: "
-                + (
+            lead = f"its own scripted {_steps(self.sets)} set{'s' if one else ''} {named}: "
+            if self.reused:
+                lead += (
+                    f"{other}, so {'the call writes' if one else 'their calls write'} that "
+                    "field instead, and every step after them, yours too, reads what that leaves"
+                )
+            else:
+                lead += (
                     "the call is refused, so nothing of its batch is written"
-                    if len(self.sets) == 1
+                    if one
                     else "their calls are refused, so nothing of those batches is written"
                 )
+            checked = "are checked against that field" if self.reused else "are not met"
+            body = lead + (
+                f"; the expectations of {_steps(self.expects)} name it and {checked}"
+                if self.expects
+                else ""
             )
-        if self.expects:
-            lead = (
-                "the expectations of "
-                if self.sets
-                else f"{self.tracker}.{self.field}, which a designer save {what}, is expected by "
+        else:
+            body = f"the expectations of its own scripted {_steps(self.expects)} name {named}: " + (
+                f"{other}, so they are checked against that field"
+                if self.reused
+                else "they are not met"
             )
-            parts.append(f"{lead}{_steps(self.expects)} name it and are not met")
         fix = (
             f"write {self.now} for {self.field}"
             if self.now is not None
             else f"take {self.field} out"
         )
+        if self.reused:
+            was = f"the field now named {self.now}" if self.now is not None else "the deleted field"
+            fix = f"if they were written for {was}, {fix}"
         return (
-            f"Scene {self.scene}: its own scripted {'; '.join(parts)}. A scene's steps are "
-            f"played as written (its file does not say which revision of {self.tracker} they "
-            f"were written for, so they are not renamed for it). Edit the scene: in {self.path}, "
-            f"{fix} in those steps' calls and expectations."
+            f"Scene {self.scene}: {body}. A scene's steps are played as written (its file does "
+            f"not say which revision of {self.tracker} they were written for, so they are not "
+            f"renamed for it). Edit the scene: in {self.path}, {fix} in those steps' calls and "
+            "expectations."
         )
 
 
@@ -99,7 +118,9 @@ def outdated_names(
     history: Callable[[str], FieldRenames],
 ) -> tuple[OutdatedName, ...]:
     """The fields `steps` (the scene's scripted steps played, in order) set or expect by a name
-    that is no field of the linked tracker now, and that the record says a save renamed or deleted.
+    that the record says a save renamed or deleted: a name that is no field of the linked tracker
+    now, or one that another field has taken since (`OutdatedName.reused`; a field renamed away
+    and back again is the same field, and is not said).
 
     Args:
         scene: the scene's id; `path` its file, named in the sentence.
@@ -120,12 +141,13 @@ def outdated_names(
     outdated = []
     for (tracker_id, name), (sets, expects) in found.items():
         tracker = by_id[tracker_id]
-        if name in {f.name for f in tracker.fields}:
-            continue
         taken = _taken(history(tracker_id), name, tracker.revision)
         if taken is None:
             continue
         revision, now = taken
+        reused = name in {f.name for f in tracker.fields}
+        if reused and now == name:
+            continue
         outdated.append(
             OutdatedName(
                 scene,
@@ -136,6 +158,7 @@ def outdated_names(
                 revision,
                 tuple(sorted(set(sets))),
                 tuple(sorted(set(expects))),
+                reused,
             )
         )
     return tuple(outdated)
