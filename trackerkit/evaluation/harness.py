@@ -145,8 +145,10 @@ def _scored(step: BaseStep) -> bool:
 
 
 def _names_values(step: BaseStep) -> bool:
-    """Whether `step`'s `expect` names a tracker's values (`absent` rows are not scored)."""
-    return step.expect is not None and any(k != "absent" for k in step.expect.as_mapping())
+    """Whether `step`'s `expect` names a tracker's values or a row that must be `absent`."""
+    return step.expect is not None and any(
+        k != "absent" or any(v.values()) for k, v in step.expect.as_mapping().items()
+    )
 
 
 def count_turns(scene: Scene) -> int:

@@ -79,6 +79,11 @@ def _expected(step: BaseStep) -> dict[str, Any]:
     return {k: v for k, v in step.expect.as_mapping().items() if k != "absent"}
 
 
+def _absent(step: BaseStep) -> dict[str, list[str]]:
+    """The rows `step`'s `expect` says must be gone, by tracker name."""
+    return step.expect.absent if step.expect is not None else {}
+
+
 def play_run(
     scene: Scene,
     trackers: Sequence[Tracker],
@@ -161,7 +166,9 @@ def play_run(
         assert report is not None
         after = report.values  # the session's values after the turn, read once at its end
         played.play(step)
-        scores = score_turn(trackers, before, wanted, after, tolerance, reference=start)
+        scores = score_turn(
+            trackers, before, wanted, after, tolerance, reference=start, absent=_absent(step)
+        )
         keys = (variant, scene.id, run, mode, index, len(turns))
         turns.append(
             _record(
@@ -330,7 +337,7 @@ class _Script:
             self.reply_start, self.played_reply_start = start, played
         wanted = _wanted(step, start)
         if wanted is not None:
-            self.state = scripted_state(self.trackers, start, wanted)
+            self.state = scripted_state(self.trackers, start, wanted, _absent(step))
         else:
             self.state = start
         return start
@@ -344,7 +351,7 @@ class _Script:
         """A step the model does not play changed the scripted play from `before` to `after`."""
         self.state = moved_by(self.trackers, self.state, before, after)
         if step.expect is not None:
-            self.state = scripted_state(self.trackers, self.state, _expected(step))
+            self.state = scripted_state(self.trackers, self.state, _expected(step), _absent(step))
 
 
 def _aside(session: Session) -> Callable[[], None]:

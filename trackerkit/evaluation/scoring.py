@@ -106,6 +106,7 @@ def score_turn(
     found: Mapping[str, Any],
     tolerance: float = DEFAULT_TOLERANCE,
     reference: Mapping[str, Any] | None = None,
+    absent: Mapping[str, Sequence[str]] | None = None,
 ) -> list[FieldScore]:
     """Every field of the linked trackers the turn is expected to leave, scored.
 
@@ -120,13 +121,18 @@ def score_turn(
             field with `min` and `max` within a tenth of its range when that is less).
         reference: the values the scenario says the turn starts from (see `scripted_state`);
             `should_change` compares with them. `before` when None.
+        absent: rows expected gone, by list tracker name (`expect.absent`): each is scored as a
+            row expected absent, as a row of `expected` is scored present, whether or not
+            `expected` names its tracker.
     """
     reference = before if reference is None else reference
     scores: list[FieldScore] = []
     for tracker in trackers:
-        want = expected.get(tracker.name)
-        if not isinstance(want, Mapping):
+        named = expected.get(tracker.name)
+        gone = list((absent or {}).get(tracker.name) or ()) if tracker.layout == "list" else []
+        if not isinstance(named, Mapping) and not gone:
             continue
+        want: Mapping[str, Any] = named if isinstance(named, Mapping) else {}
         have = found.get(tracker.name) or {}
         was = before.get(tracker.name) or {}
         ref = reference.get(tracker.name) or {}
@@ -149,7 +155,9 @@ def score_turn(
                     )
             continue
         have_rows, was_rows, ref_rows = _folded(have), _folded(was), _folded(ref)
-        keys = dict.fromkeys([*want, *have])
+        # A list `expected` names is its whole list: a row found that it does not name is
+        # expected gone. One it does not name has only its `absent` rows scored.
+        keys = dict.fromkeys([*want, *gone, *have] if isinstance(named, Mapping) else gone)
         seen: set[str] = set()
         for row in keys:
             key = name_key(str(row))
@@ -197,13 +205,17 @@ def score_turn(
 
 
 def scripted_state(
-    trackers: Sequence[Tracker], start: Mapping[str, Any], expected: Mapping[str, Any]
+    trackers: Sequence[Tracker],
+    start: Mapping[str, Any],
+    expected: Mapping[str, Any],
+    absent: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The values the scenario says a turn leaves: `start` with its `expected` put over it.
 
     A record's fields the expectation names take its values; a keyed list becomes the rows it
     names (a row it does not name, or names `null`, is expected gone), each row's fields over
-    that row's fields in `start`. A tracker it does not name keeps its values.
+    that row's fields in `start`; the `absent` rows of a list (case-folded) are gone. A tracker
+    it does not name keeps its values.
     """
     state = dict(start)
     for tracker in trackers:
@@ -220,6 +232,10 @@ def scripted_state(
             for row, values in want.items()
             if isinstance(values, Mapping)
         }
+    for name, gone in (absent or {}).items():
+        drop = {name_key(str(row)) for row in gone}
+        kept = state.get(name) or {}
+        state[name] = {k: v for k, v in kept.items() if name_key(str(k)) not in drop}
     return state
 
 
@@ -303,8 +319,8 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
     would rise (an attack trial: `Helth` and `stamnia` scored 1). Each such place is refused here:
     a tracker the scene does not link, a field its tracker does not have, a value its field
     cannot hold (a word for a number, a choice not among its choices, a number outside its range),
-    a record's field given rows or a list's row given a bare value. `null` is accepted (a value
-    or row that is not there).
+    a record's field given rows or a list's row given a bare value, and a row both expected and
+    `absent` (no state can meet it). `null` is accepted (a value or row that is not there).
 
     Returns:
         one line per problem, such as `turns[0].expect.Helth: the scene links no tracker named
@@ -317,9 +333,10 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
         if step.expect is None:
             continue
         where = f"turns[{index}].expect"
-        for name, want in step.expect.as_mapping().items():
+        wanted = step.expect.as_mapping()
+        for name, want in wanted.items():
             if name == "absent":
-                problems += _absent_problems(f"{where}.absent", by_name, want)
+                problems += _absent_problems(where, by_name, want, wanted)
                 continue
             tracker = by_name.get(name)
             if tracker is None:
@@ -345,20 +362,41 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
 
 
 def _absent_problems(
-    where: str, by_name: Mapping[str, Tracker], absent: Mapping[str, Any]
+    where: str,
+    by_name: Mapping[str, Tracker],
+    absent: Mapping[str, Any],
+    wanted: Mapping[str, Any],
 ) -> list[str]:
+    """Problems of `absent` (at `where`.absent): a tracker that is no linked list, and a row the
+    same expect (`wanted`) names present as well, which no state can meet."""
     problems = []
-    for name in absent:
+    for name, rows in absent.items():
         tracker = by_name.get(name)
         if tracker is None:
             problems.append(
-                f"{where}.{name}: the scene links no tracker named {name} (it links "
+                f"{where}.absent.{name}: the scene links no tracker named {name} (it links "
                 f"{', '.join(by_name) or 'no tracker'})"
             )
-        elif tracker.layout != "list":
+            continue
+        if tracker.layout != "list":
             problems.append(
-                f"{where}.{name}: {name} is a record, not a list; it has no rows to be absent"
+                f"{where}.absent.{name}: {name} is a record, not a list; it has no rows to be "
+                "absent"
             )
+            continue
+        named = wanted.get(name)
+        present = {
+            name_key(str(row)): row
+            for row, values in (named.items() if isinstance(named, Mapping) else ())
+            if values is not None
+        }
+        for row in rows:
+            both = present.get(name_key(str(row)))
+            if both is not None:
+                problems.append(
+                    f"{where}.absent.{name}: row {row!r} is expected both present "
+                    f"({where}.{name}.{both}) and absent; keep it in one of them"
+                )
     return problems
 
 
