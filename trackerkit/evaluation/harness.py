@@ -98,8 +98,9 @@ def _check_scored(scene: Scene, label: str) -> None:
 
 
 def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], folder: Path) -> None:
-    """Refuse a scenario whose `expect`s name what the design cannot score (see
-    `expectation_problems`): scoring would skip it without a word."""
+    """Refuse a scenario whose `expect`s name what the design cannot score, or what no state can
+    meet (see `expectation_problems`): scoring would skip it without a word, or score a miss that
+    no model could avoid."""
     problems = expectation_problems(scene, design)
     if not problems:
         return
@@ -107,7 +108,7 @@ def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], fol
     shown = "; ".join(problems[:_SHOWN]) + (f"; and {more} more" if more > 0 else "")
     raise BadRequestError(
         f"{label}: {len(problems)} {'expectation' if len(problems) == 1 else 'expectations'} "
-        f"the trackers in {folder} cannot score, so nothing was played: {shown}"
+        f"the trackers in {folder} cannot score or meet, so nothing was played: {shown}"
     )
 
 
@@ -191,8 +192,10 @@ def evaluate(
         BadRequestError: a bad argument (a tolerance that is not a finite number of 0 or more,
             say), a scene without turns, without a turn that carries `expect` or
             `expect_no_call` (nothing to score) or whose every `expect` is empty, two scenes
-            with one id, or an `expect` naming a tracker or field the design does not have, or a
-            value its field cannot hold (every such place named, before any turn is played).
+            with one id, or an `expect` naming a tracker or field the design does not have, a
+            value its field cannot hold, or what no state can meet (a number above its top given
+            in the same expect, null for a field, two rows differing only in case, a row both
+            expected and absent); every such place named, before any turn is played.
     """
     _check_settings(mode, runs, concurrency)
     _check_tolerance(tolerance)

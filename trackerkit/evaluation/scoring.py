@@ -319,8 +319,11 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
     would rise (an attack trial: `Helth` and `stamnia` scored 1). Each such place is refused here:
     a tracker the scene does not link, a field its tracker does not have, a value its field
     cannot hold (a word for a number, a choice not among its choices, a number outside its range),
-    a record's field given rows or a list's row given a bare value, and a row both expected and
-    `absent` (no state can meet it). `null` is accepted (a value or row that is not there).
+    a record's field given rows or a list's row given a bare value. So is what no state can meet:
+    `null` for a field (a field always holds a value of its type; `null` for a row is accepted,
+    a row expected gone), a number above its top given in the same expect (hp 40 with hp_max
+    30), two rows of one list that differ only in case (rows are matched case-folded, so one
+    would replace the other), and a row both expected and `absent`.
 
     Returns:
         one line per problem, such as `turns[0].expect.Helth: the scene links no tracker named
@@ -348,7 +351,14 @@ def expectation_problems(scene: Scene, trackers: Sequence[Tracker]) -> list[str]
             if tracker.layout == "record":
                 problems += _values_problems(f"{where}.{name}", tracker.name, fields, want)
                 continue
+            spelt: dict[str, str] = {}
             for row, values in want.items():
+                first = spelt.setdefault(name_key(str(row)), row)
+                if first != row:
+                    problems.append(
+                        f"{where}.{name}: rows {first!r} and {row!r} differ only in case, and rows "
+                        "are matched whatever the case; give the row once"
+                    )
                 if values is None:
                     continue
                 if not isinstance(values, Mapping):
@@ -415,6 +425,43 @@ def _values_problems(
             problems.append(
                 f"{where}.{name}: {tracker} is a record: a field holds a value, not rows"
             )
-        elif value is not None and (why := refusal(field, value)) is not None:
+        elif value is None:
+            problems.append(
+                f"{where}.{name}: {name} always holds {_HOLDS[field.type]} (a value not set reads "
+                "as its initial value), so null cannot be met; give the value or leave the field "
+                "out"
+            )
+        elif (why := refusal(field, value)) is not None:
             problems.append(f"{where}.{name}: {why}")
+        else:
+            problems += _over_top(where, name, field, value, values)
     return problems
+
+
+#: What a field of each type always holds (TR-8, TR-22), for the sentence refusing a null.
+_HOLDS = {
+    "number": "a number",
+    "text": "a text",
+    "boolean": "true or false",
+    "choice": "one of its choices",
+}
+
+
+def _over_top(
+    where: str, name: str, field: AnyField, value: object, values: Mapping[str, Any]
+) -> list[str]:
+    """A number expected above its top from another field given in the same expect (hp 40 with
+    hp_max 30): it is read held to the top (TR-13, TR-18), so no state can meet it. A top below
+    the field's own min leaves the min (TR-18), so a value at the min is left alone."""
+    if not isinstance(field, NumberField) or field.max_field is None:
+        return []
+    number, top = _number(value), _number(values.get(field.max_field))
+    if number is None or top is None or number <= top:
+        return []
+    if field.min is not None and number <= field.min:
+        return []
+    return [
+        f"{where}.{name}: {value} is above {field.max_field} ({values[field.max_field]}, in the "
+        f"same expect), its top: {name} can never read more than {field.max_field}, so this "
+        "cannot be met"
+    ]
