@@ -125,8 +125,14 @@ def test_pick_run_and_read_the_evaluation(
         .filter(has=page.get_by_text("Metrics per variant (95% intervals)", exact=True))
         .last
     )
-    expect(metrics.locator("tbody tr")).to_have_count(18)
-    for metric in ("joint_accuracy", "pass^2", "clamps_per_turn", "failed_turn_rate"):
+    expect(metrics.locator("tbody tr")).to_have_count(19)
+    for metric in (
+        "joint_accuracy",
+        "numbers_missing (row or value left out)",
+        "pass^2",
+        "clamps_per_turn",
+        "failed_turn_rate",
+    ):
         expect(metrics.get_by_text(metric, exact=True)).to_be_visible()
     joint = metrics.locator("tbody tr").filter(has=page.get_by_text("joint_accuracy", exact=True))
     assert "n/a" in joint.inner_text()  # the absent endpoint has no score, not a model's zero
