@@ -55,8 +55,8 @@ class Variant(BaseModel):
             "gemini" they are sent with the nulls the tool asks for.
         protocol: how the model sends its updates: "tools" (the update tool) or "text" (no tool;
             one fenced update block at the end of the reply, answered on the next turn; see
-            `trackerkit.formats.text_protocol`). Under "text" no tool is sent, so `tool_style`
-            does not apply.
+            `trackerkit.formats.text_protocol`). Under "text" no tool is sent, so a `tool_style`
+            other than "lines" is refused: it would change nothing.
     """
 
     # protected_namespaces: pydantic before 2.10 reserves `model_` names and warns on `model_name`.
@@ -95,6 +95,13 @@ class Variant(BaseModel):
             raise ValueError(
                 f"base_url {self.base_url!r} is not an http(s) address; give the API root, such "
                 "as http://127.0.0.1:11434/v1"
+            )
+        if self.protocol == "text" and self.tool_style != "lines":
+            # The style would name the variant's row while changing nothing it measures.
+            raise ValueError(
+                f"tool_style {self.tool_style!r} does nothing under protocol 'text' (no tool is "
+                "sent; the update is a fenced block in the reply); leave tool_style out, or use "
+                "protocol 'tools'"
             )
         return self
 
