@@ -823,10 +823,18 @@ def _():
 def _():
     get_import_source, set_import_source = mo.state(None)
     get_import_note, set_import_note = mo.state(None)
+    # The choice to take pieces named like ones already there (the CLI's --allow-duplicates):
+    # made for one file and one "Which", and spent by a take.
+    get_take_anyway, set_take_anyway = mo.state(False)
 
     def import_from(source):
         set_import_note(None)
+        set_take_anyway(False)
         set_import_source(source)
+
+    def take_anyway_chosen():
+        # Read at click time; the take button's cell must not rerun (and reset Which) on a tick.
+        return get_take_anyway()
 
     import_upload = mo.ui.file(
         label="Upload a tracker file",
@@ -849,7 +857,15 @@ def _():
     mo.vstack(
         [mo.hstack([import_upload, import_format], justify="start", align="center"), import_path]
     )
-    return get_import_note, get_import_source, import_format, set_import_note
+    return (
+        get_import_note,
+        get_import_source,
+        get_take_anyway,
+        import_format,
+        set_import_note,
+        set_take_anyway,
+        take_anyway_chosen,
+    )
 
 
 @app.cell
@@ -880,18 +896,31 @@ def _(
     set_problem,
     set_refresh,
     set_stale,
+    set_take_anyway,
+    take_anyway_chosen,
 ):
     import_choice = take_button = open_button = None
     if import_view is not None and import_view.trackers:
         _choices = import_view.choices()
-        import_choice = mo.ui.dropdown(options=_choices, value=next(iter(_choices)), label="Which")
+        import_choice = mo.ui.dropdown(
+            options=_choices,
+            value=next(iter(_choices)),
+            label="Which",
+            on_change=lambda _: set_take_anyway(False),
+        )
 
         def take_imported():
             # Through the designer's own save; the bundled data is copied to the workspace first.
+            # Pieces named like ones already there are refused unless taken anyway (as the CLI).
             target = get_place().for_writing()
             taken = design.take_imported(
-                import_view.imported, Library(target.trackers), import_choice.value, target.scenes
+                import_view.imported,
+                Library(target.trackers),
+                import_choice.value,
+                target.scenes,
+                allow_duplicates=take_anyway_chosen(),
             )
+            set_take_anyway(False)
             if target != get_place():
                 set_place(target)
             set_refresh(lambda n: n + 1)
@@ -934,7 +963,21 @@ def _(
 
 
 @app.cell
-def _(get_import_note, import_choice, import_view, open_button, take_button):
+def _(
+    get_import_note,
+    get_place,
+    get_refresh,
+    get_take_anyway,
+    import_choice,
+    import_view,
+    open_button,
+    set_take_anyway,
+    take_button,
+):
+    get_refresh()  # a take or a save changes which names the library holds
+    take_anyway = mo.ui.checkbox(
+        label=design.TAKE_ANYWAY, value=get_take_anyway(), on_change=set_take_anyway
+    )
     if import_view is None:
         _view = mo.md("_Upload a file or type its path (then Enter) to see what it holds._")
     else:
@@ -942,9 +985,29 @@ def _(get_import_note, import_choice, import_view, open_button, take_button):
         if import_view.problem:
             _parts.append(mo.callout(mo.md(safe_md(import_view.problem)), kind="danger"))
         if take_button is not None:
-            _parts.append(
-                mo.hstack([import_choice, take_button, open_button], justify="start", align="end")
+            # Said before the button, as `trackerkit import` refuses such a file before writing.
+            _clashes = design.duplicates(
+                import_view.imported,
+                Library(get_place().trackers),
+                import_choice.value,
+                get_place().scenes,
             )
+            _row = [import_choice, take_button, open_button]
+            if _clashes:
+                _listed = "\n".join(f"- {safe_md(line)}" for line in _clashes)
+                _parts.append(
+                    mo.callout(
+                        mo.md(
+                            "⚠ **Named like ones already there.** Taking them is refused, as "
+                            "`trackerkit import` refuses them, unless you tick "
+                            f"“{design.TAKE_ANYWAY}”: a scene that links two trackers of one "
+                            f"name leaves one of them out of every turn.\n\n{_listed}"
+                        ),
+                        kind="warn",
+                    )
+                )
+                _row.append(take_anyway)
+            _parts.append(mo.hstack(_row, justify="start", align="end"))
         if get_import_note() is not None:
             _kind, _said = get_import_note()
             _parts.append(mo.callout(mo.md(safe_md(_said)), kind=_kind))

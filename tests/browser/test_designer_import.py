@@ -29,7 +29,7 @@ expect.set_options(timeout=60_000)
 TOUCHES = {
     "designer": {
         "import_upload", "import_path", "import_format", "import_choice", "take_button",
-        "open_button",
+        "open_button", "take_anyway",
     }
 }  # fmt: skip
 
@@ -164,8 +164,10 @@ def test_import_a_file_read_its_report_take_it_in_or_open_it(
     opener = page.get_by_label("Open", exact=True)
     expect(opener.locator("option", has_text="李 (li)")).to_have_count(1)
     assert Library(trackers).get("li").revision == 0
-    # Taken again, it gets the next free id; nothing is written over.
+    # Taken again (anyway: its name is the library's now), it gets the next free id; nothing
+    # is written over.
     page.get_by_label("Which", exact=True).select_option(label="李 (2 fields)")
+    page.get_by_label("Take them anyway, beside the ones of the same names").check()
     page.get_by_role("button", name="Take into the library").click()
     expect(_said(page)).to_contain_text("li was taken, so it is li-2")
     # ... and the take says the library already held a tracker of that name (not silently).
@@ -222,8 +224,10 @@ def test_import_a_file_read_its_report_take_it_in_or_open_it(
         "hair",
     ]
 
-    # Take them all: the ones whose ids are taken get a suffix, and a scene links them.
+    # Take them all (anyway: Characters is the library's name now): the ones whose ids are
+    # taken get a suffix, and a scene links them.
     page.get_by_label("Which", exact=True).select_option(label="All 2 trackers")
+    page.get_by_label("Take them anyway, beside the ones of the same names").check()
     page.get_by_role("button", name="Take into the library").click()
     expect(_said(page)).to_contain_text("Took 2 into the library.")
     expect(_said(page)).to_contain_text("characters was taken, so it is characters-2")

@@ -834,6 +834,7 @@ DYNAMIC = {
     "radio:Fields": "3. mood (choice)",
     "button:safe_md(m)": "{{tracker::Health::hp}}",
     "text_area:safe_md(f'{raw_pick.value}.json')": "broken.json",
+    "checkbox:design.TAKE_ANYWAY": "Take them anyway, beside the ones of the same names",
 }
 
 

@@ -252,7 +252,7 @@ class TestTaking:
         """Taking the same tracker twice writes `li-2`, never over `li`."""
         view = read_path(mvu_file)
         first = take_imported(view.imported, library, "li")  # type: ignore[arg-type]
-        second = take_imported(view.imported, library, "li")  # type: ignore[arg-type]
+        second = take_imported(view.imported, library, "li", allow_duplicates=True)  # type: ignore[arg-type]
         assert [t.id for t in first.saved + second.saved] == ["li", "li-2"]
         assert second.renamed == {"li": "li-2"}
         assert "- `li` was taken, so it is `li-2`" in second.message()
@@ -262,13 +262,14 @@ class TestTaking:
     def test_a_second_take_names_the_trackers_of_the_same_name(
         self, library: Library, mvu_file: Path
     ) -> None:
-        """Taken twice, each tracker's line says which trackers already bear its name (a scene
-        linking two of one name leaves one out); the first take says nothing of the kind."""
+        """Taken twice (the second time taken anyway), each tracker's line says which trackers
+        already bear its name (a scene linking two of one name leaves one out); the first take
+        says nothing of the kind."""
         view = read_path(mvu_file)
         first = take_imported(view.imported, library)  # type: ignore[arg-type]
         assert first.namesakes == {}
         assert "of this name" not in first.message()
-        second = take_imported(view.imported, library)  # type: ignore[arg-type]
+        second = take_imported(view.imported, library, allow_duplicates=True)  # type: ignore[arg-type]
         assert [t.id for t in second.saved] == ["shi-jie-2", "li-2"]
         assert {i: [t.id for t in same] for i, same in second.namesakes.items()} == {
             "shi-jie-2": ["shi-jie"],

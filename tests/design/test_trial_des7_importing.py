@@ -19,9 +19,12 @@ from conftest import DATA_TRACKERS
 
 from trackerkit import Library, load_scenes
 from trackerkit.design import (
+    ALL_IMPORTED,
+    duplicates,
     open_imported,
     read_path,
     scene_breaks,
+    take_imported,
 )
 
 DATA_SCENES = DATA_TRACKERS.parent / "scenes"
@@ -39,6 +42,17 @@ WT = {
                 },
             },
         }
+    }
+}
+
+
+#: An RPG Companion config: it makes "Scene" and "Inventory", names the bundled library holds.
+RPG = {
+    "trackerConfig": {
+        "userStats": {"customStats": [{"id": "health", "name": "Health", "maxValue": 30}]},
+        "statusSection": {"showMoodEmoji": True, "customFields": ["Conditions"]},
+        "infoBox": {"widgets": {"date": {"enabled": True}, "location": {"enabled": True}}},
+        "inventory": {"onPerson": [{"name": "Rope", "quantity": 2}]},
     }
 }
 
@@ -81,3 +95,70 @@ class TestOpenedImportIsTheNewTracker:
             'Another tracker of the library is named "Quest" (quest); a scene that links both '
             "leaves one of them out."
         ]
+
+
+class TestTakingNamesakes:
+    def test_the_clash_is_named_before_taking(self, place: Path, tmp_path: Path) -> None:
+        """Each piece named like one already there is a sentence, with the file it would be."""
+        view = read_path(_file(tmp_path, "rpg.json", RPG))
+        library = Library(place / "trackers")
+        said = duplicates(view.imported, library, ALL_IMPORTED, place / "scenes")  # type: ignore[arg-type]
+        assert said == (
+            '"Scene" (would be `scene.json`): the library already holds a tracker of this name: '
+            '"Scene" (scene-mood)',
+            '"Inventory" (would be `inventory-2.json`): the library already holds a tracker of '
+            'this name: "Inventory" (inventory)',
+        )
+        one = duplicates(view.imported, library, "inventory", place / "scenes")  # type: ignore[arg-type]
+        assert len(one) == 1
+        assert one[0].startswith('"Inventory"')
+        assert duplicates(view.imported, library, "user-stats", place / "scenes") == ()  # type: ignore[arg-type]
+
+    def test_taking_them_is_refused_and_writes_nothing(self, place: Path, tmp_path: Path) -> None:
+        """Without the explicit choice, nothing is written and the page says why, as the CLI."""
+        view = read_path(_file(tmp_path, "rpg.json", RPG))
+        library = Library(place / "trackers")
+        before = sorted(p.name for p in place.rglob("*.json"))
+        taken = take_imported(view.imported, library, ALL_IMPORTED, place / "scenes")  # type: ignore[arg-type]
+        assert sorted(p.name for p in place.rglob("*.json")) == before
+        assert not taken.ok
+        assert taken.saved == ()
+        said = taken.message()
+        assert said.startswith("Nothing was taken.\n\n")
+        assert (
+            "- not taken: 2 pieces it would write bear the names of ones already in the library "
+            "(listed above; was this file taken in before?); nothing was written. Rename or "
+            'remove the ones there, or tick "Take them anyway, beside the ones of the same '
+            'names" to write them anyway'
+        ) in said
+        assert '- "Scene" (would be `scene.json`): the library already holds' in said
+
+    def test_taken_anyway_when_asked(self, place: Path, tmp_path: Path) -> None:
+        """`allow_duplicates` writes them (as --allow-duplicates does), saying the clash after."""
+        view = read_path(_file(tmp_path, "rpg.json", RPG))
+        library = Library(place / "trackers")
+        taken = take_imported(
+            view.imported,  # type: ignore[arg-type]
+            library,
+            ALL_IMPORTED,
+            place / "scenes",
+            allow_duplicates=True,
+        )
+        assert taken.ok
+        assert {"scene", "inventory-2"} <= {t.id for t in taken.saved}
+        assert "the library already holds a tracker of this name" in taken.message()
+
+    def test_a_scene_of_the_same_title_is_a_clash_too(self, place: Path, tmp_path: Path) -> None:
+        """A second take of one file clashes on its scene's title too (the CLI refuses it)."""
+        view = read_path(_file(tmp_path, "wt.json", WT))
+        library = Library(place / "trackers")
+        scenes = place / "scenes"
+        assert duplicates(view.imported, library, ALL_IMPORTED, scenes) == ()  # type: ignore[arg-type]
+        first = take_imported(view.imported, library, ALL_IMPORTED, scenes)  # type: ignore[arg-type]
+        assert first.ok
+        assert first.scene is not None
+        said = duplicates(view.imported, library, ALL_IMPORTED, scenes)  # type: ignore[arg-type]
+        assert said[-1] == (
+            f'the scene "Quest log" (would be `quest-log-2.json`): the scenes folder already '
+            f"holds a scene of this title: `{first.scene.name}`"
+        )

@@ -22,8 +22,10 @@ from trackerkit.design.fields import (
 from trackerkit.design.hints import name_problems, tracker_hints
 from trackerkit.design.importing import (
     ALL_IMPORTED,
+    TAKE_ANYWAY,
     ImportView,
     Taken,
+    duplicates,
     format_label,
     format_options,
     free_id,
@@ -41,6 +43,7 @@ from trackerkit.design.saving import SaveOutcome, holds, id_problem, save, sugge
 
 __all__ = [
     "ALL_IMPORTED",
+    "TAKE_ANYWAY",
     "ExportRow",
     "ImportView",
     "Repair",
@@ -49,6 +52,7 @@ __all__ = [
     "attempt",
     "check_raw",
     "dropped_tops",
+    "duplicates",
     "export_rows",
     "exports_html",
     "field_labels",

@@ -7,8 +7,10 @@ words when the file cannot be read, never an exception. `report_html` lays the i
 as a table (exact, guessed with the text it was guessed from, unmapped with the reason; the
 original key beside the new name). `take_imported` writes trackers into the library through the
 designer's own save (`design.save`: atomic, guarded by revision, never over another file), an id
-the library already holds getting the next free suffix; `open_imported` opens one as a new draft
-under the id it is saved under.
+the library already holds getting the next free suffix. As `trackerkit import` does, it refuses
+pieces named like ones already there (`duplicates`, said on the page before the button) unless
+the person chose to take them anyway. `open_imported` opens one as a new draft under the id it
+is saved under.
 """
 
 from __future__ import annotations
@@ -40,8 +42,10 @@ from trackerkit.tracker import Tracker
 
 __all__ = [
     "ALL_IMPORTED",
+    "TAKE_ANYWAY",
     "ImportView",
     "Taken",
+    "duplicates",
     "format_label",
     "format_options",
     "free_id",
@@ -54,6 +58,10 @@ __all__ = [
 
 #: The value of the "which tracker" choice that means every imported tracker.
 ALL_IMPORTED = "*"
+
+#: The designer's choice to take pieces named like ones already there (the CLI's
+#: --allow-duplicates); a refused take names it.
+TAKE_ANYWAY = "Take them anyway, beside the ones of the same names"
 
 _MARKS = {"exact": "✓ exact", "guessed": "≈ guessed", "unmapped": "✗ unmapped"}
 
@@ -325,11 +333,78 @@ class Taken:
         return lines
 
 
+def duplicates(
+    imported: Imported,
+    library: Library,
+    which: str = ALL_IMPORTED,
+    scenes: str | os.PathLike[str] | None = None,
+) -> tuple[str, ...]:
+    """One sentence per piece `take_imported` would write that bears the name of one already there.
+
+    The check `trackerkit import` makes before writing (it refuses such an import unless
+    --allow-duplicates): a tracker clashes with a tracker of the library called by its name (as
+    the update tool matches names: `HEALTH` is `Health`), the scene linking them (written when
+    every tracker is taken and `scenes` is given) with a scene file of its title. Each sentence
+    names the file the piece would be. A library or folder that cannot be read holds none.
+    Markdown, names as written: the page escapes it (`safe_md`).
+    """
+    chosen = [t for t in imported.trackers if which in (ALL_IMPORTED, t.id)]
+    try:
+        held, taken = library.trackers(), set(library.ids())
+    except TrackerkitError:
+        held, taken = [], set()
+    lines = []
+    for tracker in chosen:
+        new_id = free_id(tracker.id, taken)
+        taken.add(new_id)
+        same = namesakes(tracker.name, held)
+        if same:
+            lines.append(
+                f'"{tracker.name}" (would be `{new_id}.json`): the library already holds a '
+                f"tracker of this name: {named(same)}"
+            )
+    if scenes is not None and which == ALL_IMPORTED and chosen:
+        lines += _same_title(imported, scenes)
+    return tuple(lines)
+
+
+def _same_title(imported: Imported, scenes: str | os.PathLike[str]) -> list[str]:
+    """The sentence for the scene an import would write, when a scene file has its title."""
+    try:
+        planned = save_imported_scene(imported, scenes, dry_run=True)
+        if planned is None:
+            return []
+        twins = same_title_scenes(planned.scene.title, scenes)
+    except (TrackerkitError, OSError, ValueError):  # an unreadable folder holds no twin
+        return []
+    if not twins:
+        return []
+    files = ", ".join(f"`{p.name}`" for p in twins)
+    return [
+        f'the scene "{planned.scene.title}" (would be `{planned.path.name}`): the scenes folder '
+        f"already holds a scene of this title: {files}"
+    ]
+
+
+def _refuse_duplicates(count: int) -> str:
+    """The CLI's refusal of an import that clashes, with the designer's choice in place of its flag."""
+    pieces = f"{count} pieces it would write bear the names of ones"
+    if count == 1:
+        pieces = "a piece it would write bears the name of one"
+    return (
+        f"not taken: {pieces} already in the library (listed above; was this file taken in "
+        "before?); nothing was written. Rename or remove the ones there, or tick "
+        f'"{TAKE_ANYWAY}" to write them anyway'
+    )
+
+
 def take_imported(
     imported: Imported,
     library: Library,
     which: str = ALL_IMPORTED,
     scenes: str | os.PathLike[str] | None = None,
+    *,
+    allow_duplicates: bool = False,
 ) -> Taken:
     """Save imported trackers into `library` as new pieces, through the designer's own save.
 
@@ -343,10 +418,16 @@ def take_imported(
         which: one tracker's id from the import, or `ALL_IMPORTED`.
         scenes: when given and every tracker is taken, the scenes folder where a scene linking
             them is written (if the source implies one: a card, a preset, a game state).
+        allow_duplicates: take them even when a piece bears the name of one already there
+            (`duplicates`); by default, as `trackerkit import` without --allow-duplicates,
+            nothing is written and the refusal names each clash.
     """
     chosen = [t for t in imported.trackers if which in (ALL_IMPORTED, t.id)]
     if not chosen:
         return Taken((), (f"the import holds no tracker {which!r}",))
+    clashes = duplicates(imported, library, which, scenes)
+    if clashes and not allow_duplicates:
+        return Taken((), (*clashes, _refuse_duplicates(len(clashes))))
     saved: list[Tracker] = []
     refused: list[str] = []
     renamed: dict[str, str] = {}
