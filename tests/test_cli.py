@@ -409,7 +409,9 @@ class TestSimulateRefusesUpFront:
             port = free.getsockname()[1]
         url = f"http://127.0.0.1:{port}/v1"
         code, out, err = _run(
-            capsys, "simulate", FIGHT, "--no-trace", "--model", "openai", "--base-url", url
+            capsys,
+            *("simulate", FIGHT, "--no-trace", "--model", "openai", "--base-url", url),
+            *("--model-name", "local"),
         )
         assert code == 1
         assert out.count("FAILED: The model failed: could not reach") == 6
@@ -435,6 +437,11 @@ class TestSimulateRefusesUpFront:
             (
                 ["--model", "openai", "--base-url", "http://x/v1", "--model-name", " "],
                 "--model-name needs a name, not an empty text",
+            ),
+            (  # simulate asked a local server for gpt-4o-mini, eval's column was named so
+                ["--model", "openai", "--base-url", "http://x/v1"],
+                "--model openai needs --model-name: the model the server at http://x/v1 knows "
+                "(such as qwen2.5:7b on Ollama); it also names the results and the trace's model",
             ),
         ],
     )

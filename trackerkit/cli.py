@@ -349,8 +349,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model-name",
         metavar="NAME",
-        default="gpt-4o-mini",
-        help="the model name the server knows",
+        help="the model name the server knows (needed with --model openai)",
     )
     parser.add_argument(
         "--api-key-env",
@@ -374,8 +373,9 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 
 def check_model_options(args: argparse.Namespace) -> None:
     """Refuse model options that cannot work, before anything runs: `--model openai` without
-    `--base-url`, a `--base-url` that is no http(s) address, `--base-url` for the scripted model,
-    an empty `--model-name` or `--api-key-env`."""
+    `--base-url` or `--model-name` (but with `--variants`, which name their own), a `--base-url`
+    that is no http(s) address, `--base-url` for the scripted model, an empty `--model-name` or
+    `--api-key-env`."""
     if args.model == "openai" and not args.base_url:
         raise TrackerkitError(
             "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
@@ -389,6 +389,15 @@ def check_model_options(args: argparse.Namespace) -> None:
         raise TrackerkitError(
             "--base-url is for --model openai; the scripted model plays the scene's own calls "
             "(add --model openai to use the server)"
+        )
+    if (
+        args.model == "openai"
+        and args.model_name is None
+        and getattr(args, "variants", None) is None
+    ):
+        raise TrackerkitError(
+            f"--model openai needs --model-name: the model the server at {args.base_url} knows "
+            "(such as qwen2.5:7b on Ollama); it also names the results and the trace's model"
         )
     for option, value in (("--model-name", args.model_name), ("--api-key-env", args.api_key_env)):
         if value is not None and not value.strip():  # None: not given, where it has no default

@@ -143,7 +143,7 @@ class TestModelName:
         assert err == (
             "trackerkit: --model openai needs --model-name: the model the server at "
             "http://127.0.0.1:9/v1 knows (such as qwen2.5:7b on Ollama); it also names the "
-            "results' column\n"
+            "results and the trace's model\n"
         )
 
     def test_the_scripted_model_needs_no_name_and_help_says_so(

@@ -61,11 +61,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         ),
     )
     command.add_argument("scenarios", metavar="SCENARIO", nargs="+", type=Path, help="scene files")
-    # The same model options as `simulate`, defined once; but no default model name: one that
-    # fits every server does not exist, and the name is the results' column (`gpt-4o-mini` was
-    # asked of a local server and named its column).
+    # The same model options as `simulate`, defined once (no default model name: one that fits
+    # every server does not exist; `gpt-4o-mini` was asked of a local server).
     add_model_options(command)
-    command.set_defaults(model_name=None)
     command.add_argument(
         "--variants",
         metavar="FILE",
@@ -171,11 +169,6 @@ def _eval(args: argparse.Namespace) -> int:
         regular_target(args.out)  # what the final write refuses (a device, a FIFO), refused now
         _check_parquet_name(args.out)
     check_model_options(args)
-    if args.model == "openai" and args.model_name is None and args.variants is None:
-        raise TrackerkitError(
-            f"--model openai needs --model-name: the model the server at {args.base_url} knows "
-            "(such as qwen2.5:7b on Ollama); it also names the results' column"
-        )
     for scenario in args.scenarios:
         if args.variants is None:
             scene_and_trackers(scenario, args.trackers, "eval", turns=True)
