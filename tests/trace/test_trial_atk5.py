@@ -141,3 +141,17 @@ class TestExportOfOneDayTwice:
             export_parquet([tmp_path / "a", tmp_path / "b"], out)
         assert pq.read_table(out / f"{DAY}.parquet").num_rows == before
         assert pq.read_table(out / f"{DAY}.parquet").num_rows == 290
+
+
+class TestYearOne:
+    def test_trace_days_and_show_write_four_digits_of_year(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`trace days` printed year 1 as `1-01-01` (strftime's %Y)."""
+        head = {"turn": "turn_0", "session": "wrun_0", "source": "http", "kind": "eve"}
+        line = {"ts": "0001-01-01T00:00:01.000Z"} | head | {"name": "turn.started", "data": {}}
+        (tmp_path / "0001-01-01.jsonl").write_text(json.dumps(line, separators=(",", ":")) + "\n")
+        assert main(["trace", "days", str(tmp_path)]) == 0
+        assert "0001-01-01 00:00:01 0001-01-01 00:00:01" in capsys.readouterr().out
+        assert main(["trace", "show", "turn_0", "--dir", str(tmp_path)]) == 0
+        assert "wrun_0/turn_0  0001-01-01 00:00:01 UTC" in capsys.readouterr().out

@@ -165,6 +165,11 @@ def _time(stamp: Any) -> str:
     return "" if pd.isna(stamp) else pd.Timestamp(stamp).strftime("%H:%M:%S.%f")[:-3]
 
 
+def _date(stamp: Any) -> str:
+    """`YYYY-MM-DD`, four digits of year always (strftime's `%Y` writes year 1 as `1`)."""
+    return f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}"
+
+
 _LIST_SHOWN = 40
 """A list of plain values is shown whole up to this many characters, else by its length."""
 
@@ -207,7 +212,7 @@ def _days(args: argparse.Namespace) -> int:
     shown = days[["day", "lines", "events", "broken", "first", "last"]].copy()
     for column in ("first", "last"):
         shown[column] = shown[column].map(
-            lambda t: "" if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M:%S")
+            lambda t: "" if pd.isna(t) else f"{_date(t)} {t:%H:%M:%S}"
         )
     print(_table(shown.rename(columns={"first": "first (UTC)", "last": "last (UTC)"})))
     return 0
@@ -252,7 +257,7 @@ def _turns(args: argparse.Namespace) -> int:
         ]
     ].copy()
     # UTC, with its date: a turn begun before UTC midnight may belong to the next day's file.
-    shown["start"] = shown["start"].map(lambda t: "" if pd.isna(t) else f"{t:%Y-%m-%d}T{_time(t)}Z")
+    shown["start"] = shown["start"].map(lambda t: "" if pd.isna(t) else f"{_date(t)}T{_time(t)}Z")
     shown["duration"] = shown["duration"].dt.total_seconds().round(3)
     # Six significant digits each: a $0.0000001 turn is not printed 0.0 beside a $0.5 one.
     shown["cost_usd"] = shown["cost_usd"].map(lambda cost: f"{cost:.6g}")
@@ -313,7 +318,7 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     start, end = picked["ts"].min(), picked["ts"].max()
     print(
-        f"{name}  {start:%Y-%m-%d %H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {len(picked)} events"
+        f"{name}  {_date(start)} {start:%H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {len(picked)} events"
     )
     for row in picked.itertuples(index=False):
         data: Mapping[str, Any] = row.data if isinstance(row.data, Mapping) else {}
