@@ -37,6 +37,10 @@ with app.setup(hide_code=True):
     TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
 
+    def scene_names(place):
+        """The scenes in the data folder's scenes/ as it is now, by name (none without a folder)."""
+        return tuple(sorted(p.stem for p in place.scenes.glob("*.json"))) if place else ()
+
 
 @app.cell(hide_code=True)
 def _():
@@ -64,6 +68,8 @@ def _():
     except Exception as _exc:
         _place, place_problem = None, failure_html("The data folder", _exc)
     get_place, set_place = mo.state(_place)
+    # The scenes the picker lists, read again on a switch of scene and on "Re-read scenes".
+    get_scene_names, set_scene_names = mo.state(scene_names(_place))
     # The scene picked, kept across a change of data folder; a counter of saved links.
     get_scene, set_scene = mo.state("fight")
     get_saved, set_saved = mo.state(0)
@@ -91,6 +97,7 @@ def _():
         get_place,
         get_saved,
         get_scene,
+        get_scene_names,
         get_steps_by_scene,
         place_problem,
         played_by_scene,
@@ -98,15 +105,39 @@ def _():
         set_place,
         set_saved,
         set_scene,
+        set_scene_names,
         set_steps_by_scene,
         unsent,
     )
 
 
 @app.cell
-def _(get_place, get_scene, set_scene):
+def _():
+    reread_scenes = mo.ui.button(
+        label="Re-read scenes",
+        tooltip="List the scenes folder again (a scene written since joins the picker); "
+        "your steps stay",
+    )
+    return (reread_scenes,)
+
+
+@app.cell
+def _(get_place, get_scene, get_scene_names, reread_scenes, set_scene_names):
+    # The scenes folder is read again on a switch of scene and on Re-read scenes, so a scene written
+    # after the page opened (the designer's Import… takes one into the library) joins the picker
+    # without a reload, which would drop every chat; the picker is drawn again only when it changed.
+    get_scene()
+    reread_scenes.value
+    _names = scene_names(get_place())
+    if _names != get_scene_names():
+        set_scene_names(_names)
+    return
+
+
+@app.cell
+def _(get_place, get_scene, get_scene_names, set_scene):
     place = get_place()
-    _scenes = sorted(p.stem for p in place.scenes.glob("*.json")) if place is not None else []
+    _scenes = list(get_scene_names())
     scene_picker = mo.ui.dropdown(
         options=_scenes,
         value=get_scene() if get_scene() in _scenes else next(iter(_scenes), None),
@@ -117,7 +148,7 @@ def _(get_place, get_scene, set_scene):
 
 
 @app.cell
-def _(get_steps_by_scene, place, place_problem, scene_picker):
+def _(get_steps_by_scene, place, place_problem, reread_scenes, scene_picker):
     # Shown here, not where it is made, so the warning beside it follows the steps without making
     # the picker (and every cell after it) again.
     _kept = {scene: len(steps) for scene, steps in get_steps_by_scene().items() if steps}
@@ -134,7 +165,14 @@ def _(get_steps_by_scene, place, place_problem, scene_picker):
         )
     mo.vstack(
         [
-            mo.hstack([scene_picker, mo.Html(_unsaved)], justify="start", align="center", gap=1),
+            # Wrapped, never squeezed: the warning goes under the controls, not into them.
+            mo.hstack(
+                [scene_picker, reread_scenes, mo.Html(_unsaved)],
+                justify="start",
+                align="center",
+                gap=1,
+                wrap=True,
+            ),
             mo.md(
                 safe_md(place.describe())
                 + " On this page only Save links writes there; the chat you write is kept while"
