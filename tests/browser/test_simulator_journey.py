@@ -127,7 +127,8 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     )
     _status(page, "14 live messages")
     panel = page.locator(".tk-panel")
-    panel.get_by_text("changed by m14 (message 14)").first.wait_for()
+    changed = panel.locator('.tk-changed-by[data-message="m14"]', has_text="changed by message 14")
+    changed.first.wait_for()
     message_select = page.get_by_label("Message", exact=True)
     assert (
         message_select.locator(
@@ -137,7 +138,7 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     )
     _send(page, "I look around.", "[]", "Nothing stirs.")
     _status(page, "16 live messages")
-    panel.get_by_text("changed by m14 (message 14)").first.wait_for()
+    changed.first.wait_for()
     assert panel.get_by_text("hp 20").count() >= 1
 
     # Item 10: a clamp on a new reply shows what was asked and what was written.

@@ -157,7 +157,7 @@ class TestPlayPage:
         assert first == second == [f"m{n}" for n in range(1, 15)]
 
     def test_message_labels_count_from_one_as_the_panel_does(self) -> None:
-        """The picker's label of message 14 says message 14, as the panel's "changed by m14 (message 14)"."""
+        """The picker's label of message 14 says message 14, as the panel's "changed by message 14"."""
         playback = play_page(
             FIGHT, [_turn(_calls('{"tracker": "Health", "set": {"hp": 20}}'), reply="You bind it.")]
         )

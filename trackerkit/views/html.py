@@ -270,14 +270,16 @@ def panel_html(chat: Chat) -> str:
             body = f"<ul>{''.join(rows)}</ul>"
         else:
             body = '<div class="tk-empty">(none)</div>'
-        if entry.changed_by is None:
-            changed = "not changed yet"
-        else:
-            changed = f"changed by {entry.changed_by} (message {positions[entry.changed_by] + 1})"
+        # Said by the message's number, as the chat numbers it; its id (which the chat does not
+        # show) is kept on the element for a program to read.
+        changed, message = "not changed yet", ""
+        if entry.changed_by is not None:
+            changed = f"changed by message {positions[entry.changed_by] + 1}"
+            message = f' data-message="{escape(entry.changed_by)}"'
         parts.append(
             f'<div class="tk-tracker" data-tracker="{escape(tracker.id)}">'
             f'<div class="tk-card-title">{icon_html(tracker.body.icon)}{escape(tracker.name)}</div>'
-            f'{body}<div class="tk-changed-by">{escape(changed)}</div></div>'
+            f'{body}<div class="tk-changed-by"{message}>{escape(changed)}</div></div>'
         )
     for left in chat.linked().left_out:
         parts.append(
