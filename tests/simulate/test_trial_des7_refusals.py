@@ -124,3 +124,33 @@ class TestARefusedStepStaysRefused:
         assert playback.page_outcomes[0].sentence == "Step 7 (turn) done."
         assert playback.session.values()["Health"]["hp_top"] == 50
         assert playback.session.values()["Health"]["hp"] == 45
+
+    def test_a_list_row_and_arguments_sent_as_text(self, scene: Path) -> None:
+        """shop's Inventory (a list): a call given as JSON text, its tracker named in lowercase
+        (TR-20), and an edit of a row, both naming price; price added later: both still refused,
+        the call's arguments as they were typed."""
+        shop = scene.parent / "shop.json"
+        arguments = json.dumps(
+            {"updates": [{"tracker": "inventory", "row": "rope", "set": {"qty": 9, "price": 3}}]}
+        )
+        turn = {
+            "user": "I buy.",
+            "reply": "Sold.",
+            "callsText": json.dumps([{"arguments": arguments}]),
+        }
+        edit = {"action": "edit", "tracker": "Inventory", "row": "Rope", "baseStep": 1}
+        steps = [pinned(turn, shop), pinned({**edit, "setText": '{"price": 4}'}, shop)]
+        before = play_page(shop, steps)
+        _save(shop, "inventory", _add("price"))
+        after = play_page(shop, steps)
+        assert [o.sentence for o in after.page_outcomes] == [
+            o.sentence for o in before.page_outcomes
+        ]
+        assert "Inventory has no field 'price' (fields: qty, weight, equipped, notes)" in (
+            after.page_outcomes[1].sentence
+        )
+        calls = [
+            o.report.calls for o in (before.page_outcomes[0], after.page_outcomes[0]) if o.report
+        ]
+        assert calls[0] == calls[1]
+        assert calls[1][0].arguments == arguments
