@@ -1,0 +1,149 @@
+"""The options and argument types the commands share: the model, the data folder, numbers, files."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from trackerkit.errors import TrackerkitError
+
+
+def add_data_option(parser: argparse.ArgumentParser) -> None:
+    """`--data DIR`, which `simulate` and `eval` share: the data folder whose trace/ receives
+    the turns, chosen by the one rule of `trackerkit.workspace` when not given."""
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        type=Path,
+        help=(
+            "the data folder whose trace/ receives the turns (default: $TRACKERKIT_DATA, else "
+            "$ASSISTANT_DATA_DIR, else the per-user workspace)"
+        ),
+    )
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The model options `simulate` and `eval` share: which model, where, and by which protocol."""
+    parser.add_argument(
+        "--model",
+        choices=["scripted", "openai"],
+        default="scripted",
+        help="the model (default: scripted)",
+    )
+    parser.add_argument(
+        "--base-url",
+        metavar="URL",
+        help="the OpenAI-compatible API root, e.g. http://127.0.0.1:11434/v1",
+    )
+    parser.add_argument(
+        "--model-name",
+        metavar="NAME",
+        help="the model name the server knows (needed with --model openai)",
+    )
+    parser.add_argument(
+        "--api-key-env",
+        metavar="VAR",
+        default="OPENAI_API_KEY",
+        help="the environment variable holding the API key",
+    )
+    from trackerkit.simulate.completion import PROTOCOLS
+
+    parser.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="tools",
+        help=(
+            "how the model sends its tracker updates: tools (the update_trackers tool; default) "
+            "or text (no tool: one fenced update_trackers JSON block at the end of the reply, "
+            "for models without tool calling)"
+        ),
+    )
+
+
+def check_model_options(args: argparse.Namespace) -> None:
+    """Refuse model options that cannot work, before anything runs: `--model openai` without
+    `--base-url` or `--model-name` (but with `--variants`, which name their own), a `--base-url`
+    that is no http(s) address, `--base-url` for the scripted model, an empty `--model-name` or
+    `--api-key-env`."""
+    if args.model == "openai" and not args.base_url:
+        raise TrackerkitError(
+            "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
+        )
+    if args.base_url and not args.base_url.startswith(("http://", "https://")):
+        raise TrackerkitError(
+            f"--base-url {args.base_url!r} is not an http(s) address; give the API root, such "
+            "as http://127.0.0.1:11434/v1"
+        )
+    if args.base_url and args.model != "openai":
+        raise TrackerkitError(
+            "--base-url is for --model openai; the scripted model plays the scene's own calls "
+            "(add --model openai to use the server)"
+        )
+    if (
+        args.model == "openai"
+        and args.model_name is None
+        and getattr(args, "variants", None) is None
+    ):
+        raise TrackerkitError(
+            f"--model openai needs --model-name: the model the server at {args.base_url} knows "
+            "(such as qwen2.5:7b on Ollama); it also names the results and the trace's model"
+        )
+    for option, value in (("--model-name", args.model_name), ("--api-key-env", args.api_key_env)):
+        if value is not None and not value.strip():  # None: not given, where it has no default
+            raise TrackerkitError(f"{option} needs a name, not an empty text")
+
+
+def _number(text: str, *, least: float, inclusive: bool, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give {what}") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number; give {what}")
+    if value < least or (value == least and not inclusive):
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give {what}")
+    return value
+
+
+def positive_number(text: str) -> float:
+    """An option's number that must be above 0 (seconds, for instance); argparse's `type`."""
+    return _number(text, least=0.0, inclusive=False, what="a number above 0")
+
+
+def non_negative_number(text: str) -> float:
+    """An option's number that must be 0 or more (a tolerance); argparse's `type`."""
+    return _number(text, least=0.0, inclusive=True, what="a number of 0 or more")
+
+
+def positive_int(text: str) -> int:
+    """An option's whole number that must be 1 or more (runs, concurrency); argparse's `type`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a whole number; give 1 or more"
+        ) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is out of range; give 1 or more")
+    return value
+
+
+def check_out_file(out: Path, option: str = "--out", example: str = "results.parquet") -> Path:
+    """Refuse an output file that cannot be written, before any work: a folder, a missing
+    folder, a place this user cannot write.
+
+    Raises:
+        TrackerkitError: the message names the path and what to give instead.
+    """
+    if out.is_dir():
+        raise TrackerkitError(
+            f"{option} {out} is a folder; give a file name, such as {out / example}"
+        )
+    parent = out.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise TrackerkitError(f"{option} {out}: the folder {parent} {what}")
+    if not os.access(parent, os.W_OK | os.X_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise TrackerkitError(f"{option} {out}: this user cannot write there")
+    return out
