@@ -3,8 +3,9 @@
 The core (every module directly in `trackerkit/`, and `trackerkit/trace/`) knows nothing of the
 apps: it imports none of `trackerkit.design`, `.simulate`, `.views`, `.evaluation` or `.formats`.
 Two modules are the edges that put the apps together and may: the package's `__init__` (it
-re-exports the public names of every part) and `cli.py` (its subcommands run the simulator, the
-importers and exporters, and the evaluation). Nothing else needs to: `workspace.py`, which the
+re-exports the public names of every part) and `cli.py` with its `trackerkit/commands/` (the
+subcommands run the simulator, the importers and exporters, and the evaluation). Nothing else
+needs to: `workspace.py`, which the
 apps share, reads only folders and arguments.
 
 And nothing imports a notebook: the apps under `notebooks/` are leaves that import the package,

@@ -19,7 +19,7 @@ The core is the flat modules of this package, one noun each; none imports an app
     chat       a chat on a scene: takes, turns, swipes, cuts, forks and a person's edits
     changes    what each reply changed, typed, in one forward pass
     workspace  the folder an app reads and saves
-    cli        the `trackerkit` command
+    cli        the `trackerkit` command (its commands in `trackerkit.commands`)
 
 `_arguments`, `_pieces`, `_problems`, `_rules` and `_slots` are the core's private helpers. The
 sub-packages hold the rest:
@@ -32,7 +32,7 @@ sub-packages hold the rest:
     trackerkit.formats   other tools' formats: importers, provider exports, cards, text protocol
     trackerkit.evaluation  the evaluation harness: runs, scoring, metrics, a noisy model
 
-Only this module and `cli` put the apps together; nothing imports a notebook, and no module
+Only this module, `cli` and its `trackerkit.commands` put the apps together; nothing imports a notebook, and no module
 imports itself back through others (`tests/test_layout.py` reads all of it from the code).
 
 The public surface is declared once per package: this module's `__all__` holds what a library
