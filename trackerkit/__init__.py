@@ -21,7 +21,7 @@ The core is the flat modules of this package, one noun each; none imports an app
     workspace  the folder an app reads and saves
     cli        the `trackerkit` command (its commands in `trackerkit.commands`)
 
-`_arguments`, `_pieces`, `_problems`, `_rules` and `_slots` are the core's private helpers. The
+`_arguments`, `_json`, `_pieces`, `_problems`, `_rules` and `_slots` are the core's private helpers. The
 sub-packages hold the rest:
 
     trackerkit.trace     the trace journal: the reader, turns, derived tables, writer, plots
