@@ -1,0 +1,175 @@
+"""What the simulator page's steps did: each step's `Outcome`, and the `Playback` that holds them.
+
+A `Playback` is the session the steps were played on with every step's outcome, where each take
+was forked (`ForkPoint`), and which turn wrote each reply version; it gives the page its labels
+(takes, messages, the last turn's heading) and where a step added now is made (`Playback.base`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from trackerkit.line import md_text
+from trackerkit.simulate.clamps import Clamp
+from trackerkit.simulate.outdated import OutdatedName
+from trackerkit.simulate.report import TurnReport
+from trackerkit.simulate.session import Session
+
+__all__ = ["ForkPoint", "Outcome", "Playback"]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one step did: the turn's report, the values clamped, or why it was refused."""
+
+    number: int
+    kind: str
+    scripted: bool
+    refused: str | None = None
+    report: TurnReport | None = None
+    clamps: tuple[Clamp, ...] = ()
+    take: str = "t1"
+    #: The reply version the turn wrote (its index), when it wrote one.
+    version: int | None = None
+    #: The step as the page gave it (texts as typed), so a refused one can be shown again.
+    typed: Mapping[str, Any] = field(default_factory=dict)
+    #: Tool calls the step gave that no tool could take (the scene links no tracker).
+    unsent: int = 0
+
+    @property
+    def sentence(self) -> str:
+        """The step's outcome in one line, as the page shows it next to the control."""
+        label = f"Step {self.number} ({self.kind})"
+        if self.refused is not None:
+            return f"{label} was refused, nothing was written: {self.refused}"
+        if self.report is not None and self.report.failed:
+            return f"{label} failed and kept nothing: {self.report.failed}"
+        refused = [c for c in self.report.calls if not c.ok] if self.report else []
+        parts = [f"{label} done"]
+        if self.unsent:
+            parts.append(
+                f"the scene links no tracker, so no update tool was offered and the {self.unsent} "
+                f"tool call{'s' if self.unsent != 1 else ''} typed {'were' if self.unsent != 1 else 'was'} not sent"
+            )
+        if refused:
+            parts.append(f"{len(refused)} tool call(s) refused (see under the reply)")
+        if self.clamps:
+            parts.append("clamped: " + "; ".join(map(str, self.clamps)))
+        return "; ".join(parts) + "."
+
+
+@dataclass(frozen=True, slots=True)
+class ForkPoint:
+    """Where a take began: the take it was forked from and the last message they share."""
+
+    source: str
+    message_id: str
+    number: int
+
+
+@dataclass(slots=True)
+class Playback:
+    """A session with the page's steps played on it, and what each step did."""
+
+    session: Session
+    outcomes: list[Outcome] = field(default_factory=list)
+    forks: dict[str, ForkPoint] = field(default_factory=dict)
+    #: The turn that wrote each reply version, by (message id, version index).
+    replies: dict[tuple[str, int], Outcome] = field(default_factory=dict)
+    #: The fields the scene's scripted steps played name that a designer save renamed or
+    #: deleted since (those steps are played as written; the page says why they are refused).
+    outdated: tuple[OutdatedName, ...] = ()
+
+    @property
+    def page_outcomes(self) -> list[Outcome]:
+        """The outcomes of the steps the person added (not the scene's scripted ones)."""
+        return [o for o in self.outcomes if not o.scripted]
+
+    def refusals(self) -> list[Outcome]:
+        """The refused steps no control shows: every scripted one, and each of the person's but
+        the last (its own control shows that one), so a step refused on a replay (an edit after
+        the slider moved) is never dropped in silence."""
+        last = self.page_outcomes[-1:]
+        return [o for o in self.outcomes if o.refused is not None and o not in last]
+
+    def base(self) -> dict[str, Any]:
+        """Where a step the person adds now is made: `{"baseStep": n, "baseMessage": "m12"}`, the
+        count of their steps played and the take's last message (none on an empty take).
+
+        Put on an edit, swipe, regenerate or continue, it keeps the step on that reply when
+        "Scripted steps played" moves, and has it refused (never moved to another reply) when
+        the slider leaves the reply out or passes it.
+        """
+        messages = self.session.chat.take.messages
+        base: dict[str, Any] = {"baseStep": len(self.page_outcomes)}
+        if messages:
+            base["baseMessage"] = messages[-1].id
+        return base
+
+    def reply_outcome(self, message_id: str, version: int) -> Outcome | None:
+        """The turn that wrote a reply version, when this page played it."""
+        return self.replies.get((message_id, version))
+
+    def last_turn(self) -> TurnReport | None:
+        """The last turn of the take shown: one that wrote a version it shows, or failed on it."""
+        outcome = self.last_turn_step()
+        return outcome.report if outcome is not None else None
+
+    def last_turn_step(self) -> Outcome | None:
+        """The step that played `last_turn()`, so the page numbers it as it numbers every step."""
+        take = self.session.chat.take
+        shown = {(m.id, m.shown) for m in take.messages}
+        for outcome in reversed(self.outcomes):
+            report = outcome.report
+            if report is None:
+                continue
+            if report.failed and outcome.take == take.id:
+                return outcome
+            if (report.message_id, outcome.version) in shown:
+                return outcome
+        return None
+
+    def last_turn_heading(self) -> str:
+        """The last turn's heading as markdown, numbered as the steps are:
+        `Step 14 (continue) · wrote <code>m28</code>`.
+
+        The same number and kind as that step's outcome line (`Step 14 (continue) done.`), so the
+        two can never be read as two different counters. The id and the failure (a model's or a
+        server's words) are escaped (`line.md_text`): the heading shows them, never runs them.
+        Empty when the take shows no turn.
+        """
+        outcome = self.last_turn_step()
+        if outcome is None or outcome.report is None:
+            return ""
+        report = outcome.report
+        where = f" · wrote <code>{md_text(report.message_id)}</code>" if report.message_id else ""
+        failed = f" · **failed**: {md_text(report.failed)}" if report.failed else ""
+        return f"Step {outcome.number} ({md_text(outcome.kind)}){where}{failed}"
+
+    def take_labels(self) -> dict[str, str]:
+        """Each take's label for a switcher, by id: `t2 · forked from t1 at message 6 · 7 messages`."""
+        labels = {}
+        for take_id, take in self.session.chat.takes.items():
+            point = self.forks.get(take_id)
+            origin = (
+                f" · forked from {point.source} at message {point.number}"
+                if point is not None
+                else " · the first take"
+            )
+            count = len(take.messages)
+            labels[take_id] = f"{take_id}{origin} · {count} message{'s' if count != 1 else ''}"
+        return labels
+
+    def message_labels(self) -> dict[str, str]:
+        """The take shown's messages for a picker, numbered from 1 as the panel numbers them."""
+        return {
+            m.id: f"message {i} · {m.role} · {_short(m.text)}"
+            for i, m in enumerate(self.session.chat.messages, start=1)
+        }
+
+
+def _short(text: str, width: int = 40) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= width else line[: width - 1] + "…"
