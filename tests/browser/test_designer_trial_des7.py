@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from import_files import WT_QUEST
 from playwright.sync_api import expect
 
 from trackerkit import Library
@@ -31,22 +32,6 @@ TOUCHES = {
 }  # fmt: skip
 
 TAKE_ANYWAY = "Take them anyway, beside the ones of the same names"
-
-#: A WTracker preset keyed `quest` (the bundled "Quest", linked by `shop`, has that id).
-WT = {
-    "schemaPresets": {
-        "quest": {
-            "name": "Quest log",
-            "value": {
-                "type": "object",
-                "properties": {
-                    "gold": {"type": "integer", "minimum": 0, "maximum": 999, "default": 12},
-                    "mood": {"type": "string", "enum": ["calm", "angry"], "default": "calm"},
-                },
-            },
-        }
-    }
-}
 
 
 #: The trial's RPG Companion config: it makes "Scene" and "Inventory", the bundled library's names.
@@ -94,7 +79,7 @@ def test_an_import_opened_in_the_draft_shows_its_own_links_not_the_old_trackers(
 ) -> None:
     """Opened as `quest-2`, the draft is linked to no scene; `shop` (the old quest's) is not named."""
     preset = tmp_path / "wt.json"
-    preset.write_text(json.dumps(WT), encoding="utf-8")
+    preset.write_text(json.dumps(WT_QUEST), encoding="utf-8")
     page = _open(serve, open_page, data_copy)
     _read(page, preset)
     page.get_by_text("read as WTracker (wtracker), the format its content shows").wait_for()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import DATA_TRACKERS
+from import_files import WT_QUEST
 
 from trackerkit import Library, load_scenes
 from trackerkit.design import (
@@ -28,22 +29,6 @@ from trackerkit.design import (
 )
 
 DATA_SCENES = DATA_TRACKERS.parent / "scenes"
-
-#: A WTracker preset keyed `quest`, the id of the bundled "Quest" that `shop` links.
-WT = {
-    "schemaPresets": {
-        "quest": {
-            "name": "Quest log",
-            "value": {
-                "type": "object",
-                "properties": {
-                    "gold": {"type": "integer", "minimum": 0, "maximum": 999, "default": 12},
-                    "mood": {"type": "string", "enum": ["calm", "angry"], "default": "calm"},
-                },
-            },
-        }
-    }
-}
 
 
 #: An RPG Companion config: it makes "Scene" and "Inventory", names the bundled library holds.
@@ -74,7 +59,7 @@ def _file(tmp_path: Path, name: str, document: object) -> Path:
 class TestOpenedImportIsTheNewTracker:
     def test_the_draft_carries_the_id_it_is_saved_under(self, place: Path, tmp_path: Path) -> None:
         """Opened beside the library's `quest`, the draft is `quest-2`: no scene links it."""
-        view = read_path(_file(tmp_path, "wt.json", WT))
+        view = read_path(_file(tmp_path, "wt.json", WT_QUEST))
         library = Library(place / "trackers")
         draft, new_id = open_imported(view.imported, "quest", library.ids())  # type: ignore[arg-type]
         assert (draft.id, new_id) == ("quest-2", "quest-2")
@@ -87,7 +72,7 @@ class TestOpenedImportIsTheNewTracker:
         """Renamed "Quest" before its first save, the import breaks nothing in `shop`, which links
         the old `quest`, not this tracker (the old draft warned of 10 expectations missed in
         shop); what it says is the library's other "Quest", a tracker of the same name."""
-        view = read_path(_file(tmp_path, "wt.json", WT))
+        view = read_path(_file(tmp_path, "wt.json", WT_QUEST))
         library = Library(place / "trackers")
         draft, _ = open_imported(view.imported, "quest", library.ids())  # type: ignore[arg-type]
         renamed = draft.rename_tracker("Quest")
@@ -150,7 +135,7 @@ class TestTakingNamesakes:
 
     def test_a_scene_of_the_same_title_is_a_clash_too(self, place: Path, tmp_path: Path) -> None:
         """A second take of one file clashes on its scene's title too (the CLI refuses it)."""
-        view = read_path(_file(tmp_path, "wt.json", WT))
+        view = read_path(_file(tmp_path, "wt.json", WT_QUEST))
         library = Library(place / "trackers")
         scenes = place / "scenes"
         assert duplicates(view.imported, library, ALL_IMPORTED, scenes) == ()  # type: ignore[arg-type]

@@ -3,39 +3,36 @@ as written (a scene file says no revision), and said in words with what to edit.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from designer_saves import designer_save, fight_copy
 
-from trackerkit import Draft, design
+from trackerkit import Draft
 from trackerkit.library import Library
 from trackerkit.renames import FieldRenames
 from trackerkit.simulate import outdated_html
 from trackerkit.simulate.outdated import OutdatedName, outdated_names
 from trackerkit.simulate.playback import pinned, play_page
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture
 def scene(tmp_path: Path) -> Path:
     """A copy of the bundled data; its fight scene (Health, Stamina)."""
-    for part in ("scenes", "trackers"):
-        shutil.copytree(ROOT / "data" / part, tmp_path / part)
-    return tmp_path / "scenes" / "fight.json"
+    return fight_copy(tmp_path)
 
 
 def _save(scene: Path, tracker_id: str, *, delete: str = "", **renames: str) -> None:
     """Rename (old=new) or delete fields in the designer and save."""
-    library = Library(scene.parent.parent / "trackers")
-    draft = Draft.open(library.get(tracker_id))
-    for old, new in renames.items():
-        draft = draft.rename_field(draft.key(old), new)
-    if delete:  # the template reads the field: cleared, or the draft is held back (TR-49)
-        draft = draft.set(template=None).delete_field(draft.key(delete))
-    outcome = design.save(draft, library)
-    assert outcome.kind == "saved", outcome.message
+
+    def change(draft: Draft) -> Draft:
+        for old, new in renames.items():
+            draft = draft.rename_field(draft.key(old), new)
+        if delete:  # the template reads the field: cleared, or the draft is held back (TR-49)
+            draft = draft.set(template=None).delete_field(draft.key(delete))
+        return draft
+
+    designer_save(scene, tracker_id, change)
 
 
 class TestScriptedStepsAfterARename:

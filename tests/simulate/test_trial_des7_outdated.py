@@ -5,33 +5,20 @@ only expect the field."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
+from designer_saves import designer_save, fight_copy
 
-from trackerkit import Draft, design
-from trackerkit.library import Library
+from trackerkit import Draft
 from trackerkit.simulate.outdated import OutdatedName
 from trackerkit.simulate.playback import pinned, play_page
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def scene(tmp_path: Path) -> Path:
     """A copy of the bundled data; its fight scene (Health, Stamina)."""
-    for part in ("scenes", "trackers"):
-        shutil.copytree(ROOT / "data" / part, tmp_path / part)
-    return tmp_path / "scenes" / "fight.json"
-
-
-def _save(scene: Path, tracker_id: str, change: Any) -> None:
-    """What the designer does to `tracker_id` (`change(draft) -> draft`), then Save."""
-    library = Library(scene.parent.parent / "trackers")
-    outcome = design.save(change(Draft.open(library.get(tracker_id))), library)
-    assert outcome.kind == "saved", outcome.message
+    return fight_copy(tmp_path)
 
 
 def _renamed_and_taken(draft: Draft) -> Draft:
@@ -45,7 +32,7 @@ class TestAnOldNameAnotherFieldTook:
 
     def test_the_note_says_the_scripted_writes_land_on_the_other_field(self, scene: Path) -> None:
         """Named as reused, with what the steps now do and the fix to check."""
-        _save(scene, "health", _renamed_and_taken)
+        designer_save(scene, "health", _renamed_and_taken)
         playback = play_page(scene, [])
         (hp_max,) = (o for o in playback.outdated if o.tracker == "Health")
         assert hp_max == OutdatedName(
@@ -66,8 +53,10 @@ class TestAnOldNameAnotherFieldTook:
 
     def test_a_field_deleted_and_its_name_added_back(self, scene: Path) -> None:
         """winded deleted, then a boolean winded added: step 6 writes the new one, said so."""
-        _save(scene, "stamina", lambda d: d.set(template=None).delete_field(d.key("winded")))
-        _save(scene, "stamina", lambda d: d.add_field("winded", "boolean"))
+        designer_save(
+            scene, "stamina", lambda d: d.set(template=None).delete_field(d.key("winded"))
+        )
+        designer_save(scene, "stamina", lambda d: d.add_field("winded", "boolean"))
         (winded,) = play_page(scene, []).outdated
         assert (winded.field, winded.now, winded.reused, winded.sets) == (
             "winded",
@@ -81,8 +70,8 @@ class TestAnOldNameAnotherFieldTook:
 
     def test_a_field_renamed_away_and_back_is_not_said(self, scene: Path) -> None:
         """hp_max -> hp_top -> hp_max: the same field, nothing to say."""
-        _save(scene, "health", lambda d: d.rename_field(d.key("hp_max"), "hp_top"))
-        _save(scene, "health", lambda d: d.rename_field(d.key("hp_top"), "hp_max"))
+        designer_save(scene, "health", lambda d: d.rename_field(d.key("hp_max"), "hp_top"))
+        designer_save(scene, "health", lambda d: d.rename_field(d.key("hp_top"), "hp_max"))
         assert play_page(scene, []).outdated == ()
 
     def test_the_persons_own_steps_write_the_renamed_field(self, scene: Path) -> None:
@@ -101,7 +90,7 @@ class TestAnOldNameAnotherFieldTook:
             {"action": "edit", "tracker": "Health", "setText": '{"hp_max": 60}', "baseStep": 1},
             scene,
         )
-        _save(scene, "health", _renamed_and_taken)
+        designer_save(scene, "health", _renamed_and_taken)
         playback = play_page(scene, [turn, edit])
         assert [o.sentence for o in playback.page_outcomes] == [
             "Step 7 (turn) done.",
@@ -154,7 +143,9 @@ class TestTheSentenceForEachKindOfUse:
 
     def test_the_trials_rename_reads_whole(self, scene: Path) -> None:
         """stamina_max renamed in the designer: fight names it only in expectations."""
-        _save(scene, "stamina", lambda d: d.rename_field(d.key("stamina_max"), "stamina_top"))
+        designer_save(
+            scene, "stamina", lambda d: d.rename_field(d.key("stamina_max"), "stamina_top")
+        )
         (note,) = play_page(scene, []).outdated
         assert (note.sets, note.expects) == ((), (1, 2, 3, 4, 5, 6))
         assert "is expected by" not in note.sentence

@@ -5,32 +5,20 @@ the page said so), and a field renamed away whose old name a new field took is s
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from designer_saves import designer_save, fight_copy
 
-from trackerkit import Draft, design
-from trackerkit.library import Library
+from trackerkit import Draft
 from trackerkit.simulate.playback import pinned, play_page
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def scene(tmp_path: Path) -> Path:
     """A copy of the bundled data; its fight scene (Health, Stamina)."""
-    for part in ("scenes", "trackers"):
-        shutil.copytree(ROOT / "data" / part, tmp_path / part)
-    return tmp_path / "scenes" / "fight.json"
-
-
-def _save(scene: Path, tracker_id: str, change: Any) -> None:
-    """What the designer does to `tracker_id` (`change(draft) -> draft`), then Save."""
-    library = Library(scene.parent.parent / "trackers")
-    outcome = design.save(change(Draft.open(library.get(tracker_id))), library)
-    assert outcome.kind == "saved", outcome.message
+    return fight_copy(tmp_path)
 
 
 def _add(name: str, kind: str = "number") -> Any:
@@ -58,7 +46,7 @@ class TestARefusedStepStaysRefused:
         before = play_page(scene, steps).page_outcomes[0].sentence
         assert before.startswith("Step 7 (edit) was refused, nothing was written: ")
         assert "Health has no field 'foo' (fields: hp, hp_max, mood)" in before
-        _save(scene, "health", _add("foo"))
+        designer_save(scene, "health", _add("foo"))
         playback = play_page(scene, steps)
         assert playback.page_outcomes[0].sentence == before
         assert playback.session.values()["Health"] == {
@@ -74,7 +62,7 @@ class TestARefusedStepStaysRefused:
         (call,) = play_page(scene, steps).page_outcomes[0].report.calls  # type: ignore[union-attr]
         assert not call.ok
         assert "Health has no field 'bar' (fields: hp, hp_max, mood)" in call.answer
-        _save(scene, "health", _add("bar"))
+        designer_save(scene, "health", _add("bar"))
         playback = play_page(scene, steps)
         report = playback.page_outcomes[0].report
         assert report is not None
@@ -86,7 +74,7 @@ class TestARefusedStepStaysRefused:
         """Under the text protocol the block's answer (told on the next turn) stays as it was."""
         steps = [pinned(_turn({"tracker": "Health", "set": {"bar": 7, "hp": 5}}), scene)]
         first = play_page(scene, steps, protocol="text")
-        _save(scene, "health", _add("bar"))
+        designer_save(scene, "health", _add("bar"))
         again = play_page(scene, steps, protocol="text")
         report = first.page_outcomes[0].report
         assert report is not None
@@ -105,11 +93,11 @@ class TestARefusedStepStaysRefused:
         def delete(draft: Draft) -> Draft:
             return draft.set(template=None).delete_field(draft.key("winded"))
 
-        _save(scene, "stamina", delete)
+        designer_save(scene, "stamina", delete)
         steps = [_edit(scene, "Stamina", '{"winded": true}', 0)]
         before = play_page(scene, steps).page_outcomes[0].sentence
         assert "Stamina has no field 'winded'" in before
-        _save(scene, "stamina", _add("winded", "boolean"))
+        designer_save(scene, "stamina", _add("winded", "boolean"))
         playback = play_page(scene, steps)
         assert playback.page_outcomes[0].sentence == before
         assert playback.session.values()["Stamina"]["winded"] is False
@@ -118,8 +106,8 @@ class TestARefusedStepStaysRefused:
         """Only names that were no field then are kept refused: hp_max renamed since still
         follows (TR-44), and a field added since does not stop a step that named others."""
         steps = [pinned(_turn({"tracker": "Health", "set": {"hp_max": 50, "hp": 45}}), scene)]
-        _save(scene, "health", lambda d: d.rename_field(d.key("hp_max"), "hp_top"))
-        _save(scene, "health", _add("foo"))
+        designer_save(scene, "health", lambda d: d.rename_field(d.key("hp_max"), "hp_top"))
+        designer_save(scene, "health", _add("foo"))
         playback = play_page(scene, steps)
         assert playback.page_outcomes[0].sentence == "Step 7 (turn) done."
         assert playback.session.values()["Health"]["hp_top"] == 50
@@ -141,7 +129,7 @@ class TestARefusedStepStaysRefused:
         edit = {"action": "edit", "tracker": "Inventory", "row": "Rope", "baseStep": 1}
         steps = [pinned(turn, shop), pinned({**edit, "setText": '{"price": 4}'}, shop)]
         before = play_page(shop, steps)
-        _save(shop, "inventory", _add("price"))
+        designer_save(shop, "inventory", _add("price"))
         after = play_page(shop, steps)
         assert [o.sentence for o in after.page_outcomes] == [
             o.sentence for o in before.page_outcomes
