@@ -14,18 +14,6 @@ with app.setup(hide_code=True):
     from trackerkit.views import md_text, safe_fence, safe_md
 
 
-@app.cell
-def _():
-    # --data DIR, else TRACKERKIT_DATA, else the per-user workspace, else the bundled data read in
-    # place until the first save copies it to the workspace (trackerkit.workspace says why).
-    try:
-        get_place, set_place = mo.state(workspace(mo.cli_args()))
-        first = next(iter(Library(get_place().trackers).trackers()), None)
-    except Exception as _error:
-        mo.stop(True, mo.callout(design.readable(_error, "read the data folder"), kind="danger"))
-    return first, get_place, set_place
-
-
 @app.cell(hide_code=True)
 def _():
     mo.md("""
@@ -42,6 +30,18 @@ def _():
     (`marimo run notebooks/designer.py -- --data DIR` works on DIR's `trackers/` and `scenes/`).
     """)
     return
+
+
+@app.cell
+def _():
+    # --data DIR, else TRACKERKIT_DATA, else the per-user workspace, else the bundled data read in
+    # place until the first save copies it to the workspace (trackerkit.workspace says why).
+    try:
+        get_place, set_place = mo.state(workspace(mo.cli_args()))
+        first = next(iter(Library(get_place().trackers).trackers()), None)
+    except Exception as _error:
+        mo.stop(True, mo.callout(design.readable(_error, "read the data folder"), kind="danger"))
+    return first, get_place, set_place
 
 
 @app.cell

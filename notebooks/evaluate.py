@@ -39,12 +39,6 @@ with app.setup(hide_code=True):
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
 
 
-@app.function(hide_code=True)
-def trouble(title, error):
-    """A failure as the page shows it: what could not be done, then the error in words."""
-    return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
-
-
 @app.cell(hide_code=True)
 def _():
     mo.md("""
@@ -60,6 +54,12 @@ def _():
     notebooks/evaluate.py -- --data DIR` reads DIR's scenes and trackers.
     """)
     return
+
+
+@app.function(hide_code=True)
+def trouble(title, error):
+    """A failure as the page shows it: what could not be done, then the error in words."""
+    return mo.callout(mo.Html(trouble_html(title, error)), kind="danger")
 
 
 @app.cell

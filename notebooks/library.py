@@ -19,6 +19,18 @@ with app.setup(hide_code=True):
     from trackerkit.views import md_text, safe_md, trouble_html
 
 
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    # The tracker library
+
+    Every `<id>.json` piece in the library's `trackers/` folder, read through the strict
+    decoder. A file the decoder refuses is listed with every problem, by path; it never hides
+    the others. `marimo run notebooks/library.py -- --data DIR` reads DIR's library instead.
+    """)
+    return
+
+
 @app.function(hide_code=True)
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
@@ -49,18 +61,6 @@ def missing_folder(place):
             "so there are no trackers to read."
         )
     return ""
-
-
-@app.cell(hide_code=True)
-def _():
-    mo.md("""
-    # The tracker library
-
-    Every `<id>.json` piece in the library's `trackers/` folder, read through the strict
-    decoder. A file the decoder refuses is listed with every problem, by path; it never hides
-    the others. `marimo run notebooks/library.py -- --data DIR` reads DIR's library instead.
-    """)
-    return
 
 
 @app.cell

@@ -43,6 +43,20 @@ with app.setup(hide_code=True):
     default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
 
 
+@app.cell(hide_code=True)
+def _():
+    mo.md("""
+    # Trace explorer
+
+    An assistant's trace journal: one JSONL file a day (named by the installation's time zone),
+    one event a line, seven fields. Choose a folder and a day; the events load into pandas
+    (a broken line is listed by file and line and spoils nothing else), turns are put back
+    together by the journal's rules, and each turn can be opened as a timeline, with why it
+    failed when it did.
+    """)
+    return
+
+
 @app.function(hide_code=True)
 def trouble(title, error):
     """A failure as the page shows it: what could not be done, then the error in words."""
@@ -74,20 +88,6 @@ def titled_by_days(figure, days):
     # title_text, not title: a new title would drop the subtitle that says the curves are thinned.
     figure.update_layout(title_text=f"Tokens and cost, cumulative within each day, {_span}")
     return figure
-
-
-@app.cell(hide_code=True)
-def _():
-    mo.md("""
-    # Trace explorer
-
-    An assistant's trace journal: one JSONL file a day (named by the installation's time zone),
-    one event a line, seven fields. Choose a folder and a day; the events load into pandas
-    (a broken line is listed by file and line and spoils nothing else), turns are put back
-    together by the journal's rules, and each turn can be opened as a timeline, with why it
-    failed when it did.
-    """)
-    return
 
 
 @app.cell

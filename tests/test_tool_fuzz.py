@@ -295,6 +295,9 @@ def _scene() -> Scene:
         card="{{tracker::Notes::text}}",
         prompting=Prompting(trackers=["health", "bag", "notes", "load"]),
         tool_access=True,
+        # A window that holds any call when the next round sends it again (TR-33: every round
+        # fits window - reserve, and a call past the window fails its turn in words).
+        window=1_000_000,
     )
 
 
