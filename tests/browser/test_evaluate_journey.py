@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from .widgets import toggle
+from .widgets import fill_number, toggle
 
 #: The app's controls this journey touches; tests/browser/test_controls.py checks it.
 TOUCHES = {
@@ -35,13 +35,6 @@ TOUCHES = {
         "mo.ui.table",
     }
 }
-
-
-def _number(page: Any, label: str, value: str) -> None:
-    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
-    box = holder.locator("input[aria-roledescription='Number field']").first
-    box.fill(value)
-    box.press("Tab")
 
 
 def _text(page: Any, label: str, value: str) -> None:
@@ -91,12 +84,12 @@ def test_pick_run_and_read_the_evaluation(
     _text(page, "endpoint: base URL (OpenAI-compatible, ending in /v1)", "http://127.0.0.1:9/v1")
     # Markdown in a model name is shown as written (a trial: `**m**` came out bold).
     _text(page, "endpoint: model name", "*absent*-model")
-    _number(page, "endpoint: timeout (s)", "5")
-    _number(page, "endpoint: retries after a 429 or 5xx", "0")
-    _number(page, "Runs (k)", "2")
+    fill_number(page, "endpoint: timeout (s)", "5")
+    fill_number(page, "endpoint: retries after a 429 or 5xx", "0")
+    fill_number(page, "Runs (k)", "2")
     page.get_by_label("Mode", exact=True).select_option("forced")
-    _number(page, "Concurrency", "3")
-    _number(page, "Tolerance (±)", "0.5")
+    fill_number(page, "Concurrency", "3")
+    fill_number(page, "Tolerance (±)", "0.5")
     page.get_by_role("button", name="Run the evaluation").click()
     # The run's progress, over the turns (a trial: a spinner only).
     page.get_by_text("Playing the scenarios…", exact=False).first.wait_for()

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .widgets import fill_number
+
 #: The app's controls this journey touches; tests/browser/test_controls.py checks it.
 TOUCHES = {"evaluate": {"run_button"}}
 
@@ -27,13 +29,6 @@ def _sessions(trace: Path) -> int:
     return len(found)
 
 
-def _number(page: Any, label: str, value: str) -> None:
-    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
-    box = holder.locator("input[aria-roledescription='Number field']").first
-    box.fill(value)
-    box.press("Tab")
-
-
 def test_a_press_during_a_run_is_not_played_again(
     serve: Callable[..., str],
     open_page: Callable[[str, str], Any],
@@ -47,8 +42,8 @@ def test_a_press_during_a_run_is_not_played_again(
     trace = data_copy / "trace"
     before = _sessions(trace)
     # A run long enough to press Run again during it: 10 runs, one at a time.
-    _number(page, "Runs (k)", "10")
-    _number(page, "Concurrency", "1")
+    fill_number(page, "Runs (k)", "10")
+    fill_number(page, "Concurrency", "1")
     button = page.get_by_role("button", name="Run the evaluation")
     button.click()
     page.get_by_text("Playing the scenarios…", exact=False).first.wait_for()
@@ -58,7 +53,7 @@ def test_a_press_during_a_run_is_not_played_again(
     page.get_by_text("280 turns", exact=False).first.wait_for(timeout=300_000)
     # Then other settings, pressed: played (one run each now). Had the press during the first
     # run been played, its 40 runs would come between.
-    _number(page, "Runs (k)", "1")
+    fill_number(page, "Runs (k)", "1")
     button.click()
     page.get_by_text("28 turns", exact=False).first.wait_for(timeout=300_000)
     assert _sessions(trace) - before == 40 + 4

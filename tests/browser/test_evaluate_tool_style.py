@@ -12,17 +12,10 @@ from typing import Any
 
 from playwright.sync_api import expect
 
-from .widgets import toggle
+from .widgets import fill_number, toggle
 
 #: The app's controls this journey touches; tests/browser/test_controls.py checks it.
 TOUCHES = {"evaluate": {"picked_tool_styles"}}
-
-
-def _number(page: Any, label: str, value: str) -> None:
-    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
-    box = holder.locator("input[aria-roledescription='Number field']").first
-    box.fill(value)
-    box.press("Tab")
 
 
 def test_strict_beside_lines_is_a_column_of_its_own(
@@ -36,7 +29,7 @@ def test_strict_beside_lines_is_a_column_of_its_own(
     page.get_by_text("Press Run the evaluation to play the scenarios.").wait_for()
     toggle(page, "Variants", "scripted")  # the noisy loopback alone
     toggle(page, "Tool styles (under tools)", "strict")  # beside "lines", picked already
-    _number(page, "Runs (k)", "1")
+    fill_number(page, "Runs (k)", "1")
     page.get_by_role("button", name="Run the evaluation").click()
     done = page.get_by_text("every run's turns went to the trace", exact=False)
     done.first.wait_for(timeout=240_000)

@@ -23,6 +23,14 @@ def toggle(page: Any, label: str, *options: str) -> None:
     expect(menu).to_have_count(0)
 
 
+def fill_number(page: Any, label: str, value: str) -> None:
+    """Type `value` into marimo's number box under `label`, then leave it (Tab sends the value)."""
+    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
+    box = holder.locator("input[aria-roledescription='Number field']").first
+    box.fill(value)
+    box.press("Tab")
+
+
 def field_box(page: Any, label: str) -> Any:
     """A box of the designer's field editor (the tracker's own Name box comes first on the page)."""
     boxes = page.get_by_label(label, exact=True)
