@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 from collections.abc import Callable
@@ -11,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BAG, HEALTH, REPO
+from conftest import REPO
+from narrated import narrated_scene, narrated_session
 
 from trackerkit import (
     EditRefusedError,
     ModelError,
     NotFoundError,
     ReadTool,
-    Scene,
     ScriptedModel,
     Session,
     TurnError,
@@ -28,7 +27,6 @@ from trackerkit import (
     count_tool_tokens,
     update_trackers_tool,
 )
-from trackerkit.scene import Prompting
 from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.simulate.session import MAX_TOOL_ANSWER
 from trackerkit.trace import TraceWriter, assemble_turns, read_trace
@@ -37,22 +35,10 @@ SCENES = REPO / "data" / "scenes"
 SHORTENED = "…[truncated]"
 
 
-def _scene(*links: str, tool_access: bool = True, window: int = 8192) -> Scene:
-    return Scene(
-        id="s",
-        title="S",
-        card="You narrate for {{user}}.",
-        user="Vera",
-        char="Narrator",
-        prompting=Prompting(trackers=list(links or ("health", "bag"))),
-        tool_access=tool_access,
-        window=window,
-    )
-
-
 def _session(*links: str, tool_access: bool = True, window: int = 8192, **options: Any) -> Session:
-    pieces = {"health": copy.deepcopy(HEALTH), "bag": copy.deepcopy(BAG)}
-    return Session(_scene(*links, tool_access=tool_access, window=window), pieces, **options)
+    return narrated_session(
+        narrated_scene(*links, tool_access=tool_access, window=window), **options
+    )
 
 
 def _update(*items: dict[str, Any], name: str = "update_trackers") -> dict[str, Any]:

@@ -3,16 +3,14 @@ turn's tool loop bounded in characters, each refusal naming its limit."""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from conftest import BAG, HEALTH
+from narrated import narrated_scene, narrated_session
 
-from trackerkit import Scene, Session, count_tokens
-from trackerkit.scene import Prompting
+from trackerkit import Session, count_tokens
 from trackerkit.simulate import session as session_module
 from trackerkit.simulate.model import Model, ModelReply, ModelRequest, ToolCall
 from trackerkit.simulate.session import MAX_CALL_ARGUMENTS, MAX_TURN_TEXT
@@ -48,17 +46,7 @@ class _Sink:
 
 
 def _session(model: Model, **options: Any) -> Session:
-    scene = Scene(
-        id="s",
-        title="S",
-        card="You narrate for {{user}}.",
-        user="Vera",
-        char="Narrator",
-        prompting=Prompting(trackers=["health", "bag"]),
-        window=1_000_000,
-    )
-    pieces = {"health": copy.deepcopy(HEALTH), "bag": copy.deepcopy(BAG)}
-    return Session(scene, pieces, model, **options)
+    return narrated_session(narrated_scene(window=1_000_000), model=model, **options)
 
 
 def _hp(value: int, pad: int = 0) -> str:

@@ -9,17 +9,16 @@ design (under the text protocol the refusal is answered on the next turn).
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BAG, HEALTH, REPO
+from conftest import REPO
 from loopback import completion, openai_model, serving
+from narrated import narrated_scene, narrated_session
 
-from trackerkit import BadRequestError, Scene, ScriptedModel, Session, TurnPlan
-from trackerkit.scene import Prompting
+from trackerkit import BadRequestError, ScriptedModel, Session, TurnPlan
 from trackerkit.simulate.model import ModelReply, ModelRequest, text_block
 from trackerkit.steps import TurnPlan as StepsPlan
 from trackerkit.trace.write import TraceWriter
@@ -30,16 +29,7 @@ BLOCK = "```update_trackers"
 
 
 def _session(protocol: str = "text", **options: Any) -> Session:
-    scene = Scene(
-        id="s",
-        title="S",
-        card="You narrate for {{user}}.",
-        user="Vera",
-        char="Narrator",
-        prompting=Prompting(trackers=["health", "bag"]),
-    )
-    pieces = {"health": copy.deepcopy(HEALTH), "bag": copy.deepcopy(BAG)}
-    return Session(scene, pieces, protocol=protocol, **options)  # type: ignore[arg-type]
+    return narrated_session(narrated_scene(), protocol=protocol, **options)
 
 
 def _hp(value: object) -> dict[str, Any]:

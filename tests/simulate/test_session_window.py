@@ -3,17 +3,15 @@ history to make room for the turn's own calls and answers, which are never dropp
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import BAG, HEALTH
+from narrated import narrated_scene, narrated_session
 
-from trackerkit import ReadTool, Scene, ScriptedModel, Session, assemble_request, count_tokens
+from trackerkit import ReadTool, ScriptedModel, Session, assemble_request, count_tokens
 from trackerkit.errors import PromptTooLargeError
 from trackerkit.prompt import BLOCK_HEADING
-from trackerkit.scene import Prompting
 from trackerkit.simulate.model import ModelReply, ModelRequest, ToolCall
 from trackerkit.tokens import count_tool_tokens
 
@@ -37,18 +35,7 @@ class _Recorder:
 
 
 def _session(model: Any, **options: Any) -> Session:
-    scene = Scene(
-        id="s",
-        title="S",
-        card="You narrate for {{user}}.",
-        user="Vera",
-        char="Narrator",
-        prompting=Prompting(trackers=["health", "bag"]),
-        window=WINDOW,
-        reserve=RESERVE,
-    )
-    pieces = {"health": copy.deepcopy(HEALTH), "bag": copy.deepcopy(BAG)}
-    return Session(scene, pieces, model, **options)
+    return narrated_session(narrated_scene(window=WINDOW, reserve=RESERVE), model=model, **options)
 
 
 def _sent(message: dict[str, Any]) -> int:
