@@ -58,3 +58,16 @@ def test_nothing_to_read_is_named(tmp_path: Path) -> None:
     """A glob that matches no day file is a NotFoundError."""
     with pytest.raises(NotFoundError):
         dask_trace.read_trace_dask(str(tmp_path / "*"))
+
+
+def test_one_folder_named_two_ways_is_read_once(installs: Path) -> None:
+    """A folder given twice (by `..` and by a link) and one of its files given alone: one
+    partition, each file read once (it gave three partitions and the events three times)."""
+    (installs / "link").symlink_to(installs / "a")
+    one_file = sorted((installs / "a").glob("*.jsonl"))[0]
+    frame = dask_trace.read_trace_dask(
+        [installs / "a", installs / "b" / ".." / "a", installs / "link", one_file]
+    )
+    assert frame.npartitions == 1
+    expected, _ = read_trace(installs / "a")
+    assert len(frame.compute(scheduler="sync")) == len(expected)

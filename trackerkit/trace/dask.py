@@ -46,6 +46,11 @@ def turns_meta() -> pd.DataFrame:
     return empty_frame(TURN_COLUMNS)
 
 
+def _identity(path: Path) -> tuple[int, int]:
+    place = path.stat()
+    return place.st_dev, place.st_ino
+
+
 def _folders(
     paths_or_glob: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
 ) -> list[tuple[str, ...]]:
@@ -57,18 +62,29 @@ def _folders(
         )
     else:
         targets = [Path(p) for p in paths_or_glob]
-    groups: dict[str, list[Path]] = defaultdict(list)
+    # Grouped by the folder's identity and each file read once, however they are named
+    # (relative, `..`, a link, a folder and one of its files): a file read twice would count
+    # its events twice.
+    groups: dict[tuple[int, int], list[Path]] = defaultdict(list)
+    seen: set[tuple[int, int]] = set()
     for target in targets:
         if target.is_dir():
-            groups[str(target)].extend(day_files(target))
+            files = day_files(target)
         elif target.is_file() and day_of(target) is not None:
-            groups[str(target.parent)].append(target)
+            files = [target]
         elif not target.exists():
             raise NotFoundError(
                 f"{target} does not exist; give trace folders, day files or a glob."
             )
+        else:
+            continue
+        for file in files:
+            if (key := _identity(file)) not in seen:
+                seen.add(key)
+                groups[_identity(file.resolve().parent)].append(file)
     folders = [
-        tuple(str(p) for p in sorted(set(files))) for _, files in sorted(groups.items()) if files
+        tuple(str(p) for p in sorted(files, key=lambda p: p.name))
+        for files in sorted(groups.values(), key=lambda files: str(files[0].parent))
     ]
     if not folders:
         raise NotFoundError(f"no trace day files match {paths_or_glob!r}.")
