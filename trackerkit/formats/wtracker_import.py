@@ -7,34 +7,28 @@ schema) is an object whose plain properties make one record named after the pres
 the field's meaning). An array of objects becomes a keyed list of its own, its rows keyed by a
 name-like text key (`name`, `title`, ...), else by its first text key (guessed). A nested object
 is flattened into dotted fields and says so; any other `anyOf`, `oneOf`, `allOf`, `$ref` and
-arrays below the top are reported, not guessed at.
+arrays below the top are reported, not guessed at. A property becomes a field as
+`wtracker_properties` says, its type's default and bounds as `wtracker_types` says.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit._problems import MAX_TEXT
 from trackerkit.errors import BadRequestError, ImportRefusedError
-from trackerkit.fields import describe_value, is_number
 from trackerkit.formats.detect import read_document
-from trackerkit.formats.imported import Builder, Imported, ReportLine, TrackerDraft, own_start
-from trackerkit.formats.leaves import NAME_KEYS, number_fault, plain_text, quoted
+from trackerkit.formats.imported import Builder, Imported, ReportLine
+from trackerkit.formats.leaves import NAME_KEYS, quoted
 from trackerkit.formats.names import piece_id
 from trackerkit.formats.wtracker_export import NOTE_KEY
-from trackerkit.line import line_of
+from trackerkit.formats.wtracker_properties import _field, _tops
 from trackerkit.tracker import Tracker
 
 __all__ = ["import_wtracker", "wtracker_from_data"]
-
-_UNMAPPED_KEYWORDS = ("$ref", "anyOf", "oneOf", "allOf", "not", "if")
 
 
 def import_wtracker(source: str | os.PathLike[str], text: str | None = None) -> Imported:
@@ -185,315 +179,6 @@ def _is_rows(prop: object) -> bool:
         and isinstance(prop.get("items"), dict)
         and prop["items"].get("type") == "object"
     )
-
-
-_TOP = re.compile(r"^(.*?)\s*At most (\S+)\.$", re.DOTALL)
-
-
-def _tops(builder: Builder, draft: TrackerDraft) -> None:
-    """A number whose meaning ends "At most hp_max." with hp_max a number field of the tracker
-    takes its top from that field (TR-5): how `export --to wtracker` writes such a top, which a
-    JSON Schema cannot hold. Read from text, so the report line says guessed."""
-    for spec in draft.fields:
-        found = _TOP.match(str(spec.get("description", "")))
-        if spec.get("type") != "number" or found is None or "max" in spec:
-            continue
-        top_key = found.group(2)
-        top = draft.columns.get(top_key, top_key)
-        target = draft.field_named(top)
-        if target is None or target.get("type") != "number" or top == spec["name"]:
-            continue
-        if _reaches(draft, top, spec["name"]):
-            continue  # a loop of tops; left as written
-        spec["maxField"] = top
-        spec["description"] = found.group(1)
-        target_line = f"{draft.name}.{spec['name']}"
-        for index, line in enumerate(builder.lines):
-            if line.target == target_line:
-                builder.lines[index] = replace(
-                    line,
-                    kind="guessed",
-                    detail=f"{line.detail}; its top is the field {top}, guessed from "
-                    f'"At most {top_key}." in its description',
-                )
-
-
-def _reaches(draft: TrackerDraft, start: str, goal: str) -> bool:
-    """Whether following tops (maxField) from the field `start` comes to `goal`."""
-    seen: set[str] = set()
-    here: str | None = start
-    while here is not None and here not in seen:
-        if here == goal:
-            return True
-        seen.add(here)
-        spec = draft.field_named(here)
-        here = spec.get("maxField") if spec is not None else None
-    return False
-
-
-def _field(
-    builder: Builder, draft: TrackerDraft, where: str, key: str, prop: object, path: list[str]
-) -> None:
-    if not isinstance(prop, dict):
-        builder.unmapped(where, "a property schema that is not an object")
-        return
-    told = ""
-    consts = _consts(prop)
-    if consts is not None:
-        prop, told = consts
-    used = [k for k in _UNMAPPED_KEYWORDS if k in prop]
-    if used:
-        builder.unmapped(where, f"uses {', '.join(used)}, which trackerkit fields cannot express")
-        return
-    dotted = ".".join([*path, key])
-    how = f"; flattened from a nested object as {quoted(dotted)}" if path else ""
-    nullable = False
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        types = [t for t in kind if t != "null"]
-        if len(types) != 1:
-            builder.unmapped(where, f"a type union {kind}, which no field type holds")
-            return
-        kind = types[0]
-        how += "; null allowed in the source, but a field always holds a value"
-        nullable = True
-    text = prop.get("description")
-    meaning = " ".join(part for part in (text if isinstance(text, str) else "", told) if part)
-    if consts is not None:
-        how += "; the choices read from oneOf const values" + (
-            ", each one's description kept in the meaning" if told else ""
-        )
-    if kind == "object":
-        inner = prop.get("properties")
-        if not isinstance(inner, dict) or not inner:
-            builder.unmapped(where, "an object with no properties")
-            return
-        for sub, sub_prop in inner.items():
-            _field(builder, draft, f"{where}.properties.{sub}", sub, sub_prop, [*path, key])
-        return
-    spec_or_reason = _spec(prop, kind)
-    if isinstance(spec_or_reason, str):
-        builder.unmapped(where, spec_or_reason)
-        return
-    spec, detail, guessed = spec_or_reason
-    draft.add(
-        where,
-        dotted,
-        spec,
-        text=meaning,
-        detail=detail + how,
-        guessed=guessed or bool(path) or nullable,
-    )
-
-
-_CONST_KEYS = frozenset(("const", "description", "title"))
-
-
-def _consts(prop: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
-    """A `oneOf` of `const` values (an enum that gives each value a description): the property
-    with that enum in its place, and the values' descriptions as one text (`dawn: early`);
-    None for any other property."""
-    branches = prop.get("oneOf")
-    if (
-        "enum" in prop
-        or not isinstance(branches, list)
-        or not branches
-        or not all(isinstance(b, dict) and "const" in b and set(b) <= _CONST_KEYS for b in branches)
-    ):
-        return None
-    told = [
-        f"{_as_choice(b['const'])}: {about}"
-        for b in branches
-        for about in [b.get("description", b.get("title"))]
-        if isinstance(about, str) and about.strip()
-    ]
-    enum = {key: value for key, value in prop.items() if key != "oneOf"}
-    enum["enum"] = [b["const"] for b in branches]
-    return enum, "; ".join(told)
-
-
-def _spec(prop: dict[str, Any], kind: object) -> tuple[dict[str, Any], str, bool] | str:
-    """The field for a property, how it was read, and whether guessed (a loss makes it so: a
-    default or bound the field cannot hold is named in the detail, never dropped unsaid)."""
-    if isinstance(prop.get("enum"), list):
-        return _choice(prop)
-    if kind in ("number", "integer"):
-        return _number(prop, kind, prop.get("default"))
-    if kind == "boolean":
-        return _boolean(prop)
-    if kind == "string":
-        return _text(prop)
-    if kind == "array":
-        items = prop.get("items")
-        if isinstance(items, dict) and items.get("type") in (
-            "string",
-            "number",
-            "integer",
-            "boolean",
-        ):
-            return _joined(prop)
-        return "an array below the top of the schema, or of objects without a name key"
-    return f"no type trackerkit maps (type {plain_text(kind)})"
-
-
-def _choice(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool] | str:
-    enum, default = prop["enum"], prop.get("default")
-    choices = list(dict.fromkeys(_as_choice(v) for v in enum))
-    if not choices or any(not c for c in choices) or any(len(c) > MAX_TEXT for c in choices):
-        return "an enum with no usable values"
-    spec: dict[str, Any] = {"type": "choice", "choices": choices}
-    lost: list[str] = []
-    if "default" in prop and _as_choice(default) in choices:
-        spec["default"] = _as_choice(default)
-    elif "default" in prop:
-        lost.append(f"its default {describe_value(default)} (not one of the choices)")
-    mixed = any(not isinstance(v, str) for v in enum)
-    detail = f"choice of {len(choices)}" + (
-        "; guessed: non-text enum values written as text" if mixed else ""
-    )
-    detail += _merged(enum)
-    return spec, detail + _lost(lost, "starts at its first choice"), mixed or bool(lost)
-
-
-def _merged(enum: list[object]) -> str:
-    """`; 2 and the text "2" both became the choice "2"` for each choice that two or more
-    different enum values became, or nothing."""
-    sources: dict[str, dict[str, None]] = {}  # each choice's values, told apart as described
-    for value in enum:
-        sources.setdefault(_as_choice(value), {})[describe_value(value)] = None
-    told = ""
-    for choice, found in sources.items():
-        if len(found) > 1:
-            *first, last = found
-            both = "both" if len(found) == 2 else "all"
-            told += f"; {', '.join(first)} and {last} {both} became the choice {quoted(choice, 40)}"
-    return told
-
-
-def _as_choice(value: object) -> str:
-    """An enum value as the text a choice holds: a text as it is, a plain value as written
-    (`2` -> "2"), an object or a list as its JSON (never a Python repr), so a default is read
-    the way the choices are."""
-    if isinstance(value, dict | list):
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    return value if isinstance(value, str) else plain_text(value)
-
-
-def _boolean(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
-    default = prop.get("default")
-    if isinstance(default, bool):
-        return {"type": "boolean", "default": default}, "boolean", False
-    if "default" in prop:
-        lost = [f"its default {describe_value(default)} (not true or false)"]
-        return {"type": "boolean"}, "boolean" + _lost(lost, "starts false"), True
-    return {"type": "boolean"}, "boolean", False
-
-
-def _text(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
-    default = prop.get("default")
-    spec: dict[str, Any] = {"type": "text"}
-    lost: list[str] = []
-    if isinstance(default, str) and len(default) <= MAX_TEXT:
-        spec["default"] = default
-    elif "default" in prop:
-        why = "longer than a text holds" if isinstance(default, str) else "not a text"
-        lost.append(f"its default {describe_value(default)} ({why})")
-    dropped = [k for k in ("maxLength", "minLength", "pattern", "format") if k in prop]
-    extra = f"; {', '.join(dropped)} not kept (a text field has no limits)" if dropped else ""
-    return spec, "text" + extra + _lost(lost, "starts empty"), bool(lost or dropped)
-
-
-def _joined(prop: dict[str, Any]) -> tuple[dict[str, Any], str, bool]:
-    default = prop.get("default")
-    spec: dict[str, Any] = {"type": "text"}
-    lost: list[str] = []
-    if isinstance(default, list) and all(not isinstance(v, dict | list) for v in default):
-        joined = ", ".join(plain_text(v) for v in default)
-        if len(joined) <= MAX_TEXT:
-            spec["default"] = joined
-        else:
-            lost.append("its default (longer than a text holds)")
-    elif "default" in prop:
-        lost.append(f"its default {describe_value(default)} (not a list of plain values)")
-    detail = 'text, guessed: an array of plain values kept as one text, joined with ", "'
-    return spec, detail + _lost(lost, "starts empty"), True
-
-
-def _lost(lost: list[str], start: str) -> str:
-    """The end of a report line naming what could not be kept, or nothing."""
-    if not lost:
-        return ""
-    starts = f", so it {start}" if any(item.startswith("its default") for item in lost) else ""
-    return f"; not kept: {'; '.join(lost)}{starts}"
-
-
-def _number(
-    prop: dict[str, Any], kind: object, default: object
-) -> tuple[dict[str, Any], str, bool]:
-    spec: dict[str, Any] = {"type": "number"}
-    notes: list[str] = []
-    lost: list[str] = []
-    guessed = False
-    for bound, exclusive, key in (
-        ("minimum", "exclusiveMinimum", "min"),
-        ("maximum", "exclusiveMaximum", "max"),
-    ):
-        if is_number(prop.get(bound)) and not isinstance(prop[bound], bool):
-            spec[key] = prop[bound]
-            if exclusive in prop:
-                lost.append(f"{exclusive} {describe_value(prop[exclusive])} beside {bound}")
-        elif is_number(prop.get(exclusive)) and not isinstance(prop[exclusive], bool):
-            spec[key] = prop[exclusive]
-            notes.append(f"{exclusive} {prop[exclusive]} read as an inclusive {key}")
-            guessed = True
-            if bound in prop:
-                lost.append(f"{bound} {describe_value(prop[bound])} ({number_fault(prop[bound])})")
-        else:
-            lost.extend(
-                f"{name} {describe_value(prop[name])} ({number_fault(prop[name])})"
-                for name in (bound, exclusive)
-                if name in prop
-            )
-    dropped = None
-    if "min" in spec and "max" in spec and spec["min"] > spec["max"]:
-        dropped = f"the range: minimum {spec.pop('min')} lies above maximum {spec.pop('max')}"
-        lost.append(dropped)
-    held = _held(default, spec)
-    if held is not None:
-        assert isinstance(default, int | float)
-        spec["default"] = held
-        if held != default:
-            side = f"above max {spec['max']}" if default > held else f"below min {spec['min']}"
-            notes.append(
-                f"its default {describe_value(default)} lies {side}, so it starts at {held}"
-            )
-            guessed = True
-    elif "default" in prop:
-        lost.append(f"its default {describe_value(default)} ({number_fault(default)})")
-    if dropped is not None and "default" in spec:
-        # No range holds the default now: say where the field starts, as a held default says.
-        lost[lost.index(dropped)] += f", so it starts at its default {line_of(spec['default'])}"
-    if kind == "integer":
-        notes.append("integer (a trackerkit number may hold fractions)")
-        guessed = True
-    bounds = [f"{key} {spec[key]}" for key in ("min", "max") if key in spec]
-    start = f"starts at {line_of(own_start(spec))}"
-    detail = " ".join(["number", *bounds]) + "".join(f"; {n}" for n in notes)
-    return spec, detail + _lost(lost, start), guessed or bool(lost)
-
-
-def _held(default: object, spec: dict[str, Any]) -> int | float | None:
-    """A number default held inside the field's range (TR-18), as a stored value would be: one
-    past 2^53 too, at the top (or the bottom, for a very negative one). None for what is no
-    number, and for one no bound brings to a number trackerkit holds (not finite, or past 2^53
-    with no bound on its side)."""
-    if not isinstance(default, int | float) or isinstance(default, bool):
-        return None
-    if isinstance(default, float) and not math.isfinite(default):
-        return None
-    held = max(default, spec["min"]) if "min" in spec else default
-    held = min(held, spec["max"]) if "max" in spec else held
-    return held if is_number(held) else None
 
 
 def _keyed_list(
