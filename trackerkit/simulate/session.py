@@ -25,6 +25,11 @@ message at a time, each once, as it joins the loop (the `turn` part of a round).
 request fits `window - reserve` (TR-33): the turn's own calls and answers stay whole beside the
 fixed parts, and each round drops the oldest history to make room for them; when they leave no
 room, the turn fails with a sentence naming each part and its count.
+
+The session's parts live in their own modules: `trackerkit.simulate.request` (each round's
+request and the tools it offers, `ReadTool`), `.turns` (a turn begun, then committed or failed)
+and `.scripts` (the scene's scripted steps and each turn's plan); this module runs the turns and
+their tool loop and holds the limits, and every public name is still importable from here.
 """
 
 from __future__ import annotations
@@ -32,43 +37,33 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from trackerkit._arguments import read_arguments
-from trackerkit.changes import tracker_changes_between
 from trackerkit.chat import Chat, Turn, TurnKind
-from trackerkit.errors import BadRequestError, ModelError, PromptTooLargeError, TrackerkitError
-from trackerkit.formats.text_protocol import parse_text_updates, text_answer, text_instructions
-from trackerkit.prompt import (
-    PromptContext,
-    Request,
-    assemble_request,
-    render_card,
-    render_trackers_block,
-)
+from trackerkit.errors import BadRequestError, TrackerkitError
+from trackerkit.formats.text_protocol import parse_text_updates, text_answer
 from trackerkit.scene import PieceSource, Scene, load_scene, scene_trackers
 from trackerkit.simulate.completion import MAX_REPLY_TEXT, PROTOCOLS, UpdateProtocol
-from trackerkit.simulate.events import SessionTrace, TraceSink, TurnTrace
-from trackerkit.simulate.model import (
-    Model,
-    ModelReply,
-    ModelRequest,
-    ScriptedModel,
-    ToolCall,
-    ToolsRefusedError,
-    TurnPlan,
-)
+from trackerkit.simulate.events import SessionTrace, TraceSink
+from trackerkit.simulate.model import Model, ModelReply, ModelRequest, ScriptedModel, ToolCall
 from trackerkit.simulate.report import CallReport, RoundReport, TurnReport
+from trackerkit.simulate.request import ReadTool, _Requests
 from trackerkit.simulate.scenario import ScenarioPlayer, Script
-from trackerkit.state import Message, fold
-from trackerkit.steps import Step
+from trackerkit.simulate.scripts import _check_script, _Scripts
+from trackerkit.simulate.turns import (
+    _failure,
+    _flatten,
+    _Running,
+    _said,
+    _Turns,
+    _TurnTooLargeError,
+)
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
-from trackerkit.tool import TOOL_NAME, ToolDefinition
+from trackerkit.tool import TOOL_NAME
 from trackerkit.tracker import Tracker
-from trackerkit.update import tracker_values
 
 __all__ = [
     "MAX_CALL_ARGUMENTS",
@@ -90,49 +85,7 @@ MAX_CALL_ARGUMENTS = MAX_REPLY_TEXT
 MAX_TURN_TEXT = 4 * 1024 * 1024
 
 
-class _TurnTooLargeError(TrackerkitError):
-    """The turn's tool loop passed `MAX_TURN_TEXT` characters."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReadTool:
-    """Another tool the model may call; only read tools run (TR-40)."""
-
-    name: str
-    description: str
-    parameters: Mapping[str, Any]
-    run: Callable[[object], str]
-    access: str = "read"
-
-    def to_openai(self) -> dict[str, Any]:
-        """The function-tool dict, in the same shape as the update tool's."""
-        return ToolDefinition(self.name, self.description, dict(self.parameters)).to_openai()
-
-
-@dataclass(slots=True)
-class _Running:
-    """One turn while it runs: the chat's turn, its report, its trace, and the tool loop's own messages."""
-
-    turn: Turn
-    report: TurnReport
-    trace: TurnTrace
-    #: The tool loop's messages so far (calls asked, answers given), sent after the history.
-    said: list[dict[str, Any]] = field(default_factory=list)
-    #: Tokens of `said`, each message counted once as it joins (the round's `turn` part).
-    said_tokens: int = 0
-    #: Characters of the loop so far: the replies with their calls, and the answers.
-    chars: int = 0
-    #: Tokens of the last reply's message (its text and calls), counted when it arrived.
-    reply_tokens: int = 0
-    #: Seconds other tools have spent in this turn (update_trackers is never counted, TR-39).
-    spent: float = 0.0
-    #: Under the text protocol: the reply without its update block (what the chat keeps).
-    visible: str | None = None
-    #: Under the text protocol: what the block did, told to the model on the next turn.
-    text_answer: str | None = None
-
-
-class Session:
+class Session(_Scripts, _Turns, _Requests):
     """A simulated chat on a scene, turn by turn.
 
     The four turn verbs (`turn`, `swipe`, `regenerate`, `continue_`) run the model; everything a
@@ -215,37 +168,6 @@ class Session:
     def trace(self, sink: TraceSink | None) -> None:
         self._events.sink = sink
 
-    # --- the scene's scripted steps (played by `player`) --------------------------------
-
-    @property
-    def steps(self) -> list[dict[str, Any]]:
-        """The scene's scripted steps, as stored."""
-        return self.player.steps
-
-    @property
-    def done(self) -> bool:
-        """True when every scripted step of the scene has been played."""
-        return self.player.done
-
-    @property
-    def mismatches(self) -> list[str]:
-        """Every `expect` a played step missed, in words."""
-        return self.player.mismatches
-
-    def play(
-        self, step: Step | Mapping[str, Any], *, label: str | None = None, where: str = "step"
-    ) -> TurnReport | None:
-        """Play one scenario step (see `ScenarioPlayer.play`)."""
-        return self.player.play(step, label=label, where=where)
-
-    def play_next(self) -> TurnReport | None:
-        """Play the scene's next scripted step (see `ScenarioPlayer.play_next`)."""
-        return self.player.play_next()
-
-    def run(self, progress: Callable[[int, int], None] | None = None) -> list[TurnReport]:
-        """Play every remaining scripted step; returns the turn reports."""
-        return self.player.run(progress)
-
     # --- turns --------------------------------------------------------------------------
 
     def turn(self, user_text: str, script: Script = None) -> TurnReport:
@@ -274,7 +196,7 @@ class Session:
         """Each linked tracker's value at the tip, by name (as `chat.values()`)."""
         return self.chat.values()
 
-    # --- one turn ------------------------------------------------------------------------
+    # --- one turn (planned by `_Scripts`, begun and ended by `_Turns`) --------------------
 
     def _run(self, kind: TurnKind, user_text: str | None, script: Script) -> TurnReport:
         _check_script(script)
@@ -293,76 +215,7 @@ class Session:
             return self._fail(run, limit, "round_limit")
         return self._commit(run, reply)
 
-    def _begin(self, kind: TurnKind, user_text: str | None) -> _Running:
-        """Open the chat's turn, its report and its trace (its `bound` and `turn.started` events)."""
-        text = self.protocol == "text"
-        # The text protocol needs no tool calling, so its update is offered on any connection,
-        # and no other tool is offered beside it (so no other tool's name is taken).
-        turn = self.chat.begin_turn(
-            kind,
-            tools_supported=self.tools_supported or text,
-            taken=() if text else tuple(self.tools),
-        )
-        index = self._turns
-        self._turns += 1
-        tool = turn.tool
-        report = TurnReport(
-            index,
-            kind,
-            user_text,
-            tool is not None,
-            tool.name if tool else None,
-            tool.description if tool and not text else None,
-            None,
-            None,
-            protocol=self.protocol,
-        )
-        return _Running(turn, report, self._events.turn(index, self.scene.id, self.protocol))
-
-    def _plan(self, script: Script) -> None:
-        scripted = _scripted(self.model)
-        if scripted is not None:
-            if script is not None:
-                scripted.plan(
-                    script if isinstance(script, TurnPlan) else TurnPlan.from_step(script)
-                )
-            scripted.start_turn()
-
-    def _commit(self, run: _Running, reply: ModelReply) -> TurnReport:
-        """Stamp the reply with the turn's writes; the report takes its values and changes."""
-        shown = run.visible if run.visible is not None else reply.content
-        message = run.turn.commit(shown)
-        if run.text_answer is not None:
-            self.text_answers[(message.id, message.shown)] = run.text_answer
-        report = run.report
-        report.reply = message.text
-        report.message_id = message.id
-        report.values = self.chat.values()
-        report.written = self._written(message)
-        read = tracker_changes_between(self.chat, None, message.id, message.id)
-        report.changes = read.of(message.id)
-        run.trace.message_completed(len(report.rounds) - 1, reply.finish_reason, shown)
-        run.trace.turn_completed()
-        self.reports.append(report)
-        return report
-
-    def _written(self, message: Message) -> dict[str, Any]:
-        """The values at `message` with its shown version's writes and not the person's edits on it."""
-        take = self.chat.take
-        state = fold(message.version.deltas, take.state_before(take.index_of(message.id)))
-        return tracker_values(self.chat.linked().trackers, state)
-
-    def _fail(self, run: _Running, sentence: str, code: str) -> TurnReport:
-        """Close the turn keeping nothing; the report says why."""
-        run.turn.fail()
-        report = run.report
-        report.failed = sentence
-        report.values = self.chat.values()
-        run.trace.turn_failed(max(len(report.rounds) - 1, 0), code, sentence)
-        self.reports.append(report)
-        return report
-
-    # --- the tool loop ---------------------------------------------------------------------
+    # --- the tool loop (its requests assembled by `_Requests`) ----------------------------
 
     def _loop(self, run: _Running) -> ModelReply | None:
         """Ask the model, answer its calls, ask again; the plain reply, or None past the round limit."""
@@ -452,16 +305,6 @@ class Session:
         )
         return reply, tokens_in, tokens_out
 
-    def _offered(self, turn: Turn, request: Request) -> list[dict[str, Any]]:
-        """The tools of one model call: the request's (the update tool when offered), then the others."""
-        # Other tools follow the connection and the turn kind, not whether a tracker loaded.
-        if self.protocol == "text":
-            return []
-        others = self.scene.tool_access and self.tools_supported and turn.kind != "continue"
-        return list(request.tools) + (
-            [t.to_openai() for t in self.tools.values()] if others else []
-        )
-
     def _answer(self, run: _Running, round_index: int, reply: ModelReply) -> None:
         """Run each call of a reply in order; the model's calls and the answers join the loop's messages."""
         run.said.append(_said(reply))
@@ -494,67 +337,6 @@ class Session:
                 f"{MAX_TURN_TEXT:,} one turn may hold (MAX_TURN_TEXT: the model's replies and "
                 "calls, and the answers); the turn failed and kept nothing."
             )
-
-    def _history(self, turn: Turn) -> list[tuple[str, str]]:
-        return [(m.role, m.text) for m in self._seen(turn)]
-
-    def _seen(self, turn: Turn) -> Sequence[Message]:
-        """The messages a turn's model sees (a swipe or regenerate does not see the reply it replaces)."""
-        messages = turn.take.messages
-        if turn.kind in ("swipe", "regenerate"):
-            messages = messages[:-1]
-        return messages
-
-    def _last_answer(self, turn: Turn) -> str | None:
-        """Under the text protocol: what the update block of the last reply this turn sees did."""
-        replies = [m for m in self._seen(turn) if m.role == "assistant"]
-        if not replies:
-            return None
-        last = replies[-1]
-        return self.text_answers.get((last.id, last.shown))
-
-    def _request(self, turn: Turn, said: int = 0) -> tuple[Request, str | None]:
-        """The round's request: `said` is the tokens of the turn's own calls and answers so far."""
-        context = PromptContext(self.scene.user, self.scene.char)
-        state = turn.state
-        block = render_trackers_block(turn.trackers, state, context)
-        # The card's macros ({{user}}, {{tracker::Name::field}}) run on the turn's state (TR-32);
-        # the block goes where the author's marker stands, never where a value spells it (TR-30).
-        card = render_card(self.scene.card, turn.trackers, state, context)
-        text = self.protocol == "text"
-        # Under the text protocol the instructions (and the last block's answer) follow the
-        # block in the system message, in the place of the tool (TR-36: one line per tracker).
-        extra = "\n\n".join(
-            part
-            for part in (
-                text_instructions(turn.trackers) if text and turn.tool is not None else "",
-                (self._last_answer(turn) or "") if text else "",
-            )
-            if part
-        )
-        request = assemble_request(
-            card=card,
-            block="\n\n".join(p for p in (block.text, extra) if p) or None,
-            history=self._history(turn),
-            tool=None if text else turn.tool,
-            window=self.scene.window,
-            reserve=self.scene.reserve,
-            builtin=self.scene.builtin,
-            encoding=self.encoding,
-            turn=said,
-        )
-        if extra:
-            # The parts counted apart: the block, and the protocol's words (as a tool is).
-            parts = dict(request.parts)
-            if block.text:
-                parts["trackers"] = count_tokens(block.text, self.encoding)
-            else:
-                parts.pop("trackers", None)
-            history = parts.pop("history")
-            parts["protocol"] = count_tokens(extra, self.encoding)
-            parts["history"] = history
-            request = replace(request, parts=parts)
-        return request, block.text
 
     def _call(self, turn: Turn, call: ToolCall, round_index: int, spent: float) -> CallReport:
         def answer(
@@ -604,74 +386,3 @@ class Session:
         if len(text) > MAX_TOOL_ANSWER:
             text = text[:MAX_TOOL_ANSWER] + _SHORTENED
         return answer(True, text)
-
-
-def _failure(exc: TrackerkitError) -> tuple[str, str]:
-    """A failed turn's trace code and its sentence, from the error that ended it."""
-    if isinstance(exc, ToolsRefusedError):
-        return (
-            "tools_refused",
-            f"The model does not take tools, so this scene's trackers cannot be offered; the turn failed ({exc}).",
-        )
-    if isinstance(exc, ModelError):
-        return "model_error", f"The model failed: {str(exc).rstrip('.')}."
-    if isinstance(exc, _TurnTooLargeError):
-        return "turn_too_large", str(exc)
-    if isinstance(exc, PromptTooLargeError) and "turn" in exc.parts:
-        return "turn_error", _loop_too_large(exc)
-    return "turn_error", str(exc)
-
-
-def _loop_too_large(exc: PromptTooLargeError) -> str:
-    """Why a round after tool calls was not sent: the turn's own calls and answers, which are
-    never dropped, and the fixed parts leave no room in the window."""
-    parts = dict(exc.parts)
-    turn = parts.pop("turn")
-    named = ", ".join(f"{name} {tokens} tokens" for name, tokens in parts.items())
-    return (
-        f"This turn's own tool calls and answers ({turn} tokens) and the request's fixed parts "
-        f"({named}) need {turn + sum(parts.values())} tokens, but the window of {exc.window} "
-        f"tokens leaves {exc.window - exc.reserve} after the reply reserve of {exc.reserve}, so "
-        "the model could not be asked again; the turn failed and kept nothing. Use a larger "
-        "window or a smaller reserve."
-    )
-
-
-def _said(reply: ModelReply) -> dict[str, Any]:
-    """The reply as the loop's assistant message: its text and its calls."""
-    return {
-        "role": "assistant",
-        "content": reply.content or None,
-        "tool_calls": [c.to_openai() for c in reply.tool_calls],
-    }
-
-
-def _flatten(messages: Sequence[Mapping[str, Any]]) -> str:
-    parts = []
-    for message in messages:
-        if message.get("content"):
-            parts.append(str(message["content"]))
-        for call in message.get("tool_calls") or []:
-            parts.append(call["function"]["name"] + call["function"]["arguments"])
-    return "\n".join(parts)
-
-
-def _check_script(script: object) -> None:
-    """Refuse a script that is no plan: a `TurnPlan`, a scenario step (a mapping) or None."""
-    if script is not None and not isinstance(script, TurnPlan | Mapping):
-        raise BadRequestError(
-            "a script is a TurnPlan or a scenario step (an object with reply and calls); "
-            f"found {type(script).__name__}"
-        )
-
-
-def _scripted(model: object) -> ScriptedModel | None:
-    """The scripted model a session plays, itself or wrapped (a wrapper names it `inner`, as
-    `trackerkit.evaluation.tool_style.AnyOfTools` does); None for any other model."""
-    seen = 0
-    while not isinstance(model, ScriptedModel):
-        model = getattr(model, "inner", None)
-        seen += 1
-        if model is None or seen > 8:
-            return None
-    return model
