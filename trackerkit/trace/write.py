@@ -3,35 +3,11 @@
 `TraceWriter.write(...)` appends one line per event to `<data_dir>/trace/YYYY-MM-DD.jsonl`
 (the day in the installation's time zone, TC-2) with the seven fields in order (TC-4).
 
-What happens to `data` on the way (`encode_event` does it, a pure function):
-
-* Content fields (`CONTENT_FIELDS`: text, context, message, details, args, result, error,
-  output, reasoning, input; top-level keys of `data` only) are cut at 4,096 characters
-  with `…[truncated]`; a string content field also gets its size as `<key>Chars` (the
-  caller's own `<key>Chars` wins). With `captureContent` off the content is dropped and
-  the sizes stay (TC-6). Everything else (names, timings, sizes) is never cut.
-* `result` is one JSON line: an object or list is serialised; an object (or a string
-  holding one) puts `ok`, `error`, `message`, `isError`, `code`, `exitCode` first so cutting
-  from the end never loses them. A bash result that does not fit keeps the end of `stdout`
-  and the last 1,000 characters of `stderr`, marked by a leading `…[truncated]` (TC-7).
-  `error` is dropped when it equals `result`.
-* A list cut short ends with the item `"…[truncated]"`; an object cut short keeps its first
-  keys and gains `"…[keys]": <how many keys it had>`; a container nested deeper than four
-  levels becomes `"…[deep]"`; a value that cannot be serialised becomes `"…[unreadable]"`
-  (an object that is not JSON, an integer outside 64 bits, a string holding a lone
-  surrogate; a key holding one keeps its text with the surrogate as `\\udXXX`), and a `data`
-  that is not a mapping becomes `{"traceUnreadable": true}` (TC-7).
-* A line longer than 16 KB in UTF-8 bytes (newline included) is rebuilt with every content
-  field cut to 2,000 characters from the end; if it still does not fit, the content goes
-  and `traceTrimmed: true` is set (TC-5).
-* The five key fields (`turn`, `session`, `source`, `kind`, `name`) stay whole while the
-  line can fit (TC-5). When they alone are too long for it (a 20 KB `turn`), each one longer
-  than `KEY_LIMIT` characters is cut to that many and ends in `…[truncated]`, and the event
-  is written flagged `traceTrimmed: true` (with its content when that still fits). A reader
-  then sees the cut key as written: a cut `turn` or `session` is a key of its own, so the
-  event no longer joins the turn it came from (it stands alone, or with others cut alike),
-  and `markers()` lists it as `traceTrimmed`. A lone surrogate in a key field is written as
-  `\\udXXX`; a key field that is not a string is written as its `str()`.
+The line itself is made by `encode_event` (`trackerkit.trace._event_line`, whose docstring says
+what happens to `data` on the way: content cut and sized, values that cannot be written marked,
+the line kept within 16 KB), with `ts` written by `format_ts`; the content fields are cut in
+`trackerkit.trace._content`. Both are importable from here. This module writes the lines: the
+day files, their retention, and the errors of writing.
 
 Retention (TC-3) deletes day files older than `keep_days` (30: today's file and the 29 before)
 by the date in their name, never by mtime, and only files named `YYYY-MM-DD.jsonl`. What
@@ -77,6 +53,14 @@ from typing import Any
 import orjson
 
 from trackerkit.errors import BadRequestError
+from trackerkit.trace._content import BASH_STDERR_TAIL as BASH_STDERR_TAIL
+from trackerkit.trace._content import CONTENT_FIELDS, CONTENT_LIMIT, REBUILD_LIMIT
+from trackerkit.trace._content import KEYS as KEYS
+from trackerkit.trace._content import TRUNCATED as TRUNCATED
+from trackerkit.trace._event_line import DEEP as DEEP
+from trackerkit.trace._event_line import KEY_LIMIT, LINE_LIMIT, _side, _utc, encode_event, format_ts
+from trackerkit.trace._event_line import MAX_DEPTH as MAX_DEPTH
+from trackerkit.trace._event_line import UNREADABLE as UNREADABLE
 from trackerkit.trace.read import day_of
 
 __all__ = [
@@ -92,300 +76,15 @@ __all__ = [
     "format_ts",
 ]
 
-CONTENT_FIELDS: frozenset[str] = frozenset(
-    {
-        "text",
-        "context",
-        "message",
-        "details",
-        "args",
-        "result",
-        "error",
-        "output",
-        "reasoning",
-        "input",
-    }
-)
-"""Top-level `data` keys that hold content: cut, sized and dropped by the toggle (TC-6)."""
-
-LINE_LIMIT = 16 * 1024
-"""The most UTF-8 bytes a line may take, its newline included (TC-5)."""
-
-CONTENT_LIMIT = 4096
-"""Characters kept of each content field (TC-6)."""
-
-REBUILD_LIMIT = 2000
-"""Characters kept of each content field when an event is rebuilt to fit the line (TC-5)."""
-
-KEY_LIMIT = 400
-"""Characters kept of a key field too long for the line (TC-5): `ts` and the five key fields
-cut to this, each character escaped at worst to six bytes, still fit in `LINE_LIMIT`."""
-
 RETENTION_DAYS = 30
 """Days kept: today's file and the 29 before (TC-3)."""
 
-MAX_DEPTH = 4
-BASH_STDERR_TAIL = 1000
-TRUNCATED = "…[truncated]"
-DEEP = "…[deep]"
-KEYS = "…[keys]"
-UNREADABLE = "…[unreadable]"
-_RESULT_FIRST = ("ok", "error", "message", "isError", "code", "exitCode")
-_INT_RANGE = range(-(1 << 63), 1 << 64)  # what JSON numbers orjson writes: i64 and u64
-_KEY_FIELDS = ("turn", "session", "source", "kind", "name")
 _LOG = logging.getLogger("trackerkit.trace")
 
 
 def _real_now() -> dt.datetime:
     """The system clock, in UTC."""
     return dt.datetime.now(dt.UTC)
-
-
-def _side(moment: dt.datetime) -> str:
-    """Which end of the years 1 to 9999 a moment that overflowed went past."""
-    return "before 0001-01-01" if moment.year < 5000 else "after 9999-12-31"
-
-
-def _found(value: Any) -> str:
-    """A value that is not a datetime, named for a sentence (`the date 2026-11-27`)."""
-    shown = value.isoformat() if isinstance(value, dt.date) else repr(value)
-    if len(shown) > 60:
-        shown = shown[:60] + "…"
-    return f"the {'date' if isinstance(value, dt.date) else type(value).__name__} {shown}"
-
-
-def _utc(moment: dt.datetime) -> dt.datetime:
-    """`moment` in UTC (a naive time taken as UTC); raises `format_ts`'s BadRequestError."""
-    if not isinstance(moment, dt.datetime):  # a date has no tzinfo: say what ts must be
-        raise BadRequestError(
-            f"the event's ts must be a datetime (aware, or naive and taken as UTC); found "
-            f"{_found(moment)}, and the event is not written; give a datetime such as "
-            "datetime(2026, 11, 27, 10, tzinfo=UTC), or no ts to stamp the writer's clock"
-        )
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=dt.UTC)
-    try:
-        return moment.astimezone(dt.UTC)
-    except OverflowError:
-        raise BadRequestError(
-            f"the event's ts {moment.isoformat()} falls {_side(moment)} in UTC, which no trace "
-            "timestamp can name, and the event is not written; give a ts between 0001-01-01 and "
-            "9999-12-31 UTC"
-        ) from None
-
-
-def format_ts(moment: dt.datetime) -> str:
-    """ISO-8601 UTC with milliseconds and `Z` (a naive time is taken as UTC).
-
-    Raises:
-        BadRequestError: `moment` is not a datetime (a date, a string, a number), or it is
-            outside the years 1 to 9999 in UTC (an aware time near either end), which Python's
-            dates, and so the stamp, cannot hold.
-    """
-    return _utc(moment).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _utf8(text: str) -> bool:
-    """Whether `text` can be written as UTF-8 (it holds no lone surrogate)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _text(value: Any) -> str:
-    """A key or key field as writable text: `str()` of it, lone surrogates as `\\udXXX`."""
-    try:
-        text = value if isinstance(value, str) else str(value)
-    except Exception:  # a caller's object whose __str__ fails: the event is still written
-        return UNREADABLE
-    if _utf8(text):
-        return text
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _clean(value: Any, level: int) -> Any:
-    """A JSON-ready copy: deep containers become `…[deep]`, odd values `…[unreadable]`."""
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return value if _utf8(value) else UNREADABLE
-    if isinstance(value, int):
-        return value if value in _INT_RANGE else UNREADABLE
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    if isinstance(value, Mapping | list | tuple):
-        if level > MAX_DEPTH:
-            return DEEP
-        if isinstance(value, Mapping):
-            return {_text(k): _clean(v, level + 1) for k, v in value.items()}
-        return [_clean(v, level + 1) for v in value]
-    return UNREADABLE
-
-
-def _cut(value: Any, budget: int) -> tuple[Any, int]:
-    """`value` cut to about `budget` characters of content; returns (value, characters used)."""
-    if isinstance(value, str):
-        if len(value) <= budget:
-            return value, len(value)
-        return value[:budget] + TRUNCATED, budget
-    if isinstance(value, list):
-        kept: list[Any] = []
-        used = 0
-        for item in value:
-            if used >= budget:
-                kept.append(TRUNCATED)
-                break
-            item, cost = _cut(item, budget - used)
-            kept.append(item)
-            used += cost
-        return kept, used
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        used = 0
-        for key, item in value.items():
-            if used >= budget:
-                out[KEYS] = len(value)
-                break
-            item, cost = _cut(item, budget - used)
-            out[key] = item
-            used += cost + len(key)
-        return out, used
-    return value, len(orjson.dumps(value))
-
-
-def _first_keys(answer: dict[str, Any]) -> dict[str, Any]:
-    head = {k: answer[k] for k in _RESULT_FIRST if k in answer}
-    return head | {k: v for k, v in answer.items() if k not in head}
-
-
-def _result_text(result: Any, is_bash: bool) -> str:
-    """`result` as one JSON line; a non-bash object (or string holding one) puts status keys first."""
-    if isinstance(result, str):
-        if is_bash or not result.startswith("{"):
-            return result
-        try:
-            parsed = orjson.loads(result)
-            return (
-                orjson.dumps(_first_keys(parsed)).decode() if isinstance(parsed, dict) else result
-            )
-        except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # too deep to write back: as is
-            return result
-    if isinstance(result, dict) and not is_bash:
-        result = _first_keys(result)
-    return orjson.dumps(result).decode()
-
-
-def _bash_tail(result: str, limit: int) -> str:
-    """A bash result that does not fit: the end of stdout, the last 1,000 chars of stderr."""
-    try:
-        answer = orjson.loads(result)
-        if isinstance(answer, dict) and isinstance(answer.get("stdout"), str):
-            stderr = answer.get("stderr")
-            if isinstance(stderr, str):
-                answer["stderr"] = stderr[-BASH_STDERR_TAIL:]
-            stdout: str = answer["stdout"]
-            answer["stdout"] = ""
-            room = limit - len(TRUNCATED) - len(orjson.dumps(answer).decode())
-            answer["stdout"] = stdout[-room:] if room > 0 else ""
-            return TRUNCATED + orjson.dumps(answer).decode()
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # not JSON, or too deep to write
-        pass
-    return TRUNCATED + result[-limit:]
-
-
-def _content(data: dict[str, Any], is_bash: bool, limit: int, rebuild: bool) -> dict[str, Any]:
-    """`data` with every content field cut to `limit` characters (from the end on a rebuild)."""
-    out = dict(data)
-    for key in CONTENT_FIELDS.intersection(out):
-        value = out[key]
-        if (
-            key == "result"
-            and isinstance(value, str)
-            and is_bash
-            and not rebuild
-            and len(value) > limit
-        ):
-            out[key] = _bash_tail(value, limit)
-        else:
-            out[key] = _cut(value, limit)[0]
-    return out
-
-
-def encode_event(
-    ts: str,
-    turn: str,
-    session: str,
-    source: str,
-    kind: str,
-    name: str,
-    data: Any,
-    *,
-    capture_content: bool = True,
-) -> bytes:
-    """The line (newline included) for one event, within every limit (see the module's docstring).
-
-    Every event gets a line: values that cannot be written are marked (TC-7), content is cut
-    or dropped to fit (TC-5), and key fields too long for any line are cut to `KEY_LIMIT`
-    characters with the event flagged `traceTrimmed`.
-    """
-    if not isinstance(data, Mapping):
-        base: dict[str, Any] = {"traceUnreadable": True}
-    else:
-        base = _clean(data, 0)
-    content = {k: base.pop(k) for k in list(base) if k in CONTENT_FIELDS}
-    is_bash = base.get("toolName") == "bash" or base.get("name") == "bash"
-    if "result" in content and content["result"] is not None:
-        content["result"] = _result_text(content["result"], is_bash)
-    if "error" in content and "result" in content and content["error"] == content["result"]:
-        del content["error"]
-    for key, value in content.items():
-        if isinstance(value, str):
-            base.setdefault(f"{key}Chars", len(value))
-    keys = (turn, session, source, kind, name)
-    head = {"ts": _text(ts)} | {
-        f: "" if v is None else _text(v) for f, v in zip(_KEY_FIELDS, keys, strict=True)
-    }
-    is_bash = base.get("toolName") == "bash" or base.get("name") == "bash"
-    encoded = _fit(head, base, content, is_bash, capture_content)
-    if encoded is not None:
-        return encoded
-    # The key fields alone are too long for a line: cut them and say so.
-    cut = {f: v if len(v) <= KEY_LIMIT else v[:KEY_LIMIT] + TRUNCATED for f, v in head.items()}
-    trimmed = base | {"traceTrimmed": True}
-    # Six fields of at most KEY_LIMIT characters and `{"traceTrimmed":true}` always fit.
-    return _fit(cut, trimmed, content, is_bash, capture_content) or (
-        orjson.dumps(cut | {"data": {"traceTrimmed": True}}) + b"\n"
-    )
-
-
-def _fit(
-    head: dict[str, str],
-    base: dict[str, Any],
-    content: dict[str, Any],
-    is_bash: bool,
-    capture_content: bool,
-) -> bytes | None:
-    """The first line that fits: content whole, cut to 2,000, dropped, then only short sizes."""
-
-    def line(payload: dict[str, Any]) -> bytes | None:
-        encoded = orjson.dumps(head | {"data": payload}) + b"\n"
-        return encoded if len(encoded) <= LINE_LIMIT else None
-
-    if capture_content:
-        encoded = line(base | _content(content, is_bash, CONTENT_LIMIT, rebuild=False))
-        encoded = encoded or line(base | _content(content, is_bash, REBUILD_LIMIT, rebuild=True))
-        encoded = encoded or line(base | {"traceTrimmed": True})
-    else:
-        encoded = line(base)
-    if encoded is not None:
-        return encoded
-    # Only names, timings and sizes left and still too long: keep the short ones.
-    small = {k: v for k, v in base.items() if not isinstance(v, list | dict) and len(str(v)) <= 200}
-    return line(small | {"traceTrimmed": True}) or line({"traceTrimmed": True})
 
 
 def capture_content_setting(data_dir: str | os.PathLike[str]) -> bool:
