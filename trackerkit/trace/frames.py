@@ -9,8 +9,8 @@ has a `turn_name` column or `names` is given).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import pandas as pd
 
@@ -18,7 +18,7 @@ from trackerkit.trace._columns import SKIPPED, ColumnSpec, extract
 from trackerkit.trace._turn_table import known_cost
 from trackerkit.trace.event_data import key_part, qualified, readable, require_data
 from trackerkit.trace.failure import error_of, failure_of
-from trackerkit.trace.turns import assign_turns
+from trackerkit.trace.turns import names_for
 
 __all__ = [
     "DELIVERY_COLUMNS",
@@ -136,12 +136,15 @@ MARKER_COLUMNS: list[ColumnSpec] = [
 ]
 """One row per writer's mark in an event (TC-7)."""
 
+_Names: TypeAlias = pd.Series | Sequence[str | None] | None
+"""`names=` of each table: a Series pairs with the events by index label, a list by position."""
+
 _VALUE_MARKS = {"…[deep]": "deep", "…[unreadable]": "unreadable"}
 _TRUNCATED = "…[truncated]"
 
 
 def _records(
-    events: pd.DataFrame, names: pd.Series | None, wanted: set[str], what: str
+    events: pd.DataFrame, names: _Names, wanted: set[str], what: str
 ) -> Iterator[dict[str, Any]]:
     """The events named in `wanted` as plain dicts with their `turn_name`, in `ts` order.
 
@@ -150,11 +153,7 @@ def _records(
     """
     require_data(events, what)
     events = qualified(events)
-    turn_names = (
-        names
-        if names is not None
-        else (events["turn_name"] if "turn_name" in events.columns else assign_turns(events))
-    )
+    turn_names = names_for(events, names, what)
     mask = events["name"].astype(str).isin(wanted).to_numpy()
     picked = readable(events[mask], what).copy()
     picked["turn_name"] = turn_names[mask].to_numpy()
@@ -175,7 +174,7 @@ def _step_key(rec: Mapping[str, Any]) -> tuple[Any, ...]:
     return (rec["turn_name"], rec["session"], rec["turn"], key_part(rec["data"].get("stepIndex")))
 
 
-def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def steps(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per step, completed or failed, with its usage (columns `STEP_COLUMNS`).
 
     `error_class` and `error`: a failed step's code and message; for a completed step, the
@@ -219,7 +218,7 @@ def steps(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
     return frame
 
 
-def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def tool_calls(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per tool call: the request's args paired with the result by callId (TC-15, TC-16).
 
     A result without a request and a request without a result (still running, cancelled)
@@ -273,7 +272,7 @@ def tool_calls(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
     return extract(rows, TOOL_CALL_COLUMNS)
 
 
-def deliveries(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def deliveries(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per `gate.outbound` with the `outbox.*` that followed it, if any (TC-17).
 
     Within one turn (or, outside turns, one session and source) an outbox row pairs with
@@ -303,7 +302,7 @@ def deliveries(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataF
     return extract(rows, DELIVERY_COLUMNS)
 
 
-def gates(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def gates(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per gate verdict, inbound, web and outbound (columns `GATE_COLUMNS`)."""
     records = []
     for rec in _records(events, names, {"gate.inbound", "gate.web", "gate.outbound"}, "gates"):
@@ -332,7 +331,7 @@ def _marks(value: Any, path: str) -> Iterator[tuple[str, str, str | None]]:
             yield from _marks(item, f"{path}[{position}]")
 
 
-def markers(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def markers(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per writer's mark: `traceTrimmed`, `traceUnreadable` and the value marks (TC-7)."""
     rows = []
     for rec in _records(events, names, set(events["name"].astype(str).unique()), "markers"):

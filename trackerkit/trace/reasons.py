@@ -8,7 +8,7 @@ frame takes its `error_class` and `error` from, with that event's `data` for a c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import PurePath
 from typing import Any, Literal
 
@@ -19,7 +19,7 @@ from trackerkit.line import md_text
 from trackerkit.trace._columns import ColumnSpec, empty_frame
 from trackerkit.trace.event_data import plain_data, readable
 from trackerkit.trace.failure import error_of
-from trackerkit.trace.turns import turn_events
+from trackerkit.trace.turns import names_for, turn_events
 
 __all__ = [
     "FAILURE_COLUMNS",
@@ -98,7 +98,9 @@ def filter_turns(turns: pd.DataFrame, show: str) -> pd.DataFrame:
     raise BadRequestError(f"{show!r} is not a turn filter; use one of {', '.join(TURN_FILTERS)}.")
 
 
-def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> pd.DataFrame:
+def turn_failures(
+    events: pd.DataFrame, name: str, names: pd.Series | Sequence[str | None] | None = None
+) -> pd.DataFrame:
     """Every event of one turn that records a failure, in `ts` order (columns `FAILURE_COLUMNS`).
 
     Failed tool calls, failed steps and the turn's own failure each give a row with the class
@@ -108,11 +110,15 @@ def turn_failures(events: pd.DataFrame, name: str, names: pd.Series | None = Non
     Args:
         events: an events frame from `read_trace`.
         name: the turn's name (`session/turn`), as in `assemble_turns`.
-        names: the turn names from `assign_turns`, when already computed.
+        names: the turn names from `assign_turns`, when already computed: a Series pairs with
+            the events by index label, a list by position.
 
     Raises:
+        BadRequestError: `names` does not pair with the events.
         NotFoundError: no turn has that name.
     """
+    if names is not None:
+        names = names_for(events, names, "turn_failures")
     picked = turn_events(readable(events, "turn_failures"), name, names)
     rows: list[dict[str, Any]] = []
     for position, (event, data) in enumerate(

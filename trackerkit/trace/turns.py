@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -219,15 +219,52 @@ def _orphans(events: pd.DataFrame, plan: _Plan) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def _names_of(events: pd.DataFrame, names: pd.Series | None) -> pd.Series:
-    if names is not None:
-        return names
-    if "turn_name" in events.columns:
-        return events["turn_name"]
-    return assign_turns(events)
+def names_for(events: pd.DataFrame, names: Any, what: str) -> pd.Series:
+    """Every event's turn name as a Series on `events.index`: `names` as given, paired the pandas way.
+
+    A Series is aligned by index label (sorting or filtering the events after `assign_turns`
+    keeps each row's name): an index equal to the events' is used as is, a unique one that
+    holds every event's label is reindexed, anything else is refused. A list or array pairs by
+    position and must have one name a row. None: the frame's `turn_name` column, else
+    `assign_turns(events)`.
+
+    Raises:
+        BadRequestError: the names cannot be paired with the events (`what` names the call).
+    """
+    if names is None:
+        if "turn_name" in events.columns:
+            return events["turn_name"]
+        return assign_turns(events)
+    if isinstance(names, pd.Series):
+        if names.index.equals(events.index):
+            return names
+        missing = int((~events.index.isin(names.index)).sum())
+        if names.index.is_unique and events.index.is_unique and not missing:
+            return names.reindex(events.index)
+        why = (
+            f"{missing} of the {len(events)} events' index labels are not in its index"
+            if missing
+            else "index labels repeat, so they do not tell the rows apart"
+        )
+        raise BadRequestError(
+            f"{what}: names= is a Series paired with the events by index label, and {why}; "
+            "compute assign_turns on the frame you pass (or pass names in its row order as "
+            "a list)."
+        )
+    values = np.asarray(names, dtype=object)
+    if values.ndim != 1 or len(values) != len(events):
+        count = len(values) if values.ndim == 1 else values.size
+        raise BadRequestError(
+            f"{what}: names= gives {count} names for {len(events)} events; a list or array "
+            "pairs with the events by position, one name a row: compute assign_turns on the "
+            "frame you pass."
+        )
+    return pd.Series(values, index=events.index, dtype=object, name="turn_name")
 
 
-def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.DataFrame:
+def assemble_turns(
+    events: pd.DataFrame, names: pd.Series | Sequence[str | None] | None = None
+) -> pd.DataFrame:
     """One row per turn (columns `TURN_COLUMNS`, each documented there), oldest first.
 
     * `day`: the day file of the turn's first event (TC-2), so per-day totals follow the files
@@ -246,10 +283,12 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
 
     Args:
         events: an events frame from `read_trace`.
-        names: the turn names from `assign_turns`, when already computed.
+        names: the turn names from `assign_turns`, when already computed: a Series pairs with
+            the events by index label, a list by position (`names_for`).
 
     Raises:
-        BadRequestError: the events have no `data` column (read with data="none").
+        BadRequestError: the events have no `data` column (read with data="none"), or `names`
+            does not pair with them.
     """
     events = readable(events, "assemble_turns")
     if events.empty:
@@ -257,7 +296,8 @@ def assemble_turns(events: pd.DataFrame, names: pd.Series | None = None) -> pd.D
     if names is None:
         plan = _Plan(events)
         return build(events, plan.codes, plan.labels, plan.chats, plan.chat_turns)
-    found, uniques = pd.factorize(pd.Series(names, dtype=object), use_na_sentinel=True)
+    aligned = names_for(events, names, "assemble_turns")
+    found, uniques = pd.factorize(aligned.astype(object), use_na_sentinel=True)
     codes = np.asarray(found, dtype=np.int64)
     labels = [str(u) for u in uniques]
     bound = (events["name"] == "turn.bound").to_numpy(dtype=bool) & (codes >= 0)
@@ -305,10 +345,12 @@ def resolve_turn(turns: pd.DataFrame, ref: str) -> str:
     return str(matches.sort_values("start", kind="stable")["name"].iloc[-1])
 
 
-def turn_events(events: pd.DataFrame, name: str, names: pd.Series | None = None) -> pd.DataFrame:
+def turn_events(
+    events: pd.DataFrame, name: str, names: pd.Series | Sequence[str | None] | None = None
+) -> pd.DataFrame:
     """One turn's events in `ts` order with a `turn_name` column; a bare `turn_N` means the newest,
     and a bare `turn_N#node` the newest that ran that subagent."""
-    turn_names = _names_of(events, names)
+    turn_names = names_for(events, names, "turn_events")
     if "/" not in name:
         starts = events["ts"].groupby(turn_names).min()
         if "#" in name:  # `turn_3#planner`: the turns that ran that subagent (TC-22)

@@ -1,0 +1,88 @@
+"""An analyst's trial on days from their own generator (ana4): `names=` paired with the events
+by index label, a sessionless `turn_N` row written as its turn begins, a retried step's own
+tool failures, day files where no turn began, and counts in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from trackerkit.errors import BadRequestError
+from trackerkit.trace import (
+    assemble_turns,
+    assign_turns,
+    read_trace,
+    steps,
+    tool_calls,
+    turn_events,
+    turn_failures,
+)
+
+DAYS = Path(__file__).parent / "days"
+
+
+@pytest.fixture
+def events() -> pd.DataFrame:
+    """Two chat turns (wrun_A, wrun_B) with sessionless rows (TC-9)."""
+    read, errors = read_trace(DAYS / "tc09")
+    assert errors == []
+    return read
+
+
+def _turns(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values("name").reset_index(drop=True)
+
+
+class TestNamesByIndex:
+    def test_a_reordered_frame_gives_the_same_turns(self, events: pd.DataFrame) -> None:
+        """Names from `assign_turns` pair with the rows by index label, as pandas aligns them."""
+        names = assign_turns(events)
+        shuffled = events.sort_values(["session", "ts"], ascending=[False, False])
+        expected = _turns(assemble_turns(events))
+        pd.testing.assert_frame_equal(_turns(assemble_turns(shuffled, names)), expected)
+        by_label = steps(shuffled, names)
+        assert list(by_label["turn_name"]) == list(steps(events)["turn_name"])
+        calls = tool_calls(shuffled, names)
+        pd.testing.assert_frame_equal(calls, tool_calls(events))
+        own = turn_events(shuffled, "wrun_A/turn_0", names)
+        assert list(own["line"]) == list(turn_events(events, "wrun_A/turn_0")["line"])
+        failures = turn_failures(shuffled, "wrun_A/turn_0", names)
+        pd.testing.assert_frame_equal(failures, turn_failures(events, "wrun_A/turn_0"))
+
+    def test_a_subset_takes_its_own_rows_names(self, events: pd.DataFrame) -> None:
+        """A filtered frame with the whole frame's names: each kept row keeps its own name."""
+        names = assign_turns(events)
+        subset = events[events["session"] != "wrun_B"]
+        turns = assemble_turns(subset, names)
+        assert list(turns["name"]) == ["wrun_A/turn_0", "wrun_B/turn_0"]
+        assert list(turns["events"]) == [10, 2]  # wrun_B keeps its rows without its session
+
+    @pytest.mark.parametrize(
+        "call",
+        [
+            pytest.param(lambda e, n: assemble_turns(e, n), id="assemble_turns"),
+            pytest.param(lambda e, n: steps(e, n), id="steps"),
+            pytest.param(lambda e, n: tool_calls(e, n), id="tool_calls"),
+            pytest.param(lambda e, n: turn_events(e, "wrun_A/turn_0", n), id="turn_events"),
+            pytest.param(lambda e, n: turn_failures(e, "wrun_A/turn_0", n), id="turn_failures"),
+        ],
+    )
+    def test_names_of_another_frame_are_refused(self, events: pd.DataFrame, call: object) -> None:
+        """A Series whose index lacks some events' labels is refused in words, not misread."""
+        names = assign_turns(events.reset_index(drop=True).iloc[:5])
+        shifted = events.set_axis(events.index + 100)
+        with pytest.raises(BadRequestError, match="assign_turns on the frame you pass"):
+            call(shifted, names)  # type: ignore[operator]
+
+    def test_a_list_is_positional_and_must_fit(self, events: pd.DataFrame) -> None:
+        """A plain list pairs by position; another length is refused, never a numpy error."""
+        names = list(assign_turns(events))
+        turns = assemble_turns(events, names)  # type: ignore[arg-type]
+        pd.testing.assert_frame_equal(turns, assemble_turns(events))
+        with pytest.raises(BadRequestError, match=f"{len(events) - 1} names for {len(events)}"):
+            assemble_turns(events, np.asarray(names[:-1], dtype=object))  # type: ignore[arg-type]
+        with pytest.raises(BadRequestError, match="names"):
+            steps(events, names[:-1])  # type: ignore[arg-type]
