@@ -4,7 +4,9 @@ tool failures, day files where no turn began, and counts in words."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -86,3 +88,72 @@ class TestNamesByIndex:
             assemble_turns(events, np.asarray(names[:-1], dtype=object))  # type: ignore[arg-type]
         with pytest.raises(BadRequestError, match="names"):
             steps(events, names[:-1])  # type: ignore[arg-type]
+
+
+def _line(ts: str, turn: str, session: str, name: str, **data: Any) -> str:
+    kind, _, rest = name.partition(".")
+    event = {"ts": ts, "turn": turn, "session": session, "source": "http", "kind": kind}
+    event |= {"name": rest, "data": data}
+    return json.dumps(event, separators=(",", ":"))
+
+
+def _day(folder: Path, day: str, lines: list[str]) -> Path:
+    (folder / f"{day}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return folder
+
+
+class TestSessionlessTurnRow:
+    def test_a_row_written_as_its_turn_begins_joins_that_turn(self, tmp_path: Path) -> None:
+        """TC-9: a context.parts row 4 ms before wrun_Y's first event joins wrun_Y/turn_0, not
+        the turn_0 of another session that ended two hours before."""
+        folder = _day(
+            tmp_path,
+            "2026-12-04",
+            [
+                _line("2026-12-04T10:00:00.000Z", "turn_0", "wrun_X", "eve.turn.started"),
+                _line("2026-12-04T10:00:05.000Z", "turn_0", "wrun_X", "eve.turn.completed"),
+                _line("2026-12-04T12:00:00.000Z", "turn_0", "", "context.parts", core=1),
+                _line("2026-12-04T12:00:00.004Z", "turn_0", "wrun_Y", "eve.turn.started"),
+                _line("2026-12-04T12:00:03.000Z", "turn_0", "wrun_Y", "eve.turn.completed"),
+            ],
+        )
+        events, _ = read_trace(folder)
+        assert list(assign_turns(events))[2] == "wrun_Y/turn_0"
+        turns = assemble_turns(events).set_index("name")
+        assert turns.loc["wrun_X/turn_0", "duration"] == pd.Timedelta("5s")
+        assert list(turns["events"]) == [2, 3]
+
+    @pytest.mark.parametrize(
+        ("ts", "expected"),
+        [
+            pytest.param("10:30:00", "wrun_L/turn_0", id="inside-two-spans-the-latest-started"),
+            pytest.param("11:30:00", "wrun_L/turn_0", id="inside-one-span"),
+            pytest.param("12:10:00", "wrun_L/turn_0", id="nearer-the-end-before"),
+            pytest.param("12:50:00", "wrun_M/turn_0", id="nearer-the-start-after"),
+            pytest.param("12:30:00", "wrun_M/turn_0", id="a-tie-the-later-turn"),
+            pytest.param("09:00:00", "wrun_K/turn_0", id="before-every-turn"),
+            pytest.param("15:00:00", "wrun_M/turn_0", id="after-every-turn"),
+        ],
+    )
+    def test_the_turn_whose_span_holds_it_else_the_nearest(
+        self, tmp_path: Path, ts: str, expected: str
+    ) -> None:
+        """TC-9: among the turns with that number, one whose span holds the row (the latest
+        started), else the nearest by time; on a tie the later turn."""
+        at = "2026-12-04T{}.000Z".format
+        folder = _day(
+            tmp_path,
+            "2026-12-04",
+            [
+                _line(at("10:00:00"), "turn_0", "wrun_K", "eve.turn.started"),
+                _line(at("11:00:00"), "turn_0", "wrun_K", "eve.turn.completed"),
+                _line(at("10:15:00"), "turn_0", "wrun_L", "eve.turn.started"),
+                _line(at("12:00:00"), "turn_0", "wrun_L", "eve.turn.completed"),
+                _line(at("13:00:00"), "turn_0", "wrun_M", "eve.turn.started"),
+                _line(at("14:00:00"), "turn_0", "wrun_M", "eve.turn.completed"),
+                _line(at(ts), "turn_0", "", "context.parts", core=1),
+            ],
+        )
+        events, _ = read_trace(folder)
+        names = assign_turns(events)
+        assert names[(events["session"] == "").to_numpy()].tolist() == [expected]

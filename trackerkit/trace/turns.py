@@ -5,8 +5,13 @@ rows that carry both (TC-10); a subagent's `turn_3#node` belongs to `turn_3` (TC
 It is a chat turn when a `turn.bound` row names it; then every row whose `turn` is the bound
 `data.updateKey` joins it too (TC-9). The other rows join by time:
 
-* `turn_N` without a session: the latest turn with that number (by start, at or before the
-  row; the earliest one if none had started yet) (TC-9);
+* `turn_N` without a session (TC-9, "the latest turn with that turn_N"): the turn with that
+  number whose span (first to last event) holds the row, the latest started if several; else
+  the nearest by time (the gap to a turn's end for a turn before the row, to its start for one
+  after it; on a tie the later turn). Not simply the latest begun at or before the row: such a
+  row (`context.parts`) is written as its turn begins, sometimes a moment before the turn's
+  first logged event, and eve restarts `turn_0` in every session, so that would hand it to
+  another session's `turn_0` that ended hours before;
 * no turn key but a session (a night send's `gate.outbound` and `outbox.*`): the latest turn
   of that session that started at or before the row (TC-11);
 * `source` is never part of any key (TC-12).
@@ -19,6 +24,7 @@ update keys never bound, keyless rows without a session (Watch, Brief, Insight p
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -128,32 +134,74 @@ class _Plan:
         if not rows:
             return
         known = self.codes >= 0
-        starts = pd.Series(self.ts[known]).groupby(self.codes[known]).min()
+        stamps = pd.Series(self.ts[known]).groupby(self.codes[known])
+        starts, ends = stamps.min(), stamps.max()
         by_session: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        by_base: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for code, start in zip(starts.index.tolist(), starts.tolist(), strict=True):
+        by_base: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
+        for code, start, end in zip(
+            starts.index.tolist(), starts.tolist(), ends.tolist(), strict=True
+        ):
             session, turn = self.labels[code].rsplit("/", 1)
             by_session[session].append((start, code))
-            by_base[turn].append((start, code))
-        for table in (*by_session.values(), *by_base.values()):
+            by_base[turn].append((start, end, code))
+        for table in by_session.values():
             table.sort()
+        numbered: dict[str, list[int]] = defaultdict(list)
         for row in rows:
             turn, session = self._keys(row)
-            ts = int(self.ts[row])
             if not turn and session:  # TC-11
                 table = by_session.get(session, [])
-                at = bisect.bisect_right(table, (ts, len(self.labels)))
+                at = bisect.bisect_right(table, (int(self.ts[row]), len(self.labels)))
                 if at:
                     self.codes[row] = table[at - 1][1]
                 else:
                     self.reasons[row] = "no turn of its session started before it (TC-11)"
             elif turn:  # TC-9: turn_N without a session
-                table = by_base.get(_base(turn), [])
-                at = bisect.bisect_right(table, (ts, len(self.labels)))
-                if table:
-                    self.codes[row] = table[at - 1][1] if at else table[0][1]
-                else:
-                    self.reasons[row] = f"no turn is numbered {_base(turn)} (TC-9)"
+                numbered[_base(turn)].append(row)
+        for base, placed in numbered.items():
+            if base in by_base:
+                self._place_numbered(placed, sorted(by_base[base]))
+            else:
+                for row in placed:
+                    self.reasons[row] = f"no turn is numbered {base} (TC-9)"
+
+    def _place_numbered(self, rows: list[int], spans: list[tuple[int, int, int]]) -> None:
+        """TC-9: each row to the turn whose span (first to last event) holds it, the latest
+        started if several; else the nearest turn by time (the gap to the end of a turn before
+        it, to the start of one after it; on a tie the later turn).
+
+        One sweep in `ts` order: the turns begun by a row's time wait in a heap, latest start
+        on top, and a turn ended before that time leaves it for good.
+        """
+        starts = [start for start, _, _ in spans]
+        latest_end: list[tuple[int, int]] = []  # of spans[:i + 1]: the latest end, its turn
+        for number, (_, end, code) in enumerate(spans):
+            if not latest_end or end >= latest_end[-1][0]:
+                latest_end.append((end, code))
+            else:
+                latest_end.append(latest_end[number - 1])
+        begun: list[tuple[int, int, int, int]] = []  # (-start, -position, end, code)
+        taken = 0
+        for row in sorted(rows, key=lambda r: int(self.ts[r])):
+            ts = int(self.ts[row])
+            while taken < len(spans) and spans[taken][0] <= ts:
+                start, end, code = spans[taken]
+                heapq.heappush(begun, (-start, -taken, end, code))
+                taken += 1
+            while begun and begun[0][2] < ts:
+                heapq.heappop(begun)
+            if begun:
+                self.codes[row] = begun[0][3]
+                continue
+            after = bisect.bisect_right(starts, ts)
+            if not after:  # before every turn: the first begun (the later of equal starts)
+                self.codes[row] = spans[bisect.bisect_right(starts, starts[0]) - 1][2]
+            elif after == len(spans):
+                self.codes[row] = latest_end[-1][1]
+            else:
+                end, code = latest_end[after - 1]
+                following = bisect.bisect_right(starts, starts[after]) - 1  # last of equal starts
+                self.codes[row] = code if ts - end < starts[after] - ts else spans[following][2]
 
     @property
     def names(self) -> np.ndarray[Any, Any]:
