@@ -157,3 +157,90 @@ class TestSessionlessTurnRow:
         events, _ = read_trace(folder)
         names = assign_turns(events)
         assert names[(events["session"] == "").to_numpy()].tolist() == [expected]
+
+
+class TestRetriedStep:
+    def test_a_retried_step_keeps_only_its_own_tool_failures(self, tmp_path: Path) -> None:
+        """Step 0's first attempt's call times out; the retried step 0 (same stepIndex) whose
+        call succeeds has no error: a tool result belongs to the attempt before it in ts."""
+        at = "2026-12-06T10:00:{:02d}.000Z".format
+        usage = {"in": 10, "out": 1, "costUsd": 0.1}
+        call = {"kind": "tool", "callId": "c1", "toolName": "web_fetch"}
+        folder = _day(
+            tmp_path,
+            "2026-12-06",
+            [
+                _line(at(0), "turn_0", "wrun_R2", "eve.turn.started"),
+                _line(at(1), "turn_0", "wrun_R2", "eve.step.started", stepIndex=0),
+                _line(at(2), "turn_0", "wrun_R2", "eve.step.completed", stepIndex=0, usage=usage),
+                _line(
+                    at(3), "turn_0", "wrun_R2", "eve.actions.requested", stepIndex=0, actions=[call]
+                ),
+                _line(
+                    at(8),
+                    "turn_0",
+                    "wrun_R2",
+                    "eve.action.result",
+                    stepIndex=0,
+                    status="timeout",
+                    callId="c1",
+                    isError=False,
+                    failure="timeout",
+                    result="{}",
+                ),
+                _line(at(9), "turn_0", "wrun_R2", "eve.step.failed", stepIndex=1, code="E_TOOL"),
+                _line(at(10), "turn_0", "wrun_R2", "eve.step.started", stepIndex=0),
+                _line(at(11), "turn_0", "wrun_R2", "eve.step.completed", stepIndex=0, usage=usage),
+                _line(
+                    at(12),
+                    "turn_0",
+                    "wrun_R2",
+                    "eve.actions.requested",
+                    stepIndex=0,
+                    actions=[call],
+                ),
+                _line(
+                    at(13),
+                    "turn_0",
+                    "wrun_R2",
+                    "eve.action.result",
+                    stepIndex=0,
+                    status="done",
+                    callId="c1",
+                    isError=False,
+                    result='{"ok":true}',
+                ),
+                _line(at(15), "turn_0", "wrun_R2", "eve.turn.completed"),
+            ],
+        )
+        events, _ = read_trace(folder)
+        table = steps(events)
+        assert list(table["step"]) == [0, 1, 0]
+        assert list(table["error_class"].fillna("")) == ["timeout", "E_TOOL", ""]
+
+    def test_a_result_inside_an_attempt_belongs_to_it(self, tmp_path: Path) -> None:
+        """A tool result between a step.started and its step.completed is that attempt's, and
+        one of an attempt that never completed is no earlier attempt's."""
+        at = "2026-12-06T10:00:{:02d}.000Z".format
+
+        def failed(second: int, call_id: str) -> str:
+            return _line(
+                at(second), "turn_0", "wrun_R", "eve.action.result", stepIndex=0,
+                callId=call_id, isError=True, failure="isError", result="no",
+            )  # fmt: skip
+
+        folder = _day(
+            tmp_path,
+            "2026-12-06",
+            [
+                _line(at(0), "turn_0", "wrun_R", "eve.step.started", stepIndex=0),
+                _line(at(1), "turn_0", "wrun_R", "eve.step.completed", stepIndex=0),
+                _line(at(2), "turn_0", "wrun_R", "eve.step.started", stepIndex=0),
+                failed(3, "c2"),
+                _line(at(4), "turn_0", "wrun_R", "eve.step.completed", stepIndex=0),
+                _line(at(5), "turn_0", "wrun_R", "eve.step.started", stepIndex=0),
+                failed(6, "c3"),
+            ],
+        )
+        events, _ = read_trace(folder)
+        assert list(steps(events)["error_class"].fillna("")) == ["", "isError"]

@@ -174,12 +174,41 @@ def _step_key(rec: Mapping[str, Any]) -> tuple[Any, ...]:
     return (rec["turn_name"], rec["session"], rec["turn"], key_part(rec["data"].get("stepIndex")))
 
 
+def _tool_errors(records: list[dict[str, Any]]) -> dict[int, tuple[str, str | None]]:
+    """Each step attempt's first failed tool call (its class and message), by the `id` of the
+    attempt's step row among `records` (in `ts` order).
+
+    A stepIndex may run more than once (a retry), so a tool result belongs to the attempt of
+    its step (same turn and stepIndex) that the step rows before it say is running: after a
+    step.completed or step.failed, that attempt (the calls a step asks for come after it);
+    after a step.started, or before any step row, the attempt that completes next.
+    """
+    current: dict[tuple[Any, ...], dict[str, Any]] = {}
+    waiting: dict[tuple[Any, ...], list[tuple[str, str | None]]] = defaultdict(list)
+    errors: dict[int, tuple[str, str | None]] = {}
+    for rec in records:
+        key = _step_key(rec)
+        if rec["name"] == "eve.step.started":
+            current.pop(key, None)
+        elif rec["name"] in ("eve.step.completed", "eve.step.failed"):
+            current[key] = rec
+            for error in waiting.pop(key, []):
+                errors.setdefault(id(rec), error)
+        elif (error := error_of(rec["name"], rec["data"])) is not None:
+            if key in current:
+                errors.setdefault(id(current[key]), error)
+            else:
+                waiting[key].append(error)
+    return errors
+
+
 def steps(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     """One row per step, completed or failed, with its usage (columns `STEP_COLUMNS`).
 
     `error_class` and `error`: a failed step's code and message; for a completed step, the
-    first failed tool call of that step (same turn and `stepIndex`): its class (TC-16) and the
-    message it gave. Both are None for a step without a failure.
+    first failed tool call of that step (same turn and `stepIndex`; of this attempt when the
+    step was retried, `_tool_errors`): its class (TC-16) and the message it gave. Both are None
+    for a step without a failure.
 
     `cost_usd` is known as the turns frame knows it (`known_cost`): a negative, infinite or
     larger than 1,000,000 `costUsd` is none, counted in `attrs["skipped"]`. The turns and
@@ -187,18 +216,13 @@ def steps(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
     completed rows' `cost_usd` and usage sum to their totals; a failed step's usage, when a
     writer gives one, is shown as written and left out of them.
     """
-    wanted = {"eve.step.completed", "eve.step.failed", "eve.action.result"}
+    wanted = {"eve.step.started", "eve.step.completed", "eve.step.failed", "eve.action.result"}
     records = list(_records(events, names, wanted, "steps"))
-    tools: dict[tuple[Any, ...], tuple[str, str | None]] = {}
-    for rec in records:
-        if rec["name"] == "eve.action.result":
-            error = error_of(rec["name"], rec["data"])
-            if error is not None:
-                tools.setdefault(_step_key(rec), error)
+    tools = _tool_errors(records)
     rows = []
     odd_costs = 0
     for rec in records:
-        if rec["name"] == "eve.action.result":
+        if rec["name"] not in ("eve.step.completed", "eve.step.failed"):
             continue
         usage = rec["data"].get("usage")
         cost = usage.get("costUsd") if isinstance(usage, Mapping) else None
@@ -207,7 +231,7 @@ def steps(events: pd.DataFrame, names: _Names = None) -> pd.DataFrame:
             cost = None
         rec["cost_usd"] = cost
         failed = rec["name"] == "eve.step.failed"
-        error = error_of(rec["name"], rec["data"]) if failed else tools.get(_step_key(rec))
+        error = error_of(rec["name"], rec["data"]) if failed else tools.get(id(rec))
         rec["outcome"] = "failed" if failed else "completed"
         rec["error_class"], rec["error"] = error if error is not None else (None, None)
         rows.append(rec)
