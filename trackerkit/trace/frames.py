@@ -192,8 +192,8 @@ def _tool_errors(records: list[dict[str, Any]]) -> dict[int, tuple[str, str | No
             current.pop(key, None)
         elif rec["name"] in ("eve.step.completed", "eve.step.failed"):
             current[key] = rec
-            for error in waiting.pop(key, []):
-                errors.setdefault(id(rec), error)
+            for earlier in waiting.pop(key, []):
+                errors.setdefault(id(rec), earlier)
         elif (error := error_of(rec["name"], rec["data"])) is not None:
             if key in current:
                 errors.setdefault(id(current[key]), error)
