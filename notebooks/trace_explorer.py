@@ -411,13 +411,14 @@ def _():
 
 
 @app.cell
-def _(names, turn_rows, turns):
+def _(day_pick, names, turn_rows, turns):
     # The counts, the cost and the table per day come first, each figure after in a cell of its
-    # own (drawn).
+    # own (drawn). Every day picked has its row, 0 turns where none began (its file may hold
+    # only the end of the day before's turns, or Watch, Brief and Insight sends).
     try:
         step_table = steps(turn_rows, names)
         call_table = tool_calls(turn_rows, names)
-        per_day = costs_by_day(turns)
+        per_day = costs_by_day(turns, day_pick.value)
     except Exception as _error:
         mo.stop(True, trouble("Could not sum up the days", _error))
     # Each turn counts on the day file of its first event (where it began), events after
@@ -450,14 +451,14 @@ def _(names, turn_rows, turns):
 
 
 @app.cell
-def _(turns):
-    drawn("the cost per day", lambda: daily_costs(turns))
+def _(day_pick, turns):
+    drawn("the cost per day", lambda: daily_costs(turns, day_pick.value))
     return
 
 
 @app.cell
-def _(turns):
-    drawn("the tokens per day", lambda: daily_usage(turns))
+def _(day_pick, turns):
+    drawn("the tokens per day", lambda: daily_usage(turns, day_pick.value))
     return
 
 

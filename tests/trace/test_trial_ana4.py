@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
+from loaded import load_module
 
 from trackerkit.errors import BadRequestError
 from trackerkit.trace import (
@@ -22,8 +24,11 @@ from trackerkit.trace import (
     turn_events,
     turn_failures,
 )
+from trackerkit.trace.costs import costs_by_day
+from trackerkit.trace.plots import daily_costs, daily_usage
 
 DAYS = Path(__file__).parent / "days"
+EXPLORER = Path(__file__).parents[2] / "notebooks" / "trace_explorer.py"
 
 
 @pytest.fixture
@@ -244,3 +249,54 @@ class TestRetriedStep:
         )
         events, _ = read_trace(folder)
         assert list(steps(events)["error_class"].fillna("")) == ["", "isError"]
+
+
+class TestDaysWithoutTurns:
+    @pytest.fixture
+    def folder(self, tmp_path: Path) -> Path:
+        """2026-12-08: one failed turn; 2026-12-09: one Insight send only (an orphan, TC-8)."""
+        trace = tmp_path / "data" / "trace"
+        trace.mkdir(parents=True)
+        _day(
+            trace,
+            "2026-12-08",
+            [
+                _line("2026-12-08T10:00:00.000Z", "turn_0", "wrun_N", "eve.turn.started"),
+                _line("2026-12-08T10:00:03.000Z", "turn_0", "wrun_N", "eve.turn.failed", code="E"),
+            ],
+        )
+        return _day(
+            trace, "2026-12-09", [_line("2026-12-09T11:00:00.000Z", "", "", "gate.outbound")]
+        )
+
+    def test_a_day_given_gets_a_row_of_zero_turns(self, folder: Path) -> None:
+        """costs_by_day(turns, days=...) has a row for every day named, 0 turns where none began."""
+        events, _ = read_trace(folder)
+        turns = assemble_turns(events)
+        assert list(costs_by_day(turns)["day"]) == ["2026-12-08"]
+        table = costs_by_day(turns, days=["2026-12-09", "2026-12-08"])
+        assert list(table["day"]) == ["2026-12-08", "2026-12-09"]
+        assert list(table["turns"]) == [1, 0]
+        assert list(table["failed_turns"]) == [1, 0]
+        assert table["unknown_share"].isna().all()  # no steps either day
+        assert list(costs_by_day(turns.iloc[:0], days=["2026-12-09"])["turns"]) == [0]
+
+    def test_the_per_day_figures_show_every_day_given(self, folder: Path) -> None:
+        """The cost and token bars have a bar for a day with no turn when its day is given."""
+        turns = assemble_turns(read_trace(folder)[0])
+        days = ["2026-12-08", "2026-12-09"]
+        assert list(daily_costs(turns, days=days).data[0].x) == days
+        assert list(daily_usage(turns, days=days).data[0].x) == days
+
+    def test_the_explorer_lists_every_day_picked(
+        self, folder: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The explorer's per-day table and figures have the Insight-only day, 0 turns."""
+        monkeypatch.setenv("TRACKERKIT_DATA", str(folder.parent))
+        outputs, defs = load_module(EXPLORER, "notebook_trace_explorer_ana4").app.run()
+        assert list(defs["per_day"]["day"]) == ["2026-12-08", "2026-12-09"]
+        assert list(defs["per_day"]["turns"]) == [1, 0]
+        figures = [o for o in outputs if isinstance(o, go.Figure)]
+        titles = ("Known cost per day", "Tokens per day")
+        bars = [list(f.data[0].x) for f in figures if f.layout.title.text.startswith(titles)]
+        assert bars == [["2026-12-08", "2026-12-09"]] * 2

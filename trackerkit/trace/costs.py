@@ -7,6 +7,8 @@ total is never silently short: `unknown_share` says how much of it is missing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 from trackerkit.trace._columns import ColumnSpec, empty_frame
@@ -38,27 +40,36 @@ COST_COLUMNS: list[ColumnSpec] = [
 """The columns of `costs_by_day`, in order."""
 
 
-def costs_by_day(turns: pd.DataFrame) -> pd.DataFrame:
-    """One row per day of the turns frame (its `day`, the day file of each turn's first event).
+def costs_by_day(turns: pd.DataFrame, days: Iterable[str] = ()) -> pd.DataFrame:
+    """One row per day of the turns frame (its `day`, the day file of each turn's first event),
+    and one per day in `days`: a day file where no turn began (only the end of the turns of the
+    day before, or Watch, Brief and Insight sends) is a row of 0 turns, not left out.
 
     Args:
         turns: a frame from `assemble_turns`.
+        days: the day files read (`YYYY-MM-DD`), each given a row even with no turn.
     """
     if turns.empty:
+        frame = empty_frame(COST_COLUMNS).drop(columns="unknown_share")
+    else:
+        frame = pd.DataFrame(
+            {
+                "day": turns["day"].fillna("").astype(str),
+                "turns": 1,
+                "failed_turns": (turns["status"] == "failed").astype("int64"),
+                "steps": turns["steps"].astype("int64"),
+                "steps_without_cost": turns["steps_without_cost"].astype("int64"),
+                "tokens_in": turns["tokens_in"].astype("int64"),
+                "tokens_out": turns["tokens_out"].astype("int64"),
+                "cost_usd": turns["cost_usd"].astype("float64"),
+            }
+        )
+    table = frame.groupby("day", sort=True).sum()
+    named = sorted(set(map(str, days)) | set(table.index))
+    if not named:
         return empty_frame(COST_COLUMNS)
-    frame = pd.DataFrame(
-        {
-            "day": turns["day"].fillna("").astype(str),
-            "turns": 1,
-            "failed_turns": (turns["status"] == "failed").astype("int64"),
-            "steps": turns["steps"].astype("int64"),
-            "steps_without_cost": turns["steps_without_cost"].astype("int64"),
-            "tokens_in": turns["tokens_in"].astype("int64"),
-            "tokens_out": turns["tokens_out"].astype("int64"),
-            "cost_usd": turns["cost_usd"].astype("float64"),
-        }
-    )
-    table = frame.groupby("day", sort=True).sum().reset_index()
+    table = table.reindex(named, fill_value=0).rename_axis("day").reset_index()
+    table = table.astype({spec.name: spec.dtype for spec in COST_COLUMNS[:-1]})
     steps = table["steps"].astype("Float64")
     table["unknown_share"] = (table["steps_without_cost"] / steps.where(steps > 0)).astype(
         "Float64"

@@ -6,7 +6,7 @@ times are drawn in UTC. No figure sets a width: each fills its container (`autos
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -405,9 +405,10 @@ def turn_durations(turns: pd.DataFrame) -> Figure:
     return figure
 
 
-def daily_costs(turns: pd.DataFrame) -> Figure:
-    """Known cost per day file as bars, each labelled with the share of steps without a cost."""
-    table = costs_by_day(turns)
+def daily_costs(turns: pd.DataFrame, days: Iterable[str] = ()) -> Figure:
+    """Known cost per day file as bars, each labelled with the share of steps without a cost;
+    every day in `days` (the day files read) has a bar, 0 where no turn began."""
+    table = costs_by_day(turns, days)
     labels = [
         "no steps"
         if pd.isna(share)
@@ -445,17 +446,18 @@ def daily_costs(turns: pd.DataFrame) -> Figure:
     return figure
 
 
-def daily_usage(turns: pd.DataFrame) -> Figure:
-    """Tokens in and out per day file, side by side, with each day's failed turns in the hover."""
-    table = costs_by_day(turns)
-    days = table["day"].replace("", "(no day)")
+def daily_usage(turns: pd.DataFrame, days: Iterable[str] = ()) -> Figure:
+    """Tokens in and out per day file, side by side, with each day's failed turns in the hover;
+    every day in `days` (the day files read) has its bars, 0 where no turn began."""
+    table = costs_by_day(turns, days)
+    shown = table["day"].replace("", "(no day)")
     hover = [
         f"{int(t)} turns, {int(f)} failed, {int(s)} steps"
         for t, f, s in zip(table["turns"], table["failed_turns"], table["steps"], strict=True)
     ]
     figure = go.Figure(
         [
-            go.Bar(x=days, y=table[column].astype(float), name=label, hovertext=hover)
+            go.Bar(x=shown, y=table[column].astype(float), name=label, hovertext=hover)
             for column, label in (("tokens_in", "tokens in"), ("tokens_out", "tokens out"))
         ]
     )
