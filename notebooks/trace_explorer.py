@@ -77,6 +77,13 @@ def drawn(what, draw):
 
 
 @app.function(hide_code=True)
+def counted(number, noun, nouns=None):
+    """`1 broken line`, `2 broken lines`: the number and its noun, plural (`nouns`, else the
+    noun with an s) unless the number is one."""
+    return f"{number:,} {noun if number == 1 else nouns or noun + 's'}"
+
+
+@app.function(hide_code=True)
 def titled_by_days(figure, days):
     """The per-day cumulative chart titled by the days it covers: one by its date, several as a span."""
     _days = sorted(days)
@@ -230,7 +237,7 @@ def _(day_pick, errors, events, turn_rows):
     # Turns past midnight take rows from the next day's file even when it is not picked.
     _beyond = int((~turn_rows["day"].astype(str).isin(day_pick.value)).sum())
     mo.md(
-        f"**{len(events):,} events** loaded"
+        f"**{counted(len(events), 'event')}** loaded"
         + (
             f" (and {_beyond:,} from a day not picked, of turns that run on past midnight: "
             "in the turns, steps and figures, not in the events table)"
@@ -239,7 +246,7 @@ def _(day_pick, errors, events, turn_rows):
         )
         + "; "
         + (
-            f"{len(errors)} broken lines: "
+            f"{counted(len(errors), 'broken line')}: "
             + "; ".join(
                 safe_md(f"`{e.file.split('/')[-1]}:{e.line}` {e.reason}") for e in errors[:8]
             )
@@ -328,10 +335,13 @@ def _(turn_show, turns):
         _rows = _rows.reset_index(drop=True)
     except Exception as _error:
         mo.stop(True, trouble("Could not filter the turns", _error))
+    # The filters' names are plural ("failed turns", "turns with failures"): one is said singular.
+    _one = {"failed turns": "failed turn", "turns with failures": "turn with failures"}
     _label = (
-        f"{len(turns)} turns"
+        counted(len(turns), "turn")
         if turn_show.value == "every turn"
-        else f"{len(shown_turns)} {turn_show.value} (of {len(turns)})"
+        else f"{counted(len(shown_turns), _one[turn_show.value], turn_show.value)} "
+        f"(of {len(turns)})"
     )
     turns_view = mo.ui.table(
         _rows, selection="single", page_size=8, label=_label, format_mapping={"cost_usd": "{:.6g}"}
@@ -434,11 +444,13 @@ def _(day_pick, names, turn_rows, turns):
         [
             mo.md(
                 # The turns' `steps` (and the cost below) count completed steps: say both.
-                f"{len(step_table)} steps ({int((step_table['outcome'] == 'completed').sum())} "
-                f"completed, {int((step_table['outcome'] == 'failed').sum())} failed) · "
-                f"{int(step_table['usage_in'].sum()):,} tokens in · "
+                f"{counted(len(step_table), 'step')} "
+                f"({int((step_table['outcome'] == 'completed').sum())} completed, "
+                f"{int((step_table['outcome'] == 'failed').sum())} failed) · "
+                f"{counted(int(step_table['usage_in'].sum()), 'token')} in · "
                 f"{int(step_table['usage_out'].sum()):,} out · "
-                f"{len(call_table)} tool calls, {int(call_table['failure'].notna().sum())} failed"
+                f"{counted(len(call_table), 'tool call')}, "
+                f"{int(call_table['failure'].notna().sum())} failed"
             ),
             mo.callout(
                 mo.md(f"**Cost:** {safe_md(cost_summary(turns))}"),

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 import pytest
 from loaded import load_module
 
+from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.trace import (
     assemble_turns,
@@ -24,7 +25,7 @@ from trackerkit.trace import (
     turn_events,
     turn_failures,
 )
-from trackerkit.trace.costs import costs_by_day
+from trackerkit.trace.costs import cost_summary, costs_by_day
 from trackerkit.trace.plots import daily_costs, daily_usage
 
 DAYS = Path(__file__).parent / "days"
@@ -300,3 +301,71 @@ class TestDaysWithoutTurns:
         titles = ("Known cost per day", "Tokens per day")
         bars = [list(f.data[0].x) for f in figures if f.layout.title.text.startswith(titles)]
         assert bars == [["2026-12-08", "2026-12-09"]] * 2
+
+
+class TestCountsInWords:
+    @pytest.fixture
+    def folder(self, tmp_path: Path) -> Path:
+        """One day: a turn of one failed step, a turn of one completed step that costs $1e-7 and
+        has one odd token count, and one broken line."""
+        trace = tmp_path / "data" / "trace"
+        trace.mkdir(parents=True)
+        usage = {"in": "many", "out": 1, "costUsd": 1e-7}
+        return _day(
+            trace,
+            "2026-12-10",
+            [
+                _line("2026-12-10T10:00:00.000Z", "turn_0", "wrun_F", "eve.turn.started"),
+                _line("2026-12-10T10:00:01.000Z", "turn_0", "wrun_F", "eve.step.failed", code="E"),
+                _line("2026-12-10T10:00:02.000Z", "turn_0", "wrun_F", "eve.turn.failed", code="E"),
+                _line("2026-12-10T11:00:00.000Z", "turn_0", "wrun_C", "eve.turn.started"),
+                _line(
+                    "2026-12-10T11:00:01.000Z",
+                    "turn_0",
+                    "wrun_C",
+                    "eve.step.completed",
+                    stepIndex=0,
+                    usage=usage,
+                ),
+                "{broken",
+            ],
+        )
+
+    def test_a_tiny_known_cost_is_not_rounded_to_nothing(self) -> None:
+        """A known cost under $0.0001 reads <$0.0001, not $0.0000; a cost of 0 stays $0.0000."""
+        turns = pd.DataFrame({"cost_usd": [1e-7], "steps": [1], "steps_without_cost": [0]})
+        assert cost_summary(turns).startswith("<$0.0001 over 1 of 1 steps;")
+        assert cost_summary(turns.assign(cost_usd=0.0)).startswith("$0.0000 over")
+
+    def test_the_trace_cli_says_one_in_the_singular(
+        self, folder: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`trace turns` says 1 odd value, `trace show` 1 event."""
+        assert main(["trace", "turns", "2026-12-10", "--dir", str(folder)]) == 0
+        out = capsys.readouterr().out
+        assert "1 odd value in data read as missing (data.usage.in 1)." in out
+        assert "cost: <$0.0001 over 1 of 1 steps" in out
+        _day(
+            folder,
+            "2026-12-11",
+            [_line("2026-12-11T09:00:00.000Z", "turn_5", "wrun_S", "eve.turn.started")],
+        )
+        assert main(["trace", "show", "wrun_S/turn_5", "--dir", str(folder)]) == 0
+        assert ", 1 event\n" in capsys.readouterr().out
+
+    def test_the_explorer_says_one_in_the_singular(
+        self, folder: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """The explorer's counts: 1 broken line, 1 failed turn (of 2), 1 step, 1 tool call."""
+        monkeypatch.setenv("TRACKERKIT_DATA", str(folder.parent))
+        module = load_module(EXPLORER, "notebook_trace_explorer_ana4_words")
+        outputs, defs = module.app.run()
+        page = " ".join(str(getattr(o, "text", "")) for o in outputs)
+        assert "1 broken line: " in page
+        assert "2 steps (1 completed, 1 failed)" in page
+        assert "0 tool calls, 0 failed" in page
+        assert module.counted(1, "failed turn") == "1 failed turn"
+        assert module.counted(2, "turn with failures", "turns with failures") == (
+            "2 turns with failures"
+        )
+        assert "2 turns" in defs["turns_view"].text

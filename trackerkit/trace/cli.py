@@ -285,7 +285,7 @@ def _turns(args: argparse.Namespace) -> int:
     skipped = turns.attrs.get(SKIPPED, {})
     if skipped:
         where = ", ".join(f"{path} {count}" for path, count in skipped.items())
-        print(f"{sum(skipped.values())} odd values in data read as missing ({where}).")
+        print(f"{_count(sum(skipped.values()), 'odd value')} in data read as missing ({where}).")
     return 0
 
 
@@ -318,7 +318,7 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     start, end = picked["ts"].min(), picked["ts"].max()
     print(
-        f"{name}  {_date(start)} {start:%H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {len(picked)} events"
+        f"{name}  {_date(start)} {start:%H:%M:%S} UTC, {(end - start).total_seconds():.3f} s, {_count(len(picked), 'event')}"
     )
     for row in picked.itertuples(index=False):
         data: Mapping[str, Any] = row.data if isinstance(row.data, Mapping) else {}

@@ -84,6 +84,8 @@ def cost_summary(turns: pd.DataFrame) -> str:
     >>> cost_summary(pd.DataFrame({"cost_usd": [0.5, 0.25], "steps": [3, 1],
     ...                            "steps_without_cost": [1, 0]}))
     '$0.7500 over 3 of 4 steps; 1 step (25%) carries no cost and is not in the total.'
+    >>> cost_summary(pd.DataFrame({"cost_usd": [1e-7], "steps": [2], "steps_without_cost": [0]}))
+    '<$0.0001 over 2 of 2 steps; every step carries its cost.'
     >>> cost_summary(pd.DataFrame({"cost_usd": [], "steps": [], "steps_without_cost": []}))
     'no completed step, so no cost.'
     """
@@ -92,7 +94,9 @@ def cost_summary(turns: pd.DataFrame) -> str:
         return "no completed step, so no cost."
     unknown = int(turns["steps_without_cost"].sum()) if len(turns) else 0
     total = float(turns["cost_usd"].sum()) if len(turns) else 0.0
-    text = f"${total:.4f} over {steps - unknown} of {steps} steps"
+    # A known cost too small for four decimals is said so, not rounded to nothing.
+    amount = "<$0.0001" if 0 < total < 0.0001 else f"${total:.4f}"
+    text = f"{amount} over {steps - unknown} of {steps} steps"
     if not unknown:
         return text + "; every step carries its cost."
     share = share_text(unknown, steps)

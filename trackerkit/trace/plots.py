@@ -452,7 +452,7 @@ def daily_usage(turns: pd.DataFrame, days: Iterable[str] = ()) -> Figure:
     table = costs_by_day(turns, days)
     shown = table["day"].replace("", "(no day)")
     hover = [
-        f"{int(t)} turns, {int(f)} failed, {int(s)} steps"
+        f"{int(t)} turn{'' if t == 1 else 's'}, {int(f)} failed, {int(s)} step{'' if s == 1 else 's'}"
         for t, f, s in zip(table["turns"], table["failed_turns"], table["steps"], strict=True)
     ]
     figure = go.Figure(
