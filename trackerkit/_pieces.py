@@ -12,6 +12,7 @@ Saves write a temporary `.<id>.<random>.tmp` beside the piece and rename it over
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -38,6 +39,7 @@ MAX_PIECE_BYTES = 16 * 1024 * 1024
 
 #: The UTF-8 byte order mark a piece or scene file may open with.
 _BOM = b"\xef\xbb\xbf"
+_LOOP = "is a symbolic link that loops (it leads back to itself); it was not read"
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,127}")
 #: A save's temporary: this module's `.<id>.<8 of [a-z0-9_]>.tmp` (mkstemp's names match too).
 _TEMPORARY = re.compile(r"\.[A-Za-z0-9][A-Za-z0-9_-]{0,127}\.[a-z0-9_]{8}\.tmp")
@@ -93,8 +95,8 @@ def read_piece_file(path: Path, within: Path | None = None) -> tuple[bytes | Non
         try:
             target = path.resolve(strict=True)
             info = os.stat(target)
-        except (OSError, RuntimeError):  # dangling, a loop, or a target we may not see
-            return None, "is a link to nothing readable; it was not read"
+        except (OSError, RuntimeError) as exc:  # dangling, a loop, or a target we may not see
+            return None, _unreadable_link(exc)
         if within is not None and not target.is_relative_to(within.resolve()):
             return None, f"is a link to {_kind(info.st_mode)} outside {within}; it was not read"
     if not stat.S_ISREG(info.st_mode):
@@ -117,6 +119,14 @@ def read_piece_file(path: Path, within: Path | None = None) -> tuple[bytes | Non
     # One leading UTF-8 byte order mark is skipped (RFC 8259 section 8.1 lets a reader ignore
     # it; editors on Windows write it), as the trace reader and the importers skip it.
     return data.removeprefix(_BOM), None
+
+
+def _unreadable_link(exc: OSError | RuntimeError) -> str:
+    """Why a link was not followed: Python 3.11 and 3.12 raise RuntimeError for a loop, 3.13
+    an OSError with ELOOP; anything else is dangling or unreadable."""
+    if isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP:
+        return _LOOP
+    return "is a link to nothing readable; it was not read"
 
 
 def _kind(mode: int) -> str:

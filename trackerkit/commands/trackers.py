@@ -66,8 +66,13 @@ def _warnings(verdicts: list[Verdict]) -> dict[int, list[Problem]]:
     decoded: list[Verdict] = []
     seen: set[Path] = set()
     for verdict in verdicts:  # a file named twice (a folder and a file in it) is judged once
-        where = Path(verdict.file).resolve()
-        if verdict.tracker is not None and where not in seen:
+        if verdict.tracker is None:  # refused (a looping link among them): nothing to judge
+            continue
+        try:
+            where = Path(verdict.file).resolve()
+        except (OSError, RuntimeError):  # replaced by a looping link since it was read
+            where = Path(verdict.file).absolute()
+        if where not in seen:
             seen.add(where)
             decoded.append(verdict)
     hints = tracker_hints([v.tracker for v in decoded if v.tracker], [v.file for v in decoded])

@@ -12,6 +12,7 @@ their date.
 
 from __future__ import annotations
 
+import errno
 import os
 import zoneinfo
 from collections.abc import Mapping
@@ -58,15 +59,34 @@ def check_data_dir(path: Path) -> Path:
     """Return `path` unless it is the repository's bundled data, whose sample days must stay.
 
     Raises:
-        BadRequestError: `path` is the bundled `data/` folder (its `trace/` holds the samples).
+        BadRequestError: `path` is the bundled `data/` folder (its `trace/` holds the samples), or
+            a symbolic link that loops (no trace could be written under it).
     """
-    if path.resolve() == BUNDLED_DATA and (BUNDLED_DATA / "trace").is_dir():
+    try:
+        where = path.resolve()
+    except RuntimeError:  # Python 3.11 and 3.12 raise it for a loop; 3.13 resolves it as is
+        where = None
+    if where is None or _loops(path):
+        raise BadRequestError(
+            f"{path} is a symbolic link that loops (it leads back to itself), so no trace can be "
+            "written under it. Pass --data a folder, or set TRACKERKIT_DATA to one"
+        )
+    if where == BUNDLED_DATA and (BUNDLED_DATA / "trace").is_dir():
         raise BadRequestError(
             f"{path} is the repository's bundled data, whose trace/ holds the sample days; the "
             "simulator never writes there. Pass --data DIR or set TRACKERKIT_DATA to another "
             "folder"
         )
     return path
+
+
+def _loops(path: Path) -> bool:
+    """Whether `path` (or a link on the way to it) is a symbolic link that loops."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def time_zone(
