@@ -153,8 +153,9 @@ def read_variants(path: str | Path) -> list[Variant]:
         raise BadRequestError(f"{path}: cannot read the variants ({exc})") from None
     try:
         # orjson, as every other JSON input: nesting past its depth is refused as not JSON
-        # (Python's json would recurse until RecursionError).
-        data = orjson.loads(raw)
+        # (Python's json would recurse until RecursionError). One leading UTF-8 byte order mark
+        # is skipped, as scenes, trackers and cards skip it (editors on Windows write one).
+        data = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
     except orjson.JSONDecodeError as exc:
         raise BadRequestError(f"{path}: the variants are not valid JSON ({exc})") from None
     try:
