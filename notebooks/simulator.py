@@ -23,6 +23,7 @@ with app.setup(hide_code=True):
         play_page,
         played_marker,
         reply_notes_html,
+        scripted_steps_text,
     )
     from trackerkit.views import (
         bars_over_history,
@@ -203,11 +204,13 @@ def _(played_by_scene, scene_file, scene_name, set_steps_by_scene):
     def _leave_slider(value):
         played_by_scene[scene_name] = value
 
+    # A scene without scripted steps keeps the slider at 0 and still: it has nothing to play.
     played = mo.ui.slider(
         0,
         max(scene_steps, 1),
         value=min(played_by_scene.get(scene_name, scene_steps), scene_steps),
         step=1,
+        disabled=scene_steps == 0,
         label="Scripted steps played",
         show_value=True,
         on_change=_leave_slider,
@@ -273,7 +276,7 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
         _status = mo.Html(scene_problem or "")
     else:
         _status = mo.md(
-            f"**{md_text(session.scene.title)}** · {played.value} of {scene_steps} scripted steps · "
+            f"**{md_text(session.scene.title)}** · {scripted_steps_text(played.value, scene_steps)} · "
             f"protocol {session.protocol} · "
             f"{len(session.chat.messages)} live messages · take <code>{md_text(session.chat.current)}</code> · "
             + (

@@ -24,6 +24,7 @@ from trackerkit.simulate.page import (
     outdated_html,
     played_marker,
     reply_notes_html,
+    scripted_steps_text,
 )
 from trackerkit.simulate.places import (
     BUNDLED_DATA,
@@ -77,5 +78,6 @@ __all__ = [
     "played_marker",
     "read_json",
     "reply_notes_html",
+    "scripted_steps_text",
     "time_zone",
 ]

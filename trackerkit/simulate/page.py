@@ -27,6 +27,7 @@ __all__ = [
     "outdated_html",
     "played_marker",
     "reply_notes_html",
+    "scripted_steps_text",
 ]
 
 _STYLE = """<style>
@@ -119,6 +120,20 @@ def played_marker(steps: int) -> str:
     option, so it never picks in a control that is about to be replaced.
     """
     return f'<span class="tk-played" data-played="{steps}" hidden></span>'
+
+
+def scripted_steps_text(played: int, total: int) -> str:
+    """How many of the scene's scripted steps are played, for the status line.
+
+    A scene without scripted steps says so rather than "0 of 0"; `played` is held to `total`,
+    so the line never counts past the scene's end.
+
+    >>> scripted_steps_text(1, 0), scripted_steps_text(2, 5), scripted_steps_text(1, 1)
+    ('no scripted steps', '2 of 5 scripted steps', '1 of 1 scripted step')
+    """
+    if total <= 0:
+        return "no scripted steps"
+    return f"{min(max(played, 0), total)} of {total} scripted step{'' if total == 1 else 's'}"
 
 
 def failure_html(where: str, exc: BaseException) -> str:
