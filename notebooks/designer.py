@@ -826,15 +826,22 @@ def _():
     # The choice to take pieces named like ones already there (the CLI's --allow-duplicates):
     # made for one file and one "Which", and spent by a take.
     get_take_anyway, set_take_anyway = mo.state(False)
+    # What this file's takes wrote (the import's id to the id saved under): not offered again.
+    get_took, set_took = mo.state({})
 
     def import_from(source):
         set_import_note(None)
         set_take_anyway(False)
+        set_took({})
         set_import_source(source)
 
     def take_anyway_chosen():
         # Read at click time; the take button's cell must not rerun (and reset Which) on a tick.
         return get_take_anyway()
+
+    def took_so_far():
+        # Read at click time, for the same reason.
+        return get_took()
 
     import_upload = mo.ui.file(
         label="Upload a tracker file",
@@ -861,10 +868,13 @@ def _():
         get_import_note,
         get_import_source,
         get_take_anyway,
+        get_took,
         import_format,
         set_import_note,
         set_take_anyway,
+        set_took,
         take_anyway_chosen,
+        took_so_far,
     )
 
 
@@ -897,7 +907,9 @@ def _(
     set_refresh,
     set_stale,
     set_take_anyway,
+    set_took,
     take_anyway_chosen,
+    took_so_far,
 ):
     import_choice = take_button = open_button = None
     if import_view is not None and import_view.trackers:
@@ -911,7 +923,12 @@ def _(
 
         def take_imported():
             # Through the designer's own save; the bundled data is copied to the workspace first.
-            # Pieces named like ones already there are refused unless taken anyway (as the CLI).
+            # Pieces named like ones already there are refused unless taken anyway (as the CLI);
+            # what this file's takes wrote is never written again as copies.
+            _before = design.taken_before(import_view.imported, import_choice.value, took_so_far())
+            if _before:
+                set_import_note(("warn", _before))
+                return
             target = get_place().for_writing()
             taken = design.take_imported(
                 import_view.imported,
@@ -921,6 +938,8 @@ def _(
                 allow_duplicates=take_anyway_chosen(),
             )
             set_take_anyway(False)
+            if taken.saved:
+                set_took(lambda took: {**took, **taken.took})
             if target != get_place():
                 set_place(target)
             set_refresh(lambda n: n + 1)
@@ -968,6 +987,7 @@ def _(
     get_place,
     get_refresh,
     get_take_anyway,
+    get_took,
     import_choice,
     import_view,
     open_button,
@@ -984,7 +1004,16 @@ def _(
         _parts = [mo.md(safe_md(import_view.summary()))]
         if import_view.problem:
             _parts.append(mo.callout(mo.md(safe_md(import_view.problem)), kind="danger"))
-        if take_button is not None:
+        _before = (
+            design.taken_before(import_view.imported, import_choice.value, get_took())
+            if take_button is not None
+            else None
+        )
+        if _before:
+            # Taken already: the take is not offered again, and why is said instead.
+            _parts.append(mo.hstack([import_choice, open_button], justify="start", align="end"))
+            _parts.append(mo.callout(mo.md(safe_md(_before)), kind="info"))
+        elif take_button is not None:
             # Said before the button, as `trackerkit import` refuses such a file before writing.
             _clashes = design.duplicates(
                 import_view.imported,

@@ -34,6 +34,7 @@ from trackerkit.design.importing import (
     read_upload,
     report_html,
     take_imported,
+    taken_before,
 )
 from trackerkit.design.macros import macro_suggestions
 from trackerkit.design.rail import ExportRow, export_rows, exports_html
@@ -81,6 +82,7 @@ __all__ = [
     "start_text",
     "suggest_id",
     "take_imported",
+    "taken_before",
     "top_candidates",
     "top_labels",
     "tracker_hints",

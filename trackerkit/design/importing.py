@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -54,6 +54,7 @@ __all__ = [
     "read_upload",
     "report_html",
     "take_imported",
+    "taken_before",
 ]
 
 #: The value of the "which tracker" choice that means every imported tracker.
@@ -277,6 +278,12 @@ class Taken:
         """True when every tracker asked for was saved."""
         return bool(self.saved) and not self.refused
 
+    @property
+    def took(self) -> dict[str, str]:
+        """The import's id of each tracker saved, to the id the library now holds it under."""
+        was = {now: before for before, now in self.renamed.items()}
+        return {was.get(t.id, t.id): t.id for t in self.saved}
+
     def message(self) -> str:
         """What happened, in markdown for the page (names as written; the page escapes it, `safe_md`)."""
         lines = []
@@ -395,6 +402,25 @@ def _refuse_duplicates(count: int) -> str:
         f"not taken: {pieces} already in the library (listed above; was this file taken in "
         "before?); nothing was written. Rename or remove the ones there, or tick "
         f'"{TAKE_ANYWAY}" to write them anyway'
+    )
+
+
+def taken_before(imported: Imported, which: str, took: Mapping[str, str]) -> str | None:
+    """Why the page does not offer to take `which` of this import again, or None when it may.
+
+    `took` is what the page's takes of this same file wrote (`Taken.took`, summed): the import's
+    id to the id saved under. When every tracker chosen was taken, a second take would only write
+    copies beside them (`li-2.json`), named like them (a trial: a second press did). A choice
+    holding one not taken yet is offered, its namesakes said by `duplicates` as for any take.
+    Markdown, names as written: the page escapes it (`safe_md`).
+    """
+    chosen = [t for t in imported.trackers if which in (ALL_IMPORTED, t.id)]
+    if not chosen or any(t.id not in took for t in chosen):
+        return None  # something new to take; a namesake of what was taken is `duplicates`' part
+    files = ", ".join(f'"{t.name}" as `{took[t.id]}.json`' for t in chosen)
+    return (
+        f"Already taken into the library from this file: {files}. Taking them again would write "
+        "copies beside them, so it is not offered: edit them in the library."
     )
 
 
