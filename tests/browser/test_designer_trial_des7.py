@@ -103,8 +103,10 @@ def test_an_import_opened_in_the_draft_shows_its_own_links_not_the_old_trackers(
 
 def _said(page: Any) -> Any:
     """The import section's last message (what taking did)."""
-    return page.locator("marimo-callout-output").filter(
-        has_text=re.compile(r"Took|Nothing was taken")
+    return (
+        page.locator("marimo-callout-output")
+        .filter(has_text=re.compile(r"Took|Nothing was taken"))
+        .last
     )
 
 
