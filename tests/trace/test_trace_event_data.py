@@ -7,6 +7,7 @@ AttributeError; with `data="none"` or `columns=` alone they raised a bare KeyErr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,30 @@ def test_data_text_is_json_in_every_mode(tmp_path: Path, mode: str) -> None:
     text = data_text(data)
     assert text == '{"isError":false,"n":null,"big":1180591620717411303424,"text":"ход"}'
     assert plain_data(text) == plain_data(data)
+
+
+@pytest.mark.parametrize("mode", ["dict", "raw", "lazy"])
+def test_data_text_writes_a_number_past_the_double_range_as_a_number(
+    tmp_path: Path, mode: str
+) -> None:
+    """Trial nu3: `{"n":1e400}` read as ±inf was written `{"n":null}`, a value turned into no
+    value (in raw mode too, whose column says 1e400). It is written as a number past the
+    double range, which reads back as the same ±inf."""
+    line = (
+        '{"ts":"2026-03-01T10:00:00.000Z","turn":"turn_0","session":"s","source":"web",'
+        '"kind":"eve","name":"step.failed","data":{"n":1e400,"m":[-1e400,1],"big":'
+        "1180591620717411303424}}\n"
+    )
+    (tmp_path / "2026-03-01.jsonl").write_text(line)
+    data = read_trace(tmp_path, data=mode)[0]["data"].iloc[0]  # type: ignore[call-overload]
+    text = data_text(data)
+    assert text == '{"n":1e999,"m":[-1e999,1],"big":1180591620717411303424}'
+    assert plain_data(text) == plain_data(data)
+
+
+def test_data_text_writes_nan_as_null_and_keeps_a_text_that_looks_like_a_mark() -> None:
+    """NaN is not JSON (null, as before); a string shaped like the internal mark of ±inf is
+    written as that string, never as a number."""
+    assert data_text({"x": float("nan"), "y": float("inf")}) == '{"x":null,"y":1e999}'
+    odd = {"s": "\x00+inf\x00", "n": None}
+    assert json.loads(data_text(odd)) == odd

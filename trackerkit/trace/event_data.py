@@ -11,6 +11,8 @@ with what to do instead of giving empty tables or wrong totals.
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,13 +54,58 @@ def data_text(value: Any) -> str:
     """An event's `data` as compact JSON text, whichever mode it was read in: what a page or a
     report shows of it (`true`, `null`, `"…"`, never Python's `True`, `None`, `'…'`).
 
-    Integers past 64 bits are written exactly; ±inf (a number past the double range as the
-    reader reads it) is written `null`; text that is not JSON is written as a JSON string.
+    Integers past 64 bits are written exactly; ±inf (a number past the double range, as the
+    reader reads `1e400`) is written `1e999` (`-1e999`), a number past the double range that
+    reads back as ±inf, never `null`; NaN (not JSON) is written `null`; text that is not JSON is
+    written as a JSON string.
 
-    >>> data_text({"isError": False, "n": None, "text": "ход"})
-    '{"isError":false,"n":null,"text":"ход"}'
+    >>> data_text({"isError": False, "n": None, "text": "ход", "far": float("inf")})
+    '{"isError":false,"n":null,"text":"ход","far":1e999}'
     """
-    return as_text(plain_data(value)).decode("utf-8")
+    plain = plain_data(value)
+    text = as_text(plain)
+    if b"null" in text and _MARK_TEXT not in text and _infinite(plain):
+        text = _with_infinities(plain)
+    return text.decode("utf-8")
+
+
+_MARKS = {math.inf: "\x00+inf\x00", -math.inf: "\x00-inf\x00"}
+_MARK_TEXT = b'inf\\u0000"'  # how both marks end, written as JSON
+_DEPTH = 200  # as `as_text` cuts values deeper than orjson writes
+
+
+def _infinite(value: Any) -> bool:
+    """Whether ±inf is somewhere in `value` (a walk without recursion: data may be deep)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, float) and math.isinf(item):
+            return True
+    return False
+
+
+def _marked(value: Any, depth: int) -> Any:
+    if isinstance(value, dict | list):
+        if depth <= 0:
+            return "…[deep]"  # TC-7's mark, as `as_text` writes it
+        if isinstance(value, dict):
+            return {k: _marked(v, depth - 1) for k, v in value.items()}
+        return [_marked(v, depth - 1) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return _MARKS.get(value)  # NaN: None
+    return value
+
+
+def _with_infinities(value: Any) -> bytes:
+    """`value` as compact JSON with ±inf written as the numbers `1e999` and `-1e999`."""
+    text = json.dumps(_marked(value, _DEPTH), ensure_ascii=False, separators=(",", ":"))
+    for number, sign in ((math.inf, ""), (-math.inf, "-")):
+        text = text.replace(json.dumps(_MARKS[number]), f"{sign}1e999")
+    return text.encode("utf-8")
 
 
 def key_part(value: Any) -> Any:
