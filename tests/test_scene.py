@@ -358,5 +358,6 @@ def test_load_scene_says_a_bound_in_words(tmp_path: Path) -> None:
     with pytest.raises(TrackerkitError) as caught:
         load_scene(tmp_path / "fight.json")
     assert str(caught.value).endswith(
-        "fight.json: window: must be greater than 0; found 0; turns[3].set: is not a known key"
+        "fight.json: window: must be a whole number, 1 or more; found 0; "
+        "turns[3].set: is not a known key"
     )

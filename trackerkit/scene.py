@@ -26,7 +26,7 @@ from trackerkit.errors import (
     TrackerDecodeError,
     TrackerkitError,
 )
-from trackerkit.fields import describe_value
+from trackerkit.fields import MAX_SAFE_INTEGER, describe_value
 from trackerkit.steps import plain_problems, problem_sentence, step_problems
 from trackerkit.tracker import Tracker, decode_tracker
 
@@ -48,6 +48,17 @@ __all__ = [
 ]
 
 
+def _boolean(value: object) -> object:
+    """`value` when it is true, false or null; else a ValueError (a Literal would take 0 for false)."""
+    if value is None or isinstance(value, bool):
+        return value
+    raise ValueError(f"must be true or false; found {describe_value(value)}")
+
+
+_LEAST = {"window": 1, "reserve": 0}
+"""The least each whole-number setting of a scene may be."""
+
+
 class Prompting(BaseModel):
     """A scene's prompting settings: the linked trackers and the change-visuals switch."""
 
@@ -60,7 +71,7 @@ class Prompting(BaseModel):
     @classmethod
     def _only_false_is_kept(cls, value: object) -> object:
         # TR-24: on unless the scene says otherwise, so true or null clears the switch.
-        return None if value is True else value
+        return None if value is True else _boolean(value)
 
     @pydantic.field_validator("trackers")
     @classmethod
@@ -87,17 +98,33 @@ class Scene(BaseModel):
     char: str = "Assistant"
     builtin: str | None = None
     prompting: Prompting = Field(default_factory=Prompting)
-    window: int = Field(default=8192, gt=0)
-    reserve: int = Field(default=1024, ge=0)
-    tool_access: bool = Field(default=True, alias="toolAccess")
+    #: The model's context window in tokens, and the part of it kept for the reply.
+    window: int = 8192
+    reserve: int = 1024
+    tool_access: bool = Field(default=True, alias="toolAccess", strict=True)
     turns: list[dict[str, Any]] = Field(default_factory=list)
     #: A deleted scene stays on disk but counts in no "where linked" (TR-46); only true is kept.
     deleted: Literal[True] | None = None
 
+    @pydantic.field_validator("window", "reserve", mode="plain")
+    @classmethod
+    def _whole_number(cls, value: object, info: pydantic.ValidationInfo) -> int:
+        # Strict as a tracker file's numbers: no text, no boolean, no fraction (TR-11's ceiling).
+        least = _LEAST[info.field_name or ""]
+        if type(value) is not int or value < least:
+            raise ValueError(
+                f"must be a whole number, {least} or more; found {describe_value(value)}"
+            )
+        if value > MAX_SAFE_INTEGER:
+            raise ValueError(
+                f"is unusually large: {describe_value(value)} passes the ceiling of 2^53-1"
+            )
+        return value
+
     @pydantic.field_validator("deleted", mode="before")
     @classmethod
     def _only_true_is_kept(cls, value: object) -> object:
-        return None if value is False else value
+        return None if value is False else _boolean(value)
 
     @property
     def trackers(self) -> list[str]:
@@ -199,8 +226,9 @@ def load_scene(path: str | Path) -> Scene:
     Raises:
         NotFoundError: no such file.
         TrackerkitError: the file cannot be read (not a regular file, too large), is not JSON, or
-            is not a scene; one line naming the file and every problem with its path
-            (`fight.json: window: must be greater than 0; found 0; turns[3].set: is not a known key`).
+            is not a scene; one line naming the file and every problem with its path:
+            `fight.json: window: must be a whole number, 1 or more; found 0; turns[3].set: is
+            not a known key`.
     """
     read = read_scene(path)
     if read.missing:

@@ -1,0 +1,95 @@
+"""Scene files are read as strictly as tracker files (trial atk6, findings 3, 8 and 9).
+
+A scene's settings are neither coerced nor reworded by pydantic: a boolean is true or false, a
+whole number is an int (no text, no boolean, no fraction), each said at its path in the tracker
+decoder's words with the value as the file writes it; a UTF-16 file is named as such; and a
+reply reserve that leaves nothing of the window is refused when the scene loads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import REPO
+
+from trackerkit import TrackerkitError, load_scene
+from trackerkit.scene import read_scene
+
+FIGHT = REPO / "data" / "scenes" / "fight.json"
+
+
+def _write(tmp_path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path = tmp_path / "fight.json"
+    path.write_text(text, encoding=encoding)
+    return path
+
+
+def _fight(tmp_path: Path, **keys: Any) -> Path:
+    scene = {**json.loads(FIGHT.read_text()), **keys}
+    return _write(tmp_path, json.dumps(scene))
+
+
+def _refusal(path: Path) -> str:
+    with pytest.raises(TrackerkitError) as caught:
+        load_scene(path)
+    return str(caught.value).removeprefix(f"{path}: ")
+
+
+class TestSettingsAreStrict:
+    """A setting of the wrong kind is refused at its path, never coerced (finding 3)."""
+
+    @pytest.mark.parametrize(
+        ("key", "value", "said"),
+        [
+            ("toolAccess", "no", 'toolAccess: must be true or false; found the text "no"'),
+            ("toolAccess", "off", 'toolAccess: must be true or false; found the text "off"'),
+            ("toolAccess", "0", 'toolAccess: must be true or false; found the text "0"'),
+            ("toolAccess", 0, "toolAccess: must be true or false; found 0"),
+            ("window", True, "window: must be a whole number, 1 or more; found true"),
+            ("window", "8192", 'window: must be a whole number, 1 or more; found the text "8192"'),
+            ("window", 8192.0, "window: must be a whole number, 1 or more; found 8192.0"),
+            ("window", 0, "window: must be a whole number, 1 or more; found 0"),
+            ("reserve", False, "reserve: must be a whole number, 0 or more; found false"),
+            ("reserve", "0", 'reserve: must be a whole number, 0 or more; found the text "0"'),
+            ("reserve", -1, "reserve: must be a whole number, 0 or more; found -1"),
+            ("deleted", 1, "deleted: must be true or false; found 1"),
+        ],
+        ids=[
+            "tool-access-no",
+            "tool-access-off",
+            "tool-access-text-0",
+            "tool-access-0",
+            "window-true",
+            "window-text",
+            "window-float",
+            "window-0",
+            "reserve-false",
+            "reserve-text",
+            "reserve-negative",
+            "deleted-1",
+        ],
+    )
+    def test_refused_in_the_tracker_decoders_words(
+        self, tmp_path: Path, key: str, value: object, said: str
+    ) -> None:
+        """The value is refused with its path and the value found, as a tracker file's would be."""
+        assert _refusal(_fight(tmp_path, **{key: value})) == said
+
+    @pytest.mark.parametrize(
+        ("value", "said"), [(0, "0"), ("false", 'the text "false"')], ids=["zero", "text"]
+    )
+    def test_the_changes_switch_is_a_boolean(
+        self, tmp_path: Path, value: object, said: str
+    ) -> None:
+        """`trackerChanges: 0` no longer reads as false (TR-24 keeps only false)."""
+        path = _fight(tmp_path, prompting={"trackers": [], "trackerChanges": value})
+        assert _refusal(path) == f"prompting.trackerChanges: must be true or false; found {said}"
+
+    def test_the_bundled_scenes_still_load(self) -> None:
+        """Every scene shipped in data/scenes reads without a problem."""
+        scenes = sorted(REPO.glob("data/scenes/*.json"))
+        assert scenes
+        assert [(p.name, read_scene(p).problems) for p in scenes if read_scene(p).problems] == []
