@@ -16,6 +16,7 @@ import pytest
 from conftest import REPO
 
 from trackerkit import TrackerkitError, load_scene
+from trackerkit.cli import main
 from trackerkit.scene import read_scene
 
 FIGHT = REPO / "data" / "scenes" / "fight.json"
@@ -93,3 +94,53 @@ class TestSettingsAreStrict:
         scenes = sorted(REPO.glob("data/scenes/*.json"))
         assert scenes
         assert [(p.name, read_scene(p).problems) for p in scenes if read_scene(p).problems] == []
+
+
+class TestNumbersAsWritten:
+    """A whole number is said in the tracker decoder's words, shown as the file writes it (finding 8)."""
+
+    def test_a_fraction(self, tmp_path: Path) -> None:
+        """8192.5 is not 'a number with a fractional part' in pydantic's words."""
+        said = _refusal(_fight(tmp_path, window=8192.5))
+        assert said == "window: must be a whole number, 1 or more; found 8192.5"
+
+    def test_a_whole_number_past_64_bits_is_not_shown_as_a_float(self, tmp_path: Path) -> None:
+        """10**30 was shown as 1e+30 after pydantic's 'exceeded maximum size'."""
+        said = _refusal(_fight(tmp_path, window=10**30))
+        assert said == (
+            "window: is unusually large: a whole number of 31 digits passes the ceiling of 2^53-1"
+        )
+
+    def test_a_whole_number_past_the_safe_range(self, tmp_path: Path) -> None:
+        """A reserve past 2^53-1 is refused as a tracker's number would be (TR-11's ceiling)."""
+        said = _refusal(_fight(tmp_path, reserve=2**53))
+        assert said.startswith(
+            "reserve: is unusually large: 9007199254740992 passes the ceiling of 2^53-1"
+        )
+
+    def test_the_cli_says_it_in_one_line(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """`trackerkit prompt` prints the same words, no traceback."""
+        path = _fight(tmp_path, window=10**30)
+        assert main(["prompt", str(path)]) == 1
+        assert capsys.readouterr().err == (
+            f"trackerkit: {path}: window: is unusually large: a whole number of 31 digits passes "
+            "the ceiling of 2^53-1\n"
+        )
+
+
+class TestUtf16:
+    """A UTF-16 scene file is named as such, as `check` names a UTF-16 tracker file (finding 8)."""
+
+    @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+    def test_said_with_the_fix(self, tmp_path: Path, encoding: str) -> None:
+        """Not orjson's 'surrogates not allowed'."""
+        path = _write(tmp_path, FIGHT.read_text(), encoding)
+        assert _refusal(path) == (
+            "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
+        )
+
+    def test_other_bad_json_keeps_its_words(self, tmp_path: Path) -> None:
+        """A plain syntax error is still said as orjson finds it."""
+        assert _refusal(_write(tmp_path, "{")).startswith("not valid JSON (")

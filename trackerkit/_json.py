@@ -12,6 +12,10 @@ RFC 8259 says the names within an object SHOULD be unique, and readers differ on
 one means; orjson (like Python's `json`) keeps the last. A tracker or scene file written by hand
 may repeat a key by mistake (two `min`s in a field), and the first value would vanish without a
 word. `repeated_keys` finds each one, with its path, for the file's problems.
+
+A file saved as UTF-16 is no JSON a reader takes (RFC 8259 says UTF-8), and orjson refuses it in
+its own terms ("surrogates not allowed"); `utf16_words` says what it is and what to do, for every
+reader of tracker and scene files.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import msgspec
 
 from trackerkit.errors import Problem
 
-__all__ = ["loads", "repeated_key_problems", "repeated_keys"]
+__all__ = ["loads", "repeated_key_problems", "repeated_keys", "utf16_words"]
 
 
 def _number(digits: str) -> int | float:
@@ -136,3 +140,14 @@ def repeated_key_problems(raw: bytes | str) -> list[Problem]:
         )
         for where, key in repeated_keys(raw)
     ]
+
+
+def utf16_words(raw: bytes) -> str | None:
+    """What to say of bytes that did not read as JSON when they are UTF-16 text; None otherwise.
+
+    UTF-16 text opens with its byte order mark, or has a NUL among its first bytes (every ASCII
+    character is one byte and a NUL).
+    """
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:64]:
+        return "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
+    return None

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from trackerkit._json import utf16_words
 from trackerkit._pieces import read_piece_file
 from trackerkit.errors import Problem, TrackerDecodeError
 from trackerkit.tracker import Tracker, decode_tracker
@@ -33,11 +34,8 @@ def _load_raw(path: Path, within: Path | None) -> tuple[object, Problem | None, 
     try:
         return orjson.loads(raw), None, raw
     except orjson.JSONDecodeError as exc:
-        if raw.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in raw[:64]:
-            # orjson's words for UTF-16 ("surrogates not allowed") do not say what to do.
-            said = "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
-            return None, Problem((), said, "not_json"), raw
-        return None, Problem((), f"is not valid JSON: {exc}", "not_json"), raw
+        said = utf16_words(raw) or f"is not valid JSON: {exc}"
+        return None, Problem((), said, "not_json"), raw
 
 
 def _revision_of(stored: dict[str, Any]) -> int:

@@ -17,7 +17,7 @@ import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from trackerkit._json import repeated_key_problems
+from trackerkit._json import loads, repeated_key_problems, utf16_words
 from trackerkit._pieces import check_tracker_id, read_piece_file
 from trackerkit.errors import (
     BadRequestError,
@@ -199,14 +199,15 @@ def read_scene(path: str | Path, *, within: Path | None = None) -> SceneFile:
     try:
         parsed = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return SceneFile(path, None, (Problem((), f"not valid JSON ({exc})", "not_json"),))
+        said = utf16_words(data) or f"not valid JSON ({exc})"
+        return SceneFile(path, None, (Problem((), said, "not_json"),))
     if not isinstance(parsed, dict):
         found = f"must be an object; found {describe_value(parsed)}"
         return SceneFile(path, None, (Problem((), found, "not_object"),))
     turns = parsed.get("turns", [])
     # The settings and the steps are read apart, so a problem in one never hides the other's.
     problems = step_problems(turns) if isinstance(turns, list) else []
-    settings = {**parsed, "turns": []} if isinstance(turns, list) else parsed
+    settings = _as_written(data, {**parsed, "turns": []} if isinstance(turns, list) else parsed)
     try:
         scene: Scene | None = Scene.model_validate(settings)
     except pydantic.ValidationError as exc:
@@ -218,6 +219,21 @@ def read_scene(path: str | Path, *, within: Path | None = None) -> SceneFile:
     if scene is not None and not problems:
         scene = scene.model_copy(update={"turns": turns})
     return SceneFile(path, scene, tuple(problems))
+
+
+def _as_written(data: bytes, settings: dict[str, Any]) -> dict[str, Any]:
+    """`settings` with each whole-number setting that orjson read as a float read again exactly.
+
+    orjson reads a whole number past 64 bits as a float (10**30 as 1e+30), so its refusal would
+    show a number the file does not hold; `trackerkit._json.loads` keeps it whole.
+    """
+    if not any(isinstance(settings.get(key), float) for key in _LEAST):
+        return settings
+    try:
+        exact = loads(data)
+    except (ValueError, RecursionError):  # nested past what it reads: orjson's float is shown
+        return settings
+    return {**settings, **{key: exact[key] for key in _LEAST if key in settings}}
 
 
 def load_scene(path: str | Path) -> Scene:
