@@ -22,7 +22,7 @@ LOCK_FLAGS  ?=
 # git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs).
 FLOORS := build/venv-floors
 
-.PHONY: setup lock floors run test lint types pytest bench notebooks docs days clean
+.PHONY: setup lock floors run edit test lint types pytest bench notebooks docs days clean
 
 $(STAMP): $(LOCK) pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,14 +46,21 @@ floors: $(STAMP)
 	@echo "The floors venv:"; $(BIN)/uv pip freeze --python $(FLOORS)/bin/python 2>/dev/null | paste -sd " "
 	$(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser"
 
-# The notebooks open computed: pyproject.toml's [tool.marimo.runtime] auto_instantiate runs their
-# cells on opening. The designer, the simulator and the library read and save the data folder
-# trackerkit.workspace chooses: `make run DATA=DIR` points them at DIR (used in place); without it
-# they read the bundled data/ and the first save copies it into the per-user workspace.
+# `make run` serves the five apps as marimo serves apps (`marimo run notebooks/`: a gallery of
+# them, each computed on opening, code hidden, as the README's pictures show them); `make edit`
+# opens the same notebooks in marimo's editor, code beside the outputs (pyproject.toml's
+# [tool.marimo.runtime] auto_instantiate runs their cells on opening there too). The designer,
+# the simulator and the library read and save the data folder trackerkit.workspace chooses:
+# `DATA=DIR` points them at DIR (used in place); without it they read the bundled data/ and the
+# first save copies it into the per-user workspace.
 DATA ?=
 run: $(STAMP)
-	@echo "Opening the notebooks on http://$(HOST):$(PORT) (Ctrl-C stops)"
+	@echo "Opening the apps on http://$(HOST):$(PORT) (Ctrl-C stops; \`make edit\` opens them in marimo's editor)"
 	@echo "The documentation notebooks (notebooks/*.ipynb): \`make docs\` writes them as pages to docs/notebooks/index.html"
+	$(BIN)/marimo run notebooks/ --host $(HOST) --port $(PORT) --headless --no-token $(if $(DATA),-- --data "$(DATA)")
+
+edit: $(STAMP)
+	@echo "Opening the notebooks in marimo's editor on http://$(HOST):$(PORT) (Ctrl-C stops)"
 	$(BIN)/marimo edit notebooks/ --host $(HOST) --port $(PORT) --headless --no-token $(if $(DATA),-- --data "$(DATA)")
 
 lint: $(STAMP)

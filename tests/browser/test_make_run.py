@@ -1,9 +1,12 @@
-"""`make run` opens computed notebooks (issue 13, item 1).
+"""`make run` opens the apps computed (issue 13, item 1), and `make edit` the editor.
 
-marimo 0.25 defaults `runtime.auto_instantiate` to false, so a notebook opened from `marimo edit
-notebooks/` showed code and headings but no outputs. pyproject.toml's `[tool.marimo.runtime]`
-sets it; this test runs the very command `make run` runs (read from `make -n run`) and opens
-notebooks from its workspace without clicking Run.
+`make run` serves the notebooks as apps (`marimo run notebooks/`: a gallery, code hidden, as
+the README's pictures show them). It used to open `marimo edit notebooks/`, where a newcomer
+(trial nu3) met about 20,000 px of Python between the simulator's outputs and, on the evaluate
+page, "Ancestor stopped" boxes that read as errors until Run was pressed. `make edit` opens
+the editor; marimo 0.25 defaults `runtime.auto_instantiate` to false, so a notebook opened
+there showed code and headings but no outputs, and pyproject.toml's `[tool.marimo.runtime]`
+sets it. These tests run the very commands the targets run (read from `make -n`).
 """
 
 from __future__ import annotations
@@ -17,46 +20,85 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _make_run_command(port: int, *variables: str) -> list[str]:
-    """The `marimo edit` line `make run` would run on this port (a dry run: nothing is installed)."""
+def _make_run_command(port: int, *variables: str, target: str = "run") -> list[str]:
+    """The marimo line `make TARGET` would run on this port (a dry run: nothing is installed)."""
     done = subprocess.run(
-        ["make", "-n", "run", "HOST=127.0.0.1", f"PORT={port}", *variables],
+        ["make", "-n", target, "HOST=127.0.0.1", f"PORT={port}", *variables],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     )
-    lines = [line for line in done.stdout.splitlines() if " edit " in line and "marimo" in line]
+    verb = f" {target} "
+    lines = [line for line in done.stdout.splitlines() if verb in line and "bin/marimo" in line]
     assert len(lines) == 1, done.stdout
     command = shlex.split(lines[0])
     command[0] = str(ROOT / command[0]) if not Path(command[0]).is_absolute() else command[0]
     return command
 
 
-def test_make_run_opens_computed_notebooks(
+def test_make_run_serves_the_apps_as_a_gallery_without_their_code(
+    launch: Callable[..., str],
+    browser: Any,
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    free_port: Callable[[], int],
+) -> None:
+    """Trial nu3: `make run` opened marimo's editor, code between the outputs and "Ancestor
+    stopped" boxes on the evaluate page. It serves the apps: a card each, and each app computed
+    with no code and no box about a stopped cell."""
+    port = free_port()
+    command = _make_run_command(port)
+    assert command[1:3] == ["run", "notebooks/"], command
+    url = launch(command, port, "make-run-gallery")
+    gallery = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        gallery.goto(url)
+        for title in ("Designer", "Simulator", "Trace Explorer", "Library", "Evaluate"):
+            gallery.get_by_text(title, exact=True).first.wait_for(timeout=60_000)
+        screenshot(gallery, "make_run_gallery")
+        links = {
+            gallery.locator("a").nth(i).get_attribute("href")
+            for i in range(gallery.locator("a").count())
+        }
+        assert {f"{url}/?file={notebook}" for notebook in TITLES} <= links, links
+    finally:
+        gallery.close()
+    evaluate = open_page(f"{url}/?file=evaluate.py", TITLES["evaluate.py"])
+    evaluate.get_by_role("button", name="Run the evaluation").first.wait_for(timeout=60_000)
+    shown = evaluate.locator("body").inner_text()
+    evaluate.get_by_text("Press Run the evaluation to play the scenarios.").wait_for()
+    assert "Ancestor stopped" not in shown, shown[:2000]
+    assert "import marimo" not in shown, shown[:2000]
+    assert evaluate.locator(".cm-editor").count() == 0  # no code editor on the page
+    screenshot(evaluate, "make_run_evaluate")
+
+
+def test_make_edit_opens_computed_notebooks(
     launch: Callable[..., str],
     open_page: Callable[[str, str], Any],
     screenshot: Any,
     free_port: Callable[[], int],
 ) -> None:
-    """The library shows its computed verdicts and the designer its controls, with no click on Run."""
+    """`make edit`: the library shows its computed verdicts and the designer its controls, with
+    no click on Run."""
     port = free_port()
-    command = _make_run_command(port)
+    command = _make_run_command(port, target="edit")
     assert command[1:3] == ["edit", "notebooks/"], command
-    url = launch(command, port, "make-run")
+    url = launch(command, port, "make-edit")
 
     library = open_page(f"{url}/?file=library.py", "The tracker library")
     # Computed: the count of trackers comes out of a cell that reads data/trackers/.
     count = len(list((ROOT / "data" / "trackers").glob("*.json")))
     library.get_by_text(f"{count} trackers").first.wait_for(timeout=60_000)
-    screenshot(library, "make_run_library")
+    screenshot(library, "make_edit_library")
 
     designer = open_page(f"{url}/?file=designer.py", "Tracker designer")
     # A control only exists once its cell has run; the code editor alone shows none.
     designer.locator(".output-area marimo-ui-element").first.wait_for(
         state="attached", timeout=60_000
     )
-    screenshot(designer, "make_run_designer")
+    screenshot(designer, "make_edit_designer")
 
 
 def test_make_run_with_data_points_the_apps_at_that_folder(
