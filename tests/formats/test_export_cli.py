@@ -36,7 +36,7 @@ class TestProviders:
         """The tool as Anthropic takes it, and each export's cost in both OpenAI encodings."""
         code, out, err = _run(capsys, "--to", "anthropic", str(HEALTH))
         assert code == 0
-        assert json.loads(out) == anthropic_tool([_tracker("health")])
+        assert json.loads(out) == [anthropic_tool([_tracker("health")])]  # the tools list
         assert err == (
             "token cost of each export (OpenAI encodings; for Anthropic and Gemini, estimates):\n"
             "                                                              cl100k_base   o200k_base\n"
@@ -59,7 +59,7 @@ class TestProviders:
         code, out, err = _run(capsys, "--to", target, str(SCENE))
         assert code == 0
         linked = [_tracker(n) for n in ("health", "pack", "scene-mood")]
-        assert json.loads(out) == make(linked)  # type: ignore[operator]
+        assert json.loads(out) == [make(linked)]  # type: ignore[operator]
         marked = [line for line in err.splitlines() if line.startswith(">")]
         assert len(marked) == 1
         assert ("OpenAI strict" if target == "openai" else "Gemini") in marked[0]
@@ -172,7 +172,7 @@ class TestScenes:
         path.write_text(json.dumps(scene))
         code, out, err = _run(capsys, "--to", "anthropic", "--trackers", str(folder), str(path))
         assert code == 0
-        assert json.loads(out) == anthropic_tool([_tracker("health")])
+        assert json.loads(out) == [anthropic_tool([_tracker("health")])]  # the tools list
         assert err.splitlines()[0].startswith("trackerkit: left out ghost: ")
 
     def test_no_tracker_folder(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -203,7 +203,7 @@ class TestOut:
         out = tmp_path / "tool.json"
         code, printed, err = _run(capsys, "--to", "anthropic", "--out", str(out), str(HEALTH))
         assert (code, printed) == (0, "")
-        assert json.loads(out.read_text()) == anthropic_tool([_tracker("health")])
+        assert json.loads(out.read_text()) == [anthropic_tool([_tracker("health")])]
         assert err.startswith(f"trackerkit: wrote {out}\ntoken cost of each export")
 
     def test_a_png_card(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

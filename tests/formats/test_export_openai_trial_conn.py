@@ -89,7 +89,7 @@ class TestExport:
         """The trial's case: a scene's strict description past 1,024 characters."""
         assert main(["export", "--to", "openai", str(LONG_SCENE)]) == 0
         out, err = capsys.readouterr()
-        assert json.loads(out)["function"]["strict"] is True
+        assert json.loads(out)[0]["function"]["strict"] is True
         assert err.splitlines()[0] == f"trackerkit: warning: OpenAI may refuse this tool: {WORDS}"
         assert "would refuse" not in err
 
@@ -102,7 +102,7 @@ class TestExport:
         path.write_text(json.dumps(encode_tracker(_many_choices().tracker())))
         assert main(["export", "--to", "openai", str(path)]) == 1
         out, err = capsys.readouterr()
-        assert json.loads(out)["function"]["name"] == "update_trackers"
+        assert json.loads(out)[0]["function"]["name"] == "update_trackers"
         lines = [line for line in err.splitlines() if line.startswith("trackerkit: ")]
         assert lines[0].startswith("trackerkit: warning: OpenAI may refuse this tool: ")
         assert lines[1] == (

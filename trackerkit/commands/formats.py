@@ -150,7 +150,8 @@ def register_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Export the trackers of a scene (its linked trackers), of tracker files or of "
             "folders of them. --to openai|anthropic|gemini prints the update_trackers tool as "
-            "that provider's tools list takes it, and on stderr each export's token cost beside "
+            "that provider's tools list takes it (a list of one tool, passed to the provider as "
+            "its tools parameter as it is read: tools=json.load(file)), and on stderr each export's token cost beside "
             "the others in cl100k_base and o200k_base (OpenAI encodings: for Anthropic and "
             "Gemini, estimates). --to wtracker prints WTracker presets and names on stderr what "
             "they cannot hold; --to card prints a Character Card V2 with the trackers under "

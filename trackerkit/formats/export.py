@@ -232,13 +232,15 @@ def _card_identity(card: dict[str, Any], scene: Scene | None, scenes: int, *, ma
 def write_export(done: Export, out: Path | None) -> str | None:
     """Write the export to `out` atomically, or return its JSON text for stdout when `out` is None.
 
-    A PNG card is written as the image; it needs `out`.
+    A provider's tool is written as that provider's `tools` list (`[tool]`), so the file is
+    passed as `tools` as it is read. A PNG card is written as the image; it needs `out`.
 
     Raises:
         TrackerkitError: a PNG card with no `out` or an `out` not named `.png`; JSON for an
             `out` named `.png` (a PNG card needs `--card` with a PNG to write into).
     """
-    text = orjson.dumps(done.document, option=orjson.OPT_INDENT_2).decode()
+    document = [done.document] if done.target in _PROVIDERS else done.document
+    text = orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
     if out is None:
         if done.image is not None:
             raise TrackerkitError(
