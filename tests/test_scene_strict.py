@@ -144,3 +144,32 @@ class TestUtf16:
     def test_other_bad_json_keeps_its_words(self, tmp_path: Path) -> None:
         """A plain syntax error is still said as orjson finds it."""
         assert _refusal(_write(tmp_path, "{")).startswith("not valid JSON (")
+
+
+class TestReserveWithinWindow:
+    """A reply reserve that leaves nothing of the window is refused when the scene loads (finding 9)."""
+
+    @pytest.mark.parametrize("reserve", [8192, 9000], ids=["equal", "over"])
+    def test_refused_at_its_path(self, tmp_path: Path, reserve: int) -> None:
+        """Every simulate turn failed on it before; now the scene does not load."""
+        said = _refusal(_fight(tmp_path, window=8192, reserve=reserve))
+        assert said == (
+            f"reserve: must be less than the window (8192 tokens), which it is taken from; "
+            f"found {reserve}"
+        )
+
+    def test_just_under_loads(self, tmp_path: Path) -> None:
+        """A reserve one less than the window is the edge that still loads."""
+        assert load_scene(_fight(tmp_path, window=8192, reserve=8191)).reserve == 8191
+
+    def test_a_bad_window_does_not_add_a_reserve_problem(self, tmp_path: Path) -> None:
+        """Only the window is named when the window itself is refused."""
+        assert _refusal(_fight(tmp_path, window="8192", reserve=9000)) == (
+            'window: must be a whole number, 1 or more; found the text "8192"'
+        )
+
+    def test_prompt_refuses_it(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """`trackerkit prompt` had exited 0 on it."""
+        path = _fight(tmp_path, reserve=9000)
+        assert main(["prompt", str(path)]) == 1
+        assert "reserve: must be less than the window (8192 tokens)" in capsys.readouterr().err

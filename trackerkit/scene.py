@@ -121,6 +121,18 @@ class Scene(BaseModel):
             )
         return value
 
+    @pydantic.field_validator("reserve")
+    @classmethod
+    def _within_window(cls, reserve: int, info: pydantic.ValidationInfo) -> int:
+        # Refused here, as every turn would be: the reply's reserve is taken out of the window.
+        window = info.data.get("window")  # absent when the window itself was refused
+        if window is not None and reserve >= window:
+            raise ValueError(
+                f"must be less than the window ({window} tokens), which it is taken from; "
+                f"found {reserve}"
+            )
+        return reserve
+
     @pydantic.field_validator("deleted", mode="before")
     @classmethod
     def _only_true_is_kept(cls, value: object) -> object:
