@@ -161,8 +161,9 @@ def export_trackers(
             `card` (a Character Card V2).
         trackers: what to export, in link order.
         card: for `card`, a Character Card V2 (or V1) JSON file, or a PNG card, to carry the
-            trackers (every other key of it is kept); without one, a new card named `name`,
-            or the scene's char.
+            trackers (every other key of it is kept; the trackers it carried are replaced, and
+            a warning names each one none of `trackers` replaces); without one, a new card
+            named `name`, or the scene's char.
         scenes: the scenes the trackers came from; for `card`, one scene gives a new card its
             name (the char) and description (the card text), and any card its id, title, char
             and user (`card.export_card`). With none or several, the notes say what the card lacks.
@@ -194,12 +195,45 @@ def export_trackers(
         note = f"{count} {'tracker' if count == 1 else 'trackers'} under data.extensions.{CARD_KEY}"
         note += _card_identity(out, scene, len(scenes), made=base is None)
         image = card_into_png(png, out, str(card)) if png is not None else None
-        return Export(target, out, (note,), image=image)
+        dropped = _dropped(base, trackers) if base is not None else []
+        said = (note, _dropped_note(card, dropped)) if dropped else (note,)
+        return Export(target, out, said, image=image)
     tool = provider_tool(target, trackers)
     problems = check_provider_tool(target, tool)
     refused = not all(is_warning(p) for p in problems)
     notes = tuple(problem_lines(_PROVIDERS[target], problems))
     return Export(target, tool, notes, tuple(export_costs(trackers)), refused=refused)
+
+
+def _dropped(card: dict[str, Any], trackers: Sequence[Tracker]) -> list[str]:
+    """The names of the trackers `card` carries that none of `trackers` replaces (by name or id)."""
+    data = card.get("data")
+    extensions = data.get("extensions") if isinstance(data, dict) else None
+    mine = extensions.get(CARD_KEY) if isinstance(extensions, dict) else None
+    carried = mine.get("trackers") if isinstance(mine, dict) else None
+    kept = {t.name for t in trackers} | {t.id for t in trackers}
+    dropped: list[str] = []
+    for entry in carried if isinstance(carried, list) else []:
+        named = [entry.get(key) for key in ("name", "id")] if isinstance(entry, dict) else []
+        names = [n for n in named if isinstance(n, str) and n]
+        if names and not kept.intersection(names):
+            dropped.append(names[0])
+    return list(dict.fromkeys(dropped))
+
+
+def _dropped_note(card: Path | None, dropped: Sequence[str]) -> str:
+    """The warning naming the trackers a card carried that the export drops, and how to keep them."""
+    shown = [quoted(name, 40) for name in dropped]
+    listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    noun, them, files = ("tracker", "it", "its tracker file")
+    if len(shown) > 1:
+        noun, them, files = ("trackers", "them", "their tracker files")
+    return (
+        f"warning: {card} carried the {noun} {listed}, which this export drops: --card replaces "
+        f"the trackers a card carries with the ones exported. To keep {them}, export {them} "
+        f"together with these in one command ({files}, or a scene linking {them}, beside the "
+        "others)"
+    )
 
 
 def _card_identity(card: dict[str, Any], scene: Scene | None, scenes: int, *, made: bool) -> str:
