@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from trackerkit.errors import TrackerkitError
+from trackerkit.simulate.endpoint import address_problem
 
 
 def add_data_option(parser: argparse.ArgumentParser) -> None:
@@ -64,8 +65,8 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
 def check_model_options(args: argparse.Namespace) -> None:
     """Refuse model options that cannot work, before anything runs: `--model openai` without
     `--base-url` or `--model-name` (but with `--variants`, which name their own), a `--base-url`
-    that is no http(s) address, `--base-url` for the scripted model, an empty `--model-name` or
-    `--api-key-env`."""
+    that is no well-formed http(s) address, `--base-url` for the scripted model, an empty
+    `--model-name` or `--api-key-env`."""
     if args.model == "openai" and not args.base_url:
         raise TrackerkitError(
             "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
@@ -74,6 +75,11 @@ def check_model_options(args: argparse.Namespace) -> None:
         raise TrackerkitError(
             f"--base-url {args.base_url!r} is not an http(s) address; give the API root, such "
             "as http://127.0.0.1:11434/v1"
+        )
+    if args.base_url and (problem := address_problem(args.base_url)):
+        raise TrackerkitError(
+            f"--base-url {args.base_url!r} {problem}; give the API root, such as "
+            "http://127.0.0.1:11434/v1"
         )
     if args.base_url and args.model != "openai":
         raise TrackerkitError(

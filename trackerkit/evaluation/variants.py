@@ -25,6 +25,7 @@ from trackerkit.fields import describe_value
 from trackerkit.library import read_piece
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
+from trackerkit.simulate.endpoint import address_problem
 from trackerkit.simulate.model import Model, ScriptedModel
 from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import Tracker
@@ -95,6 +96,11 @@ class Variant(BaseModel):
             raise ValueError(
                 f"base_url {self.base_url!r} is not an http(s) address; give the API root, such "
                 "as http://127.0.0.1:11434/v1"
+            )
+        if self.base_url is not None and (problem := address_problem(self.base_url)):
+            raise ValueError(
+                f"base_url {self.base_url!r} {problem}; give the API root, such as "
+                "http://127.0.0.1:11434/v1"
             )
         if self.protocol == "text" and self.tool_style != "lines":
             # The style would name the variant's row while changing nothing it measures.

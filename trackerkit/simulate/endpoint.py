@@ -26,7 +26,7 @@ import httpx
 
 from trackerkit.errors import ModelError
 
-__all__ = ["MAX_BODY", "MAX_REDIRECTS", "Answer", "post"]
+__all__ = ["MAX_BODY", "MAX_REDIRECTS", "Answer", "address_problem", "post"]
 
 MAX_BODY = 32 * 1024 * 1024
 """The most bytes of one response body read from a model server (32 MiB); a longer body is refused unread.
@@ -103,6 +103,27 @@ class _Deadline:
 def _shut(held: socket.socket) -> None:
     with contextlib.suppress(OSError):  # already closed by its connection
         held.shutdown(socket.SHUT_RDWR)
+
+
+def address_problem(url: str) -> str | None:
+    """What is wrong with an http(s) address no call could reach, in words; None when it reads.
+
+    Asked of a base URL before any turn is played, so a typo is said once rather than as every
+    turn's failure: an address httpx cannot read (`http://[::1`, a bracket left open), one with
+    no host (`http://:8080/v1`), or a port outside 1 to 65535.
+
+    >>> address_problem("http://[::1")
+    "is not a well-formed address (Invalid port: ':1')"
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        return f"is not a well-formed address ({exc})"
+    if not parsed.host:
+        return "names no host"
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        return f"has the port {parsed.port}; a port is from 1 to 65535"
+    return None
 
 
 def post(
