@@ -24,6 +24,7 @@ with app.setup(hide_code=True):
         played_marker,
         reply_notes_html,
         scripted_steps_text,
+        steps_html,
     )
     from trackerkit.views import (
         bars_over_history,
@@ -84,6 +85,11 @@ def _():
     # scripted ones when the scene is drawn again. A plain dict, not a state: the slider records
     # its moves here, and reading a state would draw the slider (and play the scene) twice a move.
     played_by_scene = {}
+    # Whether each of the person's steps was refused when it was first played, by scene
+    # (`Playback.refused_when_added`): a refusal the person saw at its control then goes to the
+    # list of their steps once the chat moves on, while a step written then and refused on a
+    # replay (the slider moved) is said above the chat. A plain dict the playback fills.
+    refused_by_scene = {}
     # Where a step the person adds now is made (`Playback.base` of the page drawn last), read
     # when Swipe, Regenerate or Continue is pressed. A plain dict the playback fills: the turn form
     # must not be drawn again on every step, or what was typed in it would go.
@@ -102,6 +108,7 @@ def _():
         get_steps_by_scene,
         place_problem,
         played_by_scene,
+        refused_by_scene,
         set_link_note,
         set_place,
         set_saved,
@@ -243,6 +250,7 @@ def _(
     place,
     played,
     protocol_pick,
+    refused_by_scene,
     scene_file,
     scene_name,
 ):
@@ -267,11 +275,24 @@ def _(
     session = playback.session if playback is not None else None
     base_now.clear()
     base_now.update(playback.base() if playback is not None else {})
+    if playback is not None:
+        refused_by_scene[scene_name] = playback.refused_when_added(
+            refused_by_scene.get(scene_name, [])
+        )
     return playback, scene_problem, session
 
 
 @app.cell
-def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
+def _(
+    playback,
+    played,
+    protocol_pick,
+    refused_by_scene,
+    scene_name,
+    scene_problem,
+    scene_steps,
+    session,
+):
     if session is None:
         _status = mo.Html(scene_problem or "")
     else:
@@ -286,8 +307,22 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
             )
         )
     # A step the chat refuses that no control shows is said here: a scripted one (a cut of a
-    # message that is gone), or one of the person's that a replay refused (the slider moved).
-    _refused = playback.refusals() if playback is not None else []
+    # message that is gone), or one of the person's that a replay refused (the slider moved). One
+    # refused when it was added was said at its control then, and stays in the list of steps.
+    _refused = (
+        playback.refusals(refused_by_scene.get(scene_name, [])) if playback is not None else []
+    )
+    _mine = playback.page_outcomes if playback is not None else []
+    _refused_mine = sum(o.refused is not None for o in _mine)
+    _steps_view = (
+        [
+            mo.accordion(
+                {f"Your steps: {len(_mine)} ({_refused_mine} refused)": mo.Html(steps_html(_mine))}
+            )
+        ]
+        if _mine
+        else []
+    )
     _row = (
         mo.hstack([played, protocol_pick, _status], justify="start", gap=2)
         if session is not None
@@ -301,7 +336,15 @@ def _(playback, played, protocol_pick, scene_problem, scene_steps, session):
     # played as written (the scene says no revision), so say which, why, and what to edit.
     _outdated = outdated_html(playback.outdated) if playback is not None else ""
     _outdated_view = [mo.Html(_outdated)] if _outdated else []
-    mo.vstack([_row, *_outdated_view, *[mo.Html(outcome_html(o)) for o in _refused], *_unmet_view])
+    mo.vstack(
+        [
+            _row,
+            *_outdated_view,
+            *[mo.Html(outcome_html(o)) for o in _refused],
+            *_unmet_view,
+            *_steps_view,
+        ]
+    )
     return
 
 

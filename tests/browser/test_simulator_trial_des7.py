@@ -77,10 +77,12 @@ def test_a_refused_edit_and_batch_stay_refused_after_the_field_is_added(
     for shown in ("mood calm", "hp 40", "bar 0"):
         health.get_by_text(shown).first.wait_for()
     expect(health.get_by_text("mood tense")).to_have_count(0)
-    # The edit (no longer the last step) is said above the chat, as every earlier refusal is.
-    page.locator(".tk-outcome.tk-refused").filter(has_text="Step 7 (edit) was refused").filter(
-        has_text=edit_refused
-    ).first.wait_for()
+    # The edit (no longer the last step, and refused when it was added: its control said so
+    # then) is kept in the list of the person's steps, not said above the chat (trial des8).
+    page.get_by_text("Your steps: 2 (1 refused)").first.click()
+    page.locator(".tk-steps:visible .tk-step-refused").filter(
+        has_text="Step 7 (edit) was refused"
+    ).filter(has_text=edit_refused).first.wait_for()
     batch.filter(has_text=batch_refused).first.wait_for()
     expect(page.get_by_text("bar 0 → 7")).to_have_count(0)
     batch.first.scroll_into_view_if_needed()

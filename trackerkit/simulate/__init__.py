@@ -25,6 +25,7 @@ from trackerkit.simulate.page import (
     played_marker,
     reply_notes_html,
     scripted_steps_text,
+    steps_html,
 )
 from trackerkit.simulate.places import (
     BUNDLED_DATA,
@@ -79,5 +80,6 @@ __all__ = [
     "read_json",
     "reply_notes_html",
     "scripted_steps_text",
+    "steps_html",
     "time_zone",
 ]

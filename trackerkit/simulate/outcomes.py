@@ -7,7 +7,7 @@ was forked (`ForkPoint`), and which turn wrote each reply version; it gives the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -87,12 +87,32 @@ class Playback:
         """The outcomes of the steps the person added (not the scene's scripted ones)."""
         return [o for o in self.outcomes if not o.scripted]
 
-    def refusals(self) -> list[Outcome]:
-        """The refused steps no control shows: every scripted one, and each of the person's but
-        the last (its own control shows that one), so a step refused on a replay (an edit after
-        the slider moved) is never dropped in silence."""
-        last = self.page_outcomes[-1:]
-        return [o for o in self.outcomes if o.refused is not None and o not in last]
+    def refusals(self, refused_when_added: Sequence[bool] | None = None) -> list[Outcome]:
+        """The refused steps the page says above the chat, since no control shows them: every
+        scripted one, and each of the person's but the last (its own control shows that one).
+
+        With `refused_when_added` (see `refused_when_added`), a step of the person's that was
+        refused already when it was added is left out: its control said so then, and it stays
+        in the list of their steps. Only a step written when added and refused now (a replay
+        after the slider moved, an edit after a designer save) is said, so it is never dropped
+        in silence, while a typo's refusal does not stay above the chat once the chat moved on.
+        """
+        mine = self.page_outcomes
+        said_then = {id(o) for o, was in zip(mine, refused_when_added or (), strict=False) if was}
+        return [
+            o
+            for o in self.outcomes
+            if o.refused is not None and o not in mine[-1:] and id(o) not in said_then
+        ]
+
+    def refused_when_added(self, noted: Sequence[bool]) -> list[bool]:
+        """Whether each of the person's steps was refused when it was added, for `refusals`.
+
+        `noted` is what the page noted at its earlier draws: kept for the steps still there (one
+        undone is dropped); a step played here for the first time is noted as it is played now.
+        """
+        kept = list(noted[: len(self.page_outcomes)])
+        return kept + [o.refused is not None for o in self.page_outcomes[len(kept) :]]
 
     def base(self) -> dict[str, Any]:
         """Where a step the person adds now is made: `{"baseStep": n, "baseMessage": "m12"}`, the

@@ -28,6 +28,7 @@ __all__ = [
     "played_marker",
     "reply_notes_html",
     "scripted_steps_text",
+    "steps_html",
 ]
 
 _STYLE = """<style>
@@ -36,6 +37,8 @@ _STYLE = """<style>
 .tk-clamped{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 .tk-done{background:#eef6ee;border:1px solid #b7dcb9;color:#1a4d1f}
 .tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
+.tk-steps{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:4px 0;padding-left:1.6em}
+.tk-step-refused{color:#82071e}
 .tk-outdated{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 </style>"""
 
@@ -100,6 +103,20 @@ def outcome_html(outcome: Outcome | None) -> str:
     kind = "tk-refused" if bad else "tk-done"
     role = "alert" if bad else "status"
     return f'{_STYLE}<div class="tk-note tk-outcome {kind}" role="{role}">{escape(outcome.sentence)}</div>'
+
+
+def steps_html(outcomes: Sequence[Outcome]) -> str:
+    """The person's steps, oldest first, each with its outcome: the list where a refusal stays
+    once the chat has moved on (the page says above the chat only the ones news to the person,
+    `Playback.refusals`). Empty when there is no step."""
+    if not outcomes:
+        return ""
+    items = []
+    for outcome in outcomes:
+        bad = outcome.refused is not None or (outcome.report is not None and not outcome.report.ok)
+        kind = "tk-step-refused" if bad else "tk-step-done"
+        items.append(f'<li class="tk-step {kind}">{escape(outcome.sentence)}</li>')
+    return f'{_STYLE}<ol class="tk-steps">{"".join(items)}</ol>'
 
 
 def outdated_html(outdated: Sequence[OutdatedName]) -> str:

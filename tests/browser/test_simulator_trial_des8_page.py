@@ -1,0 +1,81 @@
+"""The simulator's refusals, a person's edit beside the reply's writes, and a reply to a message a
+cut left unanswered, found in a designer's trial (des8, findings 1, 2 and 7).
+
+A refused typo stayed as a red banner above the chat for good (one per typo, even after its
+message was cut away); an edit that brought hp back hid the reply's own hp change under its
+message; and after a cut at a reply the person's message left at the end could never be answered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .test_simulator_journey import HEADING, _calls, _fill, _pick, _send, _settled, _status
+
+#: The controls these journeys drive (tests/browser/test_controls.py reads this).
+TOUCHES = {
+    "simulator": {
+        "calls_json",
+        "cut",
+        "message_pick",
+        "reply_text",
+        "send",
+        "show",
+        "user_text",
+        "version_pick",
+    }
+}
+
+BITE = _calls('{"tracker": "Health", "set": {"hp": 14, "mood": "tense"}}')
+
+
+def _bitten(page: Any) -> None:
+    """Fight's 12 scripted messages, then a turn whose reply writes hp 40 → 14 and mood (m14)."""
+    _status(page, "12 live messages")
+    _send(page, "A rat bites me.", BITE, "Ouch.")
+    _status(page, "14 live messages")
+    _settled(page, 7)
+
+
+def test_a_refused_typo_is_said_at_its_control_then_kept_in_the_list_of_steps(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Two version typos: only the last is said (at its control), none above the chat; after a
+    cut of their message no refusal is shown as current, and both stay in "Your steps"."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _bitten(page)
+    refused = page.locator(".tk-outcome.tk-refused")
+    for number, version in ((8, "7"), (9, "8")):
+        _pick(page, "Message", "message 14 ·")
+        _fill(page, "Version (from 1)", version)
+        page.get_by_role("button", name="Show version").click()
+        refused.filter(has_text=f"Step {number} (show_version) was refused").filter(
+            has_text=f"message 14 has 1 version (1 to 1); there is no version {version}"
+        ).first.wait_for()
+        _settled(page, number)
+    expect(refused).to_have_count(1)
+    expect(refused.filter(has_text="Step 8 (show_version)")).to_have_count(0)
+
+    _pick(page, "Message", "message 13 ·")
+    page.get_by_role("button", name="Cut from here").click()
+    _status(page, "12 live messages")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 10 (cut) done.").first.wait_for()
+    expect(refused).to_have_count(0)
+
+    page.get_by_text("Your steps: 4 (2 refused)").first.click()
+    listed = page.locator(".tk-steps:visible .tk-step")
+    expect(listed).to_have_count(4)
+    kept = page.locator(".tk-steps:visible .tk-step-refused")
+    expect(kept).to_have_count(2)
+    expect(kept.nth(0)).to_contain_text("Step 8 (show_version) was refused")
+    expect(kept.nth(1)).to_contain_text("there is no version 8")
+    expect(listed.nth(3)).to_have_text("Step 10 (cut) done.")
+    page.get_by_text("Your steps: 4 (2 refused)").first.scroll_into_view_if_needed()
+    screenshot(page, "simulator-des8-steps-list")

@@ -1,0 +1,80 @@
+"""The simulator page's refusals, a person's edit beside the reply's writes, and a reply to a
+message a cut left unanswered (trial des8, findings 1, 2 and 7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from trackerkit.simulate.page import steps_html
+from trackerkit.simulate.playback import play_page
+
+ROOT = Path(__file__).resolve().parents[2]
+FIGHT = ROOT / "data" / "scenes" / "fight.json"
+
+
+def _calls(updates: str) -> str:
+    return '[{"name": "update_trackers", "arguments": {"updates": [' + updates + "]}}]"
+
+
+def _turn(calls: str, user: str = "A rat bites me.", reply: str = "Ouch.") -> dict[str, str]:
+    return {"user": user, "reply": reply, "callsText": calls}
+
+
+BITE = _turn(_calls('{"tracker": "Health", "set": {"hp": 14, "mood": "tense"}}'))
+#: A typo in the version box: message 13 has one version.
+TYPO = {"action": "show_version", "message": "m13", "version": 7}
+
+
+class TestRefusalsOfEarlierSteps:
+    """Finding 1: a refused step stayed above the chat for good, one banner per typo, even after
+    its message was cut away; only Undo removed it."""
+
+    def test_a_refusal_the_page_showed_when_it_was_added_folds_away(self) -> None:
+        """A typo refused when it was added is shown at its control while it is the last step;
+        once a later step is written (a cut of its message), it is no longer said above the chat."""
+        steps = [BITE, TYPO, {**TYPO, "version": 8}, {"action": "cut", "message": "m13"}]
+        playback = play_page(FIGHT, steps)
+        noted = playback.refused_when_added([])
+        assert noted == [False, True, True, False]
+        assert playback.refusals(noted) == []
+        # Without what the page noted, every earlier refusal is listed, as before.
+        assert [o.number for o in playback.refusals()] == [8, 9]
+
+    def test_stacked_typos_are_never_stacked_above_the_chat(self) -> None:
+        """Two typos in a row: the last is shown at its control, the first nowhere above the chat."""
+        playback = play_page(FIGHT, [BITE, TYPO, {**TYPO, "version": 8}])
+        assert playback.refusals(playback.refused_when_added([])) == []
+        assert playback.page_outcomes[-1].refused is not None
+
+    def test_a_step_written_when_added_and_refused_on_a_replay_is_said(self) -> None:
+        """A swipe written on m12 is refused when the slider leaves m12 out: it was not refused
+        when added, so it is said above the chat even after a later step was written."""
+        swipe = {
+            "action": "swipe",
+            "reply": "A rat.",
+            "callsText": "[]",
+            "baseStep": 0,
+            "baseMessage": "m12",
+        }
+        steps = [swipe, {"action": "use", "take": "t1"}]
+        noted = play_page(FIGHT, steps).refused_when_added([])
+        assert noted == [False, False]
+        replayed = play_page(FIGHT, steps, scripted=3)
+        assert replayed.refused_when_added(noted) == noted
+        assert [o.kind for o in replayed.refusals(noted)] == ["swipe"]
+
+    def test_what_was_noted_is_kept_and_steps_gone_are_forgotten(self) -> None:
+        """The steps noted before keep their note; an undone step's is dropped, a new one noted."""
+        playback = play_page(FIGHT, [BITE, TYPO])
+        assert playback.refused_when_added([False, False, True]) == [False, False]
+        assert playback.refused_when_added([True]) == [True, True]
+
+    def test_the_steps_list_keeps_every_refusal(self) -> None:
+        """Each of the person's steps is listed with its outcome; a refused one stays there."""
+        playback = play_page(FIGHT, [BITE, TYPO, {"action": "cut", "message": "m13"}])
+        html = steps_html(playback.page_outcomes)
+        assert html.count('<li class="tk-step ') == 3
+        assert html.count("tk-step tk-step-refused") == 1
+        assert "Step 8 (show_version) was refused, nothing was written: message 13 has 1" in html
+        assert "Step 9 (cut) done." in html
+        assert steps_html([]) == ""
