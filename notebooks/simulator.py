@@ -8,12 +8,14 @@ with app.setup(hide_code=True):
 
     import marimo as mo
 
-    from trackerkit import load_scene, tracker_changes_between, workspace
+    from trackerkit import load_scene, workspace
     from trackerkit.simulate import (
         Unsent,
         calls_example,
+        changes_apart,
         compare_protocols,
         edit_prefill,
+        edited_html,
         failure_html,
         link_choices,
         link_trackers,
@@ -363,12 +365,9 @@ def _(playback, session):
     else:
         try:
             _take = session.chat.take
-            _changes = (
-                tracker_changes_between(session.chat, None, _take.messages[0].id).messages
-                if _take.messages
-                else ()
-            )
-            _by_message = {entry.message_id: entry for entry in _changes}
+            # A message's reply writes and a person's edits on it, apart: the net change (TR-43)
+            # would hide a reply's hp change an edit brought back, or show an edit as the reply's.
+            _by_message = changes_apart(session.chat)
             _items = []
             for _number, _m in enumerate(_take.messages, start=1):
                 _versions = (
@@ -377,12 +376,23 @@ def _(playback, session):
                     else ""
                 )
                 _entry = _by_message.get(_m.id)
-                _drawn = changes_html(_entry, changes_on=session.scene.changes_on) if _entry else ""
+                _on = session.scene.changes_on
+                _drawn = (
+                    changes_html(_entry.reply, changes_on=_on) if _entry and _entry.reply else ""
+                )
+                _edited = edited_html(
+                    "".join(
+                        changes_html(_tracker, changes_on=_on) for _tracker in _entry.edit.trackers
+                    )
+                    if _entry and _entry.edit
+                    else "",
+                    _m.id,
+                )
                 _notes = reply_notes_html(playback.reply_outcome(_m.id, _m.shown))
                 _parts = [
                     mo.md(f"{_number} · **{md_text(_m.role)}**{_versions}: {md_text(_m.text)}")
                 ]
-                _parts += [mo.Html(_html) for _html in (_drawn, _notes) if _html]
+                _parts += [mo.Html(_html) for _html in (_drawn, _edited, _notes) if _html]
                 _items.append(mo.vstack(_parts, gap=0.25))
             _chat_view = mo.hstack(
                 [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],

@@ -19,6 +19,8 @@ TOUCHES = {
     "simulator": {
         "calls_json",
         "cut",
+        "edit_button",
+        "edit_set",
         "message_pick",
         "reply_text",
         "send",
@@ -79,3 +81,42 @@ def test_a_refused_typo_is_said_at_its_control_then_kept_in_the_list_of_steps(
     expect(listed.nth(3)).to_have_text("Step 10 (cut) done.")
     page.get_by_text("Your steps: 4 (2 refused)").first.scroll_into_view_if_needed()
     screenshot(page, "simulator-des8-steps-list")
+
+
+def test_the_replys_writes_and_the_persons_edit_are_shown_apart(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """The reply wrote hp 40 → 14 and mood; an edit of hp 50 (clamped to 40) keeps the reply's
+    chips under message 14 and shows "Edited by you: hp 14 → 40" apart. A reply writing only mood
+    then an edit of hp: the hp change is the person's, never a chip of the reply's."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _bitten(page)
+    _fill(page, "Set (JSON)", '{"hp": 50}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 8 (edit) done").first.wait_for()
+    reply = page.locator(".tk-message-changes[data-message-id='m14']")
+    expect(reply).to_contain_text("hp 40 → 14")
+    expect(reply).to_contain_text("mood calm → tense")
+    edited = page.locator(".tk-edited[data-message-id='m14']")
+    expect(edited).to_contain_text("Edited by you:")
+    expect(edited).to_contain_text("hp 14 → 40")
+    expect(edited).not_to_contain_text("mood")
+    page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 40").first.wait_for()
+    edited.scroll_into_view_if_needed()
+    screenshot(page, "simulator-des8-edit-apart")
+
+    _send(page, "I calm down.", _calls('{"tracker": "Health", "set": {"mood": "calm"}}'), "Ah.")
+    _status(page, "16 live messages")
+    _settled(page, 9)
+    _fill(page, "Set (JSON)", '{"hp": 5}')
+    page.get_by_role("button", name="Edit value").click()
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 10 (edit) done").first.wait_for()
+    reply = page.locator(".tk-message-changes[data-message-id='m16']")
+    expect(reply).to_contain_text("mood tense → calm")
+    expect(reply).not_to_contain_text("hp")
+    expect(page.locator(".tk-edited[data-message-id='m16']")).to_contain_text("hp 40 → 5")

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from trackerkit import tracker_changes_between
+from trackerkit.changes import FieldChange, MessageChanges
+from trackerkit.simulate.edits import changes_apart
 from trackerkit.simulate.page import steps_html
 from trackerkit.simulate.playback import play_page
 
@@ -78,3 +81,52 @@ class TestRefusalsOfEarlierSteps:
         assert "Step 8 (show_version) was refused, nothing was written: message 13 has 1" in html
         assert "Step 9 (cut) done." in html
         assert steps_html([]) == ""
+
+
+def _fields(entry: MessageChanges | None) -> list[tuple[str, str, object, object]]:
+    if entry is None:
+        return []
+    return [
+        (t.name, c.field, c.before, c.after)
+        for t in entry.trackers
+        for c in t.changes
+        if isinstance(c, FieldChange)
+    ]
+
+
+class TestTheReplysWritesBesideTheEdit:
+    """Finding 2: an edit bringing hp back hid the reply's own hp change under message 14, and an
+    edit of a field the reply left alone showed as the reply's change."""
+
+    def test_an_edit_back_keeps_the_replys_change_and_says_the_edit_apart(self) -> None:
+        """The reply wrote hp 40 → 14 and mood; the edit {"hp": 50} (clamped to 40) is apart."""
+        edit = {"action": "edit", "tracker": "Health", "setText": '{"hp": 50}', "baseStep": 1}
+        playback = play_page(FIGHT, [BITE, edit])
+        chat = playback.session.chat
+        apart = changes_apart(chat)["m14"]
+        assert _fields(apart.reply) == [
+            ("Health", "hp", 40, 14),
+            ("Health", "mood", "calm", "tense"),
+        ]
+        assert _fields(apart.edit) == [("Health", "hp", 14, 40)]
+        # TR-43: the message's change is still the net difference, the edit folded in.
+        net = tracker_changes_between(chat, None, "m14").of("m14")
+        assert _fields(net) == [("Health", "mood", "calm", "tense")]
+
+    def test_an_edit_of_a_field_the_reply_left_alone_is_the_persons(self) -> None:
+        """An edit of hp on a reply that wrote only mood is the person's change, not the reply's."""
+        mood = _turn(_calls('{"tracker": "Health", "set": {"mood": "tense"}}'))
+        edit = {"action": "edit", "tracker": "Health", "setText": '{"hp": 5}', "baseStep": 1}
+        apart = changes_apart(play_page(FIGHT, [mood, edit]).session.chat)["m14"]
+        assert _fields(apart.reply) == [("Health", "mood", "calm", "tense")]
+        assert _fields(apart.edit) == [("Health", "hp", 40, 5)]
+
+    def test_a_message_without_an_edit_is_its_net_change(self) -> None:
+        """Every message but the edited one reads as the changes read gives it."""
+        chat = play_page(FIGHT, [BITE]).session.chat
+        apart = changes_apart(chat)
+        net = tracker_changes_between(chat, None, chat.take.messages[0].id)
+        assert {m.message_id: m for m in net.messages} == {
+            message_id: entry.reply for message_id, entry in apart.items() if entry.reply
+        }
+        assert all(entry.edit is None for entry in apart.values())

@@ -8,6 +8,7 @@ their fork points) and its HTML (`outcome_html`, `failure_html`, ...), and the l
 trackers into a scene (`link_trackers`). Its modules are private to it.
 """
 
+from trackerkit.simulate.edits import ChangesApart, changes_apart
 from trackerkit.simulate.links import (
     LinkChoice,
     SavedLinks,
@@ -19,6 +20,7 @@ from trackerkit.simulate.page import (
     Unsent,
     calls_example,
     edit_prefill,
+    edited_html,
     failure_html,
     outcome_html,
     outdated_html,
@@ -53,6 +55,7 @@ __all__ = [
     "BUNDLED_DATA",
     "DATA_DIR_ENV",
     "TIMEZONE_ENV",
+    "ChangesApart",
     "Clamp",
     "ForkPoint",
     "LinkChoice",
@@ -63,11 +66,13 @@ __all__ = [
     "StepValues",
     "Unsent",
     "calls_example",
+    "changes_apart",
     "check_data_dir",
     "clamps_of",
     "compare_protocols",
     "data_dir",
     "edit_prefill",
+    "edited_html",
     "failure_html",
     "link_choices",
     "link_trackers",

@@ -22,6 +22,7 @@ __all__ = [
     "Unsent",
     "calls_example",
     "edit_prefill",
+    "edited_html",
     "failure_html",
     "outcome_html",
     "outdated_html",
@@ -37,6 +38,8 @@ _STYLE = """<style>
 .tk-clamped{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
 .tk-done{background:#eef6ee;border:1px solid #b7dcb9;color:#1a4d1f}
 .tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
+.tk-edited{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:2px 0}
+.tk-edited-label{font:italic 12px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:#57606a}
 .tk-steps{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:4px 0;padding-left:1.6em}
 .tk-step-refused{color:#82071e}
 .tk-outdated{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
@@ -103,6 +106,17 @@ def outcome_html(outcome: Outcome | None) -> str:
     kind = "tk-refused" if bad else "tk-done"
     role = "alert" if bad else "status"
     return f'{_STYLE}<div class="tk-note tk-outcome {kind}" role="{role}">{escape(outcome.sentence)}</div>'
+
+
+def edited_html(drawn: str, message_id: str) -> str:
+    """A person's edits on a message, drawn as its changes are (`views.changes_html`), under a
+    label that tells them from the reply's own writes drawn above it; "" when nothing is drawn."""
+    if not drawn:
+        return ""
+    return (
+        f'{_STYLE}<div class="tk-edited" data-message-id="{escape(message_id)}">'
+        f'<span class="tk-edited-label">Edited by you:</span>{drawn}</div>'
+    )
 
 
 def steps_html(outcomes: Sequence[Outcome]) -> str:
