@@ -30,7 +30,7 @@ from trackerkit.commands.scene import (
     scene_and_trackers,
 )
 from trackerkit.commands.simulate import register_simulate, say_trace
-from trackerkit.commands.terminal import Shown, say
+from trackerkit.commands.terminal import Shown, escaping, say
 from trackerkit.commands.trackers import register_trackers
 from trackerkit.errors import TrackerkitError
 
@@ -103,7 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # sequence in a row name or an error body would colour or move the user's terminal.
     sys.stdout, sys.stderr = Shown(out, "\t\n"), Shown(err, "\t\n\r")
     try:
-        return _run(handler, args)
+        # A stdout that is not UTF-8 (cp1252) takes every command's output: what it cannot
+        # encode is written as a JSON escape, so JSON stays valid and text readable.
+        with escaping(out), escaping(err):
+            return _run(handler, args)
     finally:
         sys.stdout, sys.stderr = out, err
 
