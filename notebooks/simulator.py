@@ -27,6 +27,7 @@ with app.setup(hide_code=True):
         reply_notes_html,
         scripted_steps_text,
         steps_html,
+        unanswered_html,
     )
     from trackerkit.views import (
         bars_over_history,
@@ -38,7 +39,7 @@ with app.setup(hide_code=True):
         safe_md,
     )
 
-    TURN_KINDS = ("turn", "swipe", "regenerate", "continue")
+    TURN_KINDS = ("turn", "reply", "swipe", "regenerate", "continue")
     MESSAGE_KINDS = ("show_version", "cut", "fork", "use")
 
     def scene_names(place):
@@ -394,6 +395,8 @@ def _(playback, session):
                 ]
                 _parts += [mo.Html(_html) for _html in (_drawn, _edited, _notes) if _html]
                 _items.append(mo.vstack(_parts, gap=0.25))
+            _unanswered = unanswered_html(session.chat)
+            _items += [mo.Html(_unanswered)] if _unanswered else []
             _chat_view = mo.hstack(
                 [mo.vstack(_items, gap=0.5), mo.Html(panel_html(session.chat))],
                 widths=[2, 1],
@@ -532,6 +535,16 @@ def _(base_now, place, scene_file, scene_name, set_steps, unsent):
             {"action": "swipe", "callsText": calls_json.value, "reply": reply_text.value}
         ),
     )
+    # Answers the person's last message when a cut left it unanswered (Send turn would add
+    # another): a turn that writes the reply after it, with the Reply and the calls above.
+    reply_to = mo.ui.button(
+        label="Reply to last message",
+        tooltip="Answer your last message (a cut can leave it unanswered) with the Reply and "
+        "the tool calls; no new message is added",
+        on_click=lambda _: _add_on_reply(
+            {"action": "reply", "callsText": calls_json.value, "reply": reply_text.value}
+        ),
+    )
     regenerate = mo.ui.button(
         label="Regenerate",
         on_click=lambda _: _add_on_reply(
@@ -550,7 +563,7 @@ def _(base_now, place, scene_file, scene_name, set_steps, unsent):
             user_text,
             reply_text,
             calls_json,
-            mo.hstack([send, swipe, regenerate, undo], justify="start", wrap=True),
+            mo.hstack([send, reply_to, swipe, regenerate, undo], justify="start", wrap=True),
             mo.hstack([continue_text, continue_], justify="start", align="end", widths=[6, 1]),
         ]
     )

@@ -22,7 +22,9 @@ TOUCHES = {
         "edit_button",
         "edit_set",
         "message_pick",
+        "regenerate",
         "reply_text",
+        "reply_to",
         "send",
         "show",
         "user_text",
@@ -120,3 +122,46 @@ def test_the_replys_writes_and_the_persons_edit_are_shown_apart(
     expect(reply).to_contain_text("mood tense → calm")
     expect(reply).not_to_contain_text("hp")
     expect(page.locator(".tk-edited[data-message-id='m16']")).to_contain_text("hp 40 → 5")
+
+
+def test_a_message_a_cut_left_unanswered_gets_its_reply(
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Any,
+    data_copy: Path,
+) -> None:
+    """Cut at the reply: the page says message 13 has no reply yet, Regenerate is refused naming
+    Reply to last message, and that button writes message 14 after it, with its calls."""
+    from playwright.sync_api import expect  # here: the harness skips browser tests without it
+
+    page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
+    _bitten(page)
+    _pick(page, "Message", "message 14 ·")
+    page.get_by_role("button", name="Cut from here").click()
+    _status(page, "13 live messages")
+    unanswered = page.locator(".tk-unanswered")
+    expect(unanswered).to_contain_text("Message 13, yours, has no reply yet")
+
+    page.get_by_role("button", name="Regenerate").click()
+    page.locator(".tk-outcome.tk-refused").filter(
+        has_text="Nothing to regenerate: the last message (message 13) is yours, not a reply. "
+        "Press Reply to last message to answer it."
+    ).first.wait_for()
+    _status(page, "13 live messages")
+
+    _fill(page, "Reply", "The rat flees.")
+    _fill(
+        page,
+        "The model's tool calls (JSON list)",
+        _calls('{"tracker": "Health", "set": {"hp": 12}}'),
+    )
+    page.get_by_role("button", name="Reply to last message").click()
+    _status(page, "14 live messages")
+    page.locator(".tk-outcome.tk-done").filter(has_text="Step 10 (reply) done.").first.wait_for()
+    page.get_by_text("13 · user: A rat bites me.").first.wait_for()
+    page.get_by_text("14 · assistant: The rat flees.").first.wait_for()
+    expect(page.get_by_text("15 · ")).to_have_count(0)
+    page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 12").first.wait_for()
+    expect(unanswered).to_have_count(0)
+    page.get_by_text("14 · assistant: The rat flees.").first.scroll_into_view_if_needed()
+    screenshot(page, "simulator-des8-reply-to-last")

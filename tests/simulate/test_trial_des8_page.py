@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from trackerkit import tracker_changes_between
 from trackerkit.changes import FieldChange, MessageChanges
 from trackerkit.simulate.edits import changes_apart
@@ -130,3 +132,73 @@ class TestTheReplysWritesBesideTheEdit:
             message_id: entry.reply for message_id, entry in apart.items() if entry.reply
         }
         assert all(entry.edit is None for entry in apart.values())
+
+
+CUT_REPLY = {"action": "cut", "message": "m14"}
+ANSWER = {
+    "action": "reply",
+    "reply": "The rat flees.",
+    "callsText": _calls('{"tracker": "Health", "set": {"hp": 12}}'),
+}
+
+
+class TestAReplyToAnUnansweredMessage:
+    """Finding 7: after a cut left the take ending on the person's message, Swipe and Regenerate
+    were refused and Send turn added another message, so it could never be answered."""
+
+    def test_the_reply_answers_the_persons_last_message(self) -> None:
+        """The reply is written after m13 (no new user message), with its calls."""
+        playback = play_page(FIGHT, [BITE, CUT_REPLY, ANSWER])
+        outcome = playback.page_outcomes[-1]
+        assert outcome.refused is None
+        assert outcome.sentence == "Step 9 (reply) done."
+        take = playback.session.chat.take
+        assert [(m.role, m.text) for m in take.messages[-2:]] == [
+            ("user", "A rat bites me."),
+            ("assistant", "The rat flees."),
+        ]
+        assert playback.session.values()["Health"]["hp"] == 12
+        assert outcome.report is not None
+        assert outcome.report.kind == "reply"
+
+    def test_a_reply_on_a_take_that_ends_with_a_reply_is_refused(self) -> None:
+        """Nothing to answer after a reply: refused in words, nothing written."""
+        playback = play_page(FIGHT, [BITE, ANSWER])
+        assert playback.page_outcomes[-1].refused == (
+            "Nothing to answer: the last message (message 14) is already a reply. Send turn "
+            "adds your message and its reply; Swipe or Regenerate writes this reply again."
+        )
+        assert len(playback.session.chat.take.messages) == 14
+
+    @pytest.mark.parametrize("kind", ["swipe", "regenerate", "continue"])
+    def test_swipe_regenerate_continue_on_the_persons_message_name_reply(self, kind: str) -> None:
+        """Refused, as the chat rules say, with the control that answers the message."""
+        step = {"action": kind, "reply": "A rat.", "callsText": "[]"}
+        refused = play_page(FIGHT, [BITE, CUT_REPLY, step]).page_outcomes[-1].refused
+        assert refused == (
+            f"Nothing to {kind}: the last message (message 13) is yours, not a reply. "
+            "Press Reply to last message to answer it."
+        )
+
+    def test_a_reply_made_before_a_later_step_is_refused(self) -> None:
+        """Made on m13 with the page's base, it is refused when a step came first (a turn)."""
+        based = {**ANSWER, "baseStep": 2}
+        assert play_page(FIGHT, [BITE, CUT_REPLY, based]).page_outcomes[-1].refused is None
+        moved = play_page(FIGHT, [BITE, CUT_REPLY, BITE, based])
+        refused = moved.page_outcomes[-1].refused
+        assert refused is not None
+        assert refused.startswith("The reply was made on m13 of take 't1', but")
+
+    def test_a_reply_to_a_scripted_message_the_slider_leaves_out_is_refused(self) -> None:
+        """Made on m11 (cut of m12 left it unanswered), it is refused at 3 scripted steps."""
+        steps = [
+            {"action": "cut", "message": "m12"},
+            {**ANSWER, "baseStep": 1, "baseMessage": "m11"},
+        ]
+        assert play_page(FIGHT, steps).page_outcomes[-1].refused is None
+        refused = play_page(FIGHT, steps, scripted=3).page_outcomes[-1].refused
+        assert refused is not None
+        assert refused.startswith(
+            "The reply was made on the message m11, which this replay does not play"
+        )
+        assert "and is not moved to another message." in refused

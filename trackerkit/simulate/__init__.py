@@ -28,6 +28,7 @@ from trackerkit.simulate.page import (
     reply_notes_html,
     scripted_steps_text,
     steps_html,
+    unanswered_html,
 )
 from trackerkit.simulate.places import (
     BUNDLED_DATA,
@@ -87,4 +88,5 @@ __all__ = [
     "scripted_steps_text",
     "steps_html",
     "time_zone",
+    "unanswered_html",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "reply_notes_html",
     "scripted_steps_text",
     "steps_html",
+    "unanswered_html",
 ]
 
 _STYLE = """<style>
@@ -40,6 +41,7 @@ _STYLE = """<style>
 .tk-failure{background:#fff1f0;border:1px solid #f5c2c0;color:#82071e}
 .tk-edited{display:flex;flex-wrap:wrap;align-items:center;gap:6px;margin:2px 0}
 .tk-edited-label{font:italic 12px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;color:#57606a}
+.tk-unanswered{background:#ddf4ff;border:1px solid #9cd1f5;color:#0a3069}
 .tk-steps{font:13px/1.4 system-ui,-apple-system,"Segoe UI",sans-serif;margin:4px 0;padding-left:1.6em}
 .tk-step-refused{color:#82071e}
 .tk-outdated{background:#fff8c5;border:1px solid #e5d47a;color:#4d2d00}
@@ -116,6 +118,19 @@ def edited_html(drawn: str, message_id: str) -> str:
     return (
         f'{_STYLE}<div class="tk-edited" data-message-id="{escape(message_id)}">'
         f'<span class="tk-edited-label">Edited by you:</span>{drawn}</div>'
+    )
+
+
+def unanswered_html(chat: Chat) -> str:
+    """A note under a take that ends on the person's message (a cut left it unanswered): which
+    control answers it; "" when the take ends otherwise."""
+    messages = chat.take.messages
+    if not messages or messages[-1].role != "user":
+        return ""
+    return (
+        f'{_STYLE}<div class="tk-note tk-unanswered" role="status">Message {len(messages)}, '
+        "yours, has no reply yet: Reply to last message answers it with the Reply and the tool "
+        "calls below (Send turn adds another message).</div>"
     )
 
 

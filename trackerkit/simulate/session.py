@@ -43,7 +43,7 @@ from typing import Any
 
 from trackerkit._arguments import read_arguments
 from trackerkit.chat import Chat, Turn, TurnKind
-from trackerkit.errors import BadRequestError, TrackerkitError
+from trackerkit.errors import BadRequestError, TrackerkitError, TurnError
 from trackerkit.formats.text_protocol import parse_text_updates, text_answer
 from trackerkit.scene import PieceSource, Scene, load_scene, scene_trackers
 from trackerkit.simulate.completion import MAX_REPLY_TEXT, PROTOCOLS, UpdateProtocol
@@ -88,7 +88,7 @@ MAX_TURN_TEXT = 4 * 1024 * 1024
 class Session(_Scripts, _Turns, _Requests):
     """A simulated chat on a scene, turn by turn.
 
-    The four turn verbs (`turn`, `swipe`, `regenerate`, `continue_`) run the model; everything a
+    The turn verbs (`turn`, `reply`, `swipe`, `regenerate`, `continue_`) run the model; everything a
     person does besides (edit, cut, fork, show a version, switch takes) is made on `chat`.
 
     Args:
@@ -179,6 +179,21 @@ class Session(_Scripts, _Turns, _Requests):
         _check_script(script)
         self.chat.add_user(user_text)
         return self._run("reply", user_text, script)
+
+    def reply(self, script: Script = None) -> TurnReport:
+        """Answer the person's last message, one a cut left unanswered: a whole turn that writes
+        a new reply after it, adding no message.
+
+        Raises:
+            TurnError: the take does not end on a person's message (nothing to answer).
+        """
+        take = self.chat.take
+        if not take.messages or take.messages[-1].role != "user":
+            raise TurnError(
+                f"nothing to answer: the last message of take {take.id!r} is not a person's; "
+                "turn adds a message and its reply"
+            )
+        return self._run("reply", take.messages[-1].text, script)
 
     def swipe(self, script: Script = None) -> TurnReport:
         """A new version of the last reply; it sees the state before the reply it replaces."""

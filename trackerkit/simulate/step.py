@@ -19,7 +19,9 @@ from trackerkit.simulate.clamps import clamps_of, turn_clamps
 from trackerkit.simulate.forms import read_json
 from trackerkit.simulate.outcomes import ForkPoint, Outcome, Playback
 from trackerkit.simulate.pins import _follow_renames, _KeptRefused
+from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import Session
+from trackerkit.steps import RegenerateStep, decode_step
 
 __all__: list[str] = []  # its helpers serve `play_page` (`trackerkit.simulate.playback`) only
 
@@ -61,8 +63,10 @@ def _play(
             Outcome(number, kind, scripted, refused=kept.restore(reason), take=take, typed=typed)
         )
 
-    problem = _read_page_forms(step, session, history, kept) or _reply_problem(
-        session, step, read, kind
+    problem = (
+        _read_page_forms(step, session, history, kept)
+        or _reply_problem(session, step, read, kind)
+        or (None if scripted else _unanswered_problem(session, kind))
     )
     if problem is not None:
         return refuse(problem)
@@ -95,7 +99,7 @@ def _play(
                 Outcome(number, kind, scripted, clamps=clamps, take=take, typed=typed)
             )
             return None
-        report = session.play(step)
+        report = _reply(session, step) if kind == "reply" else session.play(step)
     except (TrackerkitError, KeyError) as exc:
         return refuse(_sentence(exc))
     kept.restore_turn(session, report)
@@ -156,8 +160,10 @@ def _edit(session: Session, step: dict[str, Any], read: Sequence[_Reading]) -> s
     return None
 
 
-#: The page steps made on the reply shown, and what the person does to make one again.
+#: The page steps made on the reply shown (a reply: on the person's message it answers), and
+#: what the person does to make one again.
 _ON_A_REPLY = {
+    "reply": "reply to the last message",
     "edit": "read the values again and edit",
     "swipe": "swipe the reply shown",
     "regenerate": "regenerate the reply shown",
@@ -218,18 +224,53 @@ def _reply_problem(
 
 
 def _not_played(session: Session, kind: str, meant: str, reading: _Reading) -> str:
-    """The sentence for a step made on a scripted reply this replay does not end on."""
+    """The sentence for a step made on a scripted message this replay does not end on (a reply;
+    the person's message a reply answers)."""
     what = "edit's form was read" if kind == "edit" else f"{kind} was made"
+    noun = "message" if kind == "reply" else "reply"
     live = any(m.id == meant for take in session.chat.takes.values() for m in take.messages)
     where = (
-        f"which is not the last reply here ({reading.tip} is: more scripted steps are played)"
+        f"which is not the last {noun} here ({reading.tip} is: more scripted steps are played)"
         if live
         else "which this replay does not play (the scripted steps played stop before it)"
     )
     return (
-        f"The {what} on the reply {meant}, {where}, and is not moved to another reply. Set "
+        f"The {what} on the {noun} {meant}, {where}, and is not moved to another {noun}. Set "
         f"the scripted steps played back to where it was made, or {_ON_A_REPLY[kind]}."
     )
+
+
+def _unanswered_problem(session: Session, kind: str) -> str | None:
+    """Why a page's reply, swipe, regenerate or continue is not played on the take's last
+    message, or None: a reply answers the person's message (one a cut left unanswered), the
+    others write the last reply again (the chat refuses them on a person's message)."""
+    if kind not in ("reply", "swipe", "regenerate", "continue"):
+        return None
+    messages = session.chat.take.messages
+    last = f"message {len(messages)}"
+    if kind == "reply":
+        if not messages:
+            return "Nothing to answer: the take has no message. Send turn adds your message and its reply."
+        if messages[-1].role == "user":
+            return None
+        return (
+            f"Nothing to answer: the last message ({last}) is already a reply. Send turn adds "
+            "your message and its reply; Swipe or Regenerate writes this reply again."
+        )
+    if messages and messages[-1].role == "user":
+        return (
+            f"Nothing to {kind}: the last message ({last}) is yours, not a reply. Press Reply to "
+            "last message to answer it."
+        )
+    return None
+
+
+def _reply(session: Session, step: Mapping[str, Any]) -> TurnReport | None:
+    """A page's reply to the person's last message: its reply and calls, read as a regenerate
+    step's are (the scene file's steps have no reply of their own)."""
+    planned = decode_step({**step, "action": "regenerate"}, "step")
+    assert isinstance(planned, RegenerateStep)
+    return session.reply(planned.plan())
 
 
 def _message_id(session: Session, reference: object) -> str:
