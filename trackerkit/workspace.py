@@ -286,13 +286,39 @@ def workspace(
 def trace_root(cli_args: AppArgs | None = None, environ: Mapping[str, str] | None = None) -> Path:
     """The data directory the trace goes under, by the same rule (`Workspace.trace_root`).
 
-    A file where the folder should be is not refused here: the trace writer then tells that it
-    could not write, and no turn breaks (TC-20).
+    The commands' (`simulate`, `eval`, `trace`): a data folder under which no `trace/` folder can
+    be made is refused here, before any turn runs, rather than played with no trace written.
+    The apps' `Workspace.trace_root` refuses nothing: there the trace writer tells that it could
+    not write, and no turn breaks (TC-20).
 
     Raises:
-        BadRequestError: `--data` has no folder.
+        BadRequestError: `--data` has no folder; the data folder, a folder above it or its
+            `trace/` is a file (the message names it, and where the folder came from).
     """
-    return _choose(cli_args, environ, BUNDLED).trace_root
+    chosen = _choose(cli_args, environ, BUNDLED)
+    _check_trace_folder(chosen)
+    return chosen.trace_root
+
+
+def _check_trace_folder(chosen: Workspace) -> None:
+    """Refuse a trace root that is a file, lies under one, or whose `trace/` is one."""
+    root = chosen.trace_root
+    named = {"option": "--data", "environment": DATA_ENV}.get(chosen.origin)
+    if named is None:
+        named = ASSISTANT_ENV if chosen.assistant is not None else "your workspace"
+    trace = root / "trace"
+    if trace.exists() and not trace.is_dir():
+        raise BadRequestError(
+            f"{named} {root}: its trace folder {trace} is a file, not a folder, so no trace can "
+            "be written there; move that file away or give another data folder"
+        )
+    above = next((folder for folder in (root, *root.parents) if folder.exists()), None)
+    if above is not None and not above.is_dir():
+        where = f"{named} {root}" if above == root else f"{named} {root}: {above}"
+        raise BadRequestError(
+            f"{where} is a file, not a folder, so no trace can be written under it; give a data "
+            "folder (its trace/ receives the day files)"
+        )
 
 
 def _choose(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -299,13 +300,17 @@ def test_an_endpoint_never_reached_is_not_scored(
 
 
 def test_a_trace_that_could_not_be_written_is_not_said_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Found when tried: with the trace folder a file, eval logged the failure, then said
-    "trace written to". It says no trace could be written; the scores still print."""
+    """Found when tried: with the trace unwritable, eval logged the failure, then said "trace
+    written to". It says no trace could be written; the scores still print (TC-20). The day
+    file is a folder here: a trace folder that is a file is refused before any run
+    (tests/test_cli_data_is_file.py)."""
+    monkeypatch.delenv("ASSISTANT_TIMEZONE", raising=False)
     data = tmp_path / "d"
-    data.mkdir()
-    (data / "trace").write_text("a file where the trace folder goes\n")
+    today = datetime.now(UTC).date()
+    for day in (today - timedelta(days=1), today, today + timedelta(days=1)):
+        (data / "trace" / f"{day.isoformat()}.jsonl").mkdir(parents=True)
     code = main(["eval", QUIET, "--data", str(data)])
     captured = capsys.readouterr()
     assert code == 0

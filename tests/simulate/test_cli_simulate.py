@@ -316,9 +316,11 @@ class TestTracePlace:
 def test_a_trace_that_cannot_be_written_is_told(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """TC-20: a data dir that is a file breaks no turn, and the run says nothing was written."""
+    """TC-20: a day file that cannot be written (a folder in its place) breaks no turn, and the
+    run says nothing was written. (A data dir that is a file is refused before any turn:
+    tests/test_cli_data_is_file.py.)"""
     blocked = tmp_path / "data"
-    blocked.write_text("a file, not a folder")
+    (blocked / "trace" / "2027-01-05.jsonl").mkdir(parents=True)
     code, out, err = _run(
         capsys, "simulate", FIGHT, "--data", str(blocked), "--now", "2027-01-05T12:00:00Z"
     )
