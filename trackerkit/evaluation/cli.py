@@ -159,6 +159,7 @@ def _progress() -> Iterator[Callable[[int, int], None]]:
 
 def _eval(args: argparse.Namespace) -> int:
     from trackerkit.evaluation.harness import evaluate
+    from trackerkit.evaluation.page import variations
     from trackerkit.evaluation.variants import Variant, read_variants
     from trackerkit.simulate import check_data_dir, data_dir, time_zone
 
@@ -176,8 +177,8 @@ def _eval(args: argparse.Namespace) -> int:
             refuse_tracker_for_scene(scenario, "eval")
     if args.variants is not None:
         variants = read_variants(args.variants)
-    elif args.model == "openai":
-        variants = [
+    else:
+        model = (
             Variant(
                 name=args.model_name,
                 model="openai",
@@ -185,11 +186,12 @@ def _eval(args: argparse.Namespace) -> int:
                 model_name=args.model_name,
                 api_key_env=args.api_key_env,
                 timeout=args.timeout,
-                protocol=args.protocol,
             )
-        ]
-    else:
-        variants = [Variant(name="scripted", protocol=args.protocol)]
+            if args.model == "openai"
+            else Variant(name="scripted")
+        )
+        # Named as the evaluate page names it, so a text run's column says so (`scripted · text`).
+        variants = variations([model], [args.protocol], ["lines"])
     trace = None
     if not args.no_trace:
         from trackerkit.trace import TraceWriter

@@ -7,7 +7,7 @@
 - `play_with_progress`: the evaluation on a worker thread while the page's thread moves the
   progress bar (marimo draws only from the cell's own thread);
 - `variations`: each variant picked under each protocol and tool style picked, named so the table
-  says which;
+  says which (`trackerkit eval` names its one variant with it too);
 - `RunGuard`: a press of Run made during a run reaches the page only after the run ends, as a
   second run of the same settings; the guard tells it apart, so it does not play everything
   again.
