@@ -10,6 +10,7 @@ with app.setup(hide_code=True):
     from trackerkit.evaluation import (
         TOOL_STYLES,
         Noise,
+        NumberBox,
         RunGuard,
         accuracy_figure,
         count_turns,
@@ -37,6 +38,18 @@ with app.setup(hide_code=True):
 
     # Ollama's OpenAI-compatible API root, as the text above gives it.
     DEFAULT_BASE_URL = "http://127.0.0.1:11434/v1"
+
+    # The numbers are typed in text boxes, not mo.ui.number: marimo's number box takes its
+    # label's HTML as its aria-label, so a screen reader read markup; a text box is named by its
+    # label's text. Each is read with these bounds and steps when Run is pressed.
+    RUNS = NumberBox("Runs (k)", 1, 10, 2)
+    CONCURRENCY = NumberBox("Concurrency", 1, 16, 4)
+    # The CLI's --tolerance: numbers this near the expected value count as within tolerance (a
+    # field with min and max is held to a tenth of its range when that is less).
+    TOLERANCE = NumberBox("Tolerance (±)", 0, 1000, 1, step=0.01)
+    # The CLI's defaults: a call may take a minute, retries and their waits included.
+    TIMEOUT = NumberBox("endpoint: timeout (s)", 1, 600, 60)
+    RETRIES = NumberBox("endpoint: retries after a 429 or 5xx", 0, 10, 4)
 
 
 @app.cell(hide_code=True)
@@ -132,15 +145,12 @@ def _(scenes):
         full_width=True,
     )
     model_name = mo.ui.text(value="qwen2.5:7b", label="endpoint: model name")
-    runs = mo.ui.number(start=1, stop=10, value=2, label="Runs (k)")
+    runs = mo.ui.text(value=RUNS.shown, label=RUNS.label)
     mode = mo.ui.dropdown(options=["free", "forced"], value="free", label="Mode")
-    concurrency = mo.ui.number(start=1, stop=16, value=4, label="Concurrency")
-    # The CLI's --tolerance: numbers this near the expected value count as within tolerance (a
-    # field with min and max is held to a tenth of its range when that is less).
-    tolerance = mo.ui.number(start=0, stop=1000, step=0.01, value=1, label="Tolerance (±)")
-    # The CLI's defaults: a call may take a minute, retries and their waits included.
-    timeout = mo.ui.number(start=1, stop=600, value=60, label="endpoint: timeout (s)")
-    retries = mo.ui.number(start=0, stop=10, value=4, label="endpoint: retries after a 429 or 5xx")
+    concurrency = mo.ui.text(value=CONCURRENCY.shown, label=CONCURRENCY.label)
+    tolerance = mo.ui.text(value=TOLERANCE.shown, label=TOLERANCE.label)
+    timeout = mo.ui.text(value=TIMEOUT.shown, label=TIMEOUT.label)
+    retries = mo.ui.text(value=RETRIES.shown, label=RETRIES.label)
     run_button = mo.ui.run_button(label="Run the evaluation")
     mo.vstack(
         [
@@ -206,6 +216,19 @@ def _(
     )
     _clash = endpoint_name_clash(picked_variants.value, model_name.value)
     mo.stop(_clash is not None, mo.callout(mo.md(md_text(_clash)), kind="danger"))
+    try:
+        _runs, _concurrency, _tolerance, _timeout, _retries = (
+            _box.read(_typed.value)
+            for _box, _typed in (
+                (RUNS, runs),
+                (CONCURRENCY, concurrency),
+                (TOLERANCE, tolerance),
+                (TIMEOUT, timeout),
+                (RETRIES, retries),
+            )
+        )
+    except Exception as _error:
+        mo.stop(True, trouble("The evaluation could not run", _error))
     _paths = [scenes[s] for s in picked_scenes.value]
     _settings = settings_key(
         [
@@ -216,12 +239,12 @@ def _(
             noise_rate.value,
             base_url.value,
             model_name.value,
-            timeout.value,
-            retries.value,
-            runs.value,
+            _timeout,
+            _retries,
+            _runs,
             mode.value,
-            concurrency.value,
-            tolerance.value,
+            _concurrency,
+            _tolerance,
         ]
     )
     _echo = GUARD.is_echo(_settings) and "results" in LAST
@@ -239,7 +262,7 @@ def _(
         else:
             _trace_dir = check_data_dir(place.trace_root)
             _writer = TraceWriter(_trace_dir)
-            _turns = sum(count_turns(load_scene(_p)) for _p in _paths) * int(runs.value)
+            _turns = sum(count_turns(load_scene(_p)) for _p in _paths) * _runs
             try:
                 with serving_noisy(_paths, _noise, place.trackers) as _server:
                     # Only the picked variants are made: a bad endpoint URL is refused here,
@@ -259,8 +282,8 @@ def _(
                             base_url=base_url.value or DEFAULT_BASE_URL,
                             model_name=model_name.value or "model",
                             trackers=place.trackers,
-                            timeout=float(timeout.value),
-                            max_retries=int(retries.value),
+                            timeout=_timeout,
+                            max_retries=_retries,
                         ),
                     }
                     _made = {_name: _make[_name]() for _name in picked_variants.value}
@@ -287,10 +310,10 @@ def _(
                             lambda progress: evaluate(
                                 _paths,
                                 _variants,
-                                runs=int(runs.value),
+                                runs=_runs,
                                 mode=mode.value,
-                                concurrency=int(concurrency.value),
-                                tolerance=float(tolerance.value),
+                                concurrency=_concurrency,
+                                tolerance=_tolerance,
                                 trace=_writer,
                                 progress=progress,
                             ),

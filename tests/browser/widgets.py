@@ -24,9 +24,9 @@ def toggle(page: Any, label: str, *options: str) -> None:
 
 
 def fill_number(page: Any, label: str, value: str) -> None:
-    """Type `value` into marimo's number box under `label`, then leave it (Tab sends the value)."""
-    holder = page.locator("div.mo-label").filter(has=page.locator("label", has_text=label))
-    box = holder.locator("input[aria-roledescription='Number field']").first
+    """Type `value` into the number's text box named `label` (found by its accessible name, as a
+    screen reader finds it), then leave it (Tab sends the value)."""
+    box = page.get_by_label(label, exact=True)
     box.fill(value)
     box.press("Tab")
 

@@ -21,6 +21,7 @@ from trackerkit.evaluation.metrics import (
 )
 from trackerkit.evaluation.noisy import Noise, NoisyServer, serving_noisy
 from trackerkit.evaluation.page import (
+    NumberBox,
     RunGuard,
     ScenarioFolder,
     endpoint_name_clash,
@@ -45,6 +46,7 @@ __all__ = [
     "Mode",
     "Noise",
     "NoisyServer",
+    "NumberBox",
     "RunGuard",
     "RunResult",
     "ScenarioFolder",

@@ -8,6 +8,8 @@
   progress bar (marimo draws only from the cell's own thread);
 - `variations`: each variant picked under each protocol and tool style picked, named so the table
   says which (`trackerkit eval` names its one variant with it too);
+- `NumberBox`: a number typed in a text box (marimo's number box names itself by its label's
+  HTML), read with the number box's bounds and step;
 - `RunGuard`: a press of Run made during a run reaches the page only after the run ends, as a
   second run of the same settings; the guard tells it apart, so it does not play everything
   again.
@@ -20,15 +22,18 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import TypeVar
 
+from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.tool_style import ToolStyle
 from trackerkit.evaluation.variants import Variant
 from trackerkit.scene import read_scene
 from trackerkit.steps import problem_sentence
 
 __all__ = [
+    "NumberBox",
     "RunGuard",
     "ScenarioFolder",
     "endpoint_name_clash",
@@ -75,6 +80,50 @@ def read_scenarios(folder: Path) -> ScenarioFolder:
             continue
         scenes[read.scene.id] = path
     return ScenarioFolder(scenes, refused)
+
+
+@dataclass(frozen=True, slots=True)
+class NumberBox:
+    """A number the page asks for in a text box, with a number box's bounds, step and default.
+
+    Not `mo.ui.number`: marimo's number box takes its label's HTML as its aria-label (and its ±
+    buttons' too), so a screen reader read markup; a text box is named by its label's text.
+    """
+
+    label: str
+    start: int | float
+    stop: int | float
+    value: int | float
+    step: int | float = 1
+
+    @property
+    def shown(self) -> str:
+        """The default as the box shows it."""
+        return f"{self.value:g}"
+
+    def read(self, typed: str) -> int | float:
+        """The number `typed` in the box: an int when the step is whole, else a float.
+
+        Raises:
+            BadRequestError: not a number, outside the bounds, or off the step; said with the
+                label and what the box takes.
+        """
+        whole = isinstance(self.step, int)
+        takes = (
+            f"{self.label} takes a {'whole number' if whole else 'number'} from "
+            f"{self.start:g} to {self.stop:g}" + ("" if whole else f", in steps of {self.step:g}")
+        )
+        try:
+            number = Decimal(typed.strip())
+        except InvalidOperation:
+            number = Decimal("NaN")
+        if (
+            not number.is_finite()
+            or not self.start <= number <= self.stop
+            or number % Decimal(str(self.step)) != 0
+        ):
+            raise BadRequestError(f"{takes}; it reads {typed!r}. Type such a number in the box.")
+        return int(number) if whole else float(number)
 
 
 def endpoint_name_clash(picked: Sequence[str], model_name: str) -> str | None:
