@@ -335,6 +335,9 @@ def _(
                 f"within tolerance within ±{results.tolerance:g} of the expected value (a tenth "
                 "of its field's range if less, for a field with a min and a max)."
             ),
+            # A field the scenarios' steps name by a name a designer save took from it: said
+            # as the simulator says it (trackerkit.simulate.outdated).
+            *[mo.callout(mo.md(md_text(_note)), kind="warn") for _note in results.notes],
             *(
                 [
                     mo.callout(

@@ -24,7 +24,7 @@ is not followed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ import orjson
 
 from trackerkit._pieces import check_tracker_id, read_piece_file, write_atomically
 
-__all__ = ["RECORDS", "FieldRenames", "read_renames", "record_renames"]
+__all__ = ["RECORDS", "FieldRenames", "histories", "read_renames", "record_renames"]
 
 _log = logging.getLogger(__name__)
 
@@ -96,6 +96,19 @@ def read_renames(folder: str | Path, tracker_id: str) -> FieldRenames:
         _log.warning("field renames of %s not read: %s is not JSON: %s", tracker_id, path, exc)
         return FieldRenames()
     return _decoded(data, path)
+
+
+def histories(folder: str | Path) -> Callable[[str], FieldRenames]:
+    """`read_renames` for the tracker folder `folder`, each tracker's record read once (what
+    `trackerkit.simulate.outdated.outdated_names` takes as `history`)."""
+    read: dict[str, FieldRenames] = {}
+
+    def history(tracker_id: str) -> FieldRenames:
+        if tracker_id not in read:
+            read[tracker_id] = read_renames(folder, tracker_id)
+        return read[tracker_id]
+
+    return history
 
 
 def _decoded(data: object, path: Path) -> FieldRenames:

@@ -17,6 +17,7 @@ from trackerkit.commands.scene import scene_and_trackers
 from trackerkit.errors import BadRequestError
 
 if TYPE_CHECKING:
+    from trackerkit.simulate.session import Session
     from trackerkit.trace import TraceWriter
 
 
@@ -141,6 +142,8 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         print(turn_table(reports))
         print(f"\nvalues at the tip: {orjson.dumps(session.values()).decode()}")
+    for sentence in _renamed(args.scene, args.trackers, session):
+        print(f"trackerkit: {sentence}", file=sys.stderr)
     failed = [r for r in reports if r.failed is not None]
     if failed:
         # Turns that failed (an unreachable server) miss every expectation after them: one line
@@ -161,6 +164,20 @@ def _simulate(args: argparse.Namespace) -> int:
     for mismatch in session.mismatches:
         print(f"trackerkit: expectation not met: {mismatch}", file=sys.stderr)
     return 1 if session.mismatches else 0
+
+
+def _renamed(scene: str, trackers: Path | None, session: Session) -> list[str]:
+    """What the simulator page says of the fields the scene's scripted steps set or expect by a
+    name a designer save took from them (`trackerkit.simulate.outdated`): why their calls were
+    refused and their expectations not met, and what to change in the scene file."""
+    from trackerkit.renames import histories
+    from trackerkit.scene import scene_trackers
+    from trackerkit.simulate.outdated import outdated_names
+
+    history = histories(scene_trackers(scene, trackers))
+    linked = session.chat.linked().trackers
+    found = outdated_names(session.scene.id, Path(scene), session.steps, linked, history)
+    return [o.sentence for o in found]
 
 
 def _timestamp(text: str) -> datetime:

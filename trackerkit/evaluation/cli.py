@@ -216,7 +216,7 @@ def _eval(args: argparse.Namespace) -> int:
             trace.close()
     if trace is not None:
         say_trace(trace, started, datetime.now(UTC))
-    for line in results.failure_lines():
+    for line in [*results.notes, *results.failure_lines()]:
         print(f"trackerkit: {line}", file=sys.stderr)
     print(results.table().to_string())
     if args.out is not None:

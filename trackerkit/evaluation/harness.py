@@ -21,7 +21,9 @@ from trackerkit.evaluation.results import EvaluationResults
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, expectation_problems
 from trackerkit.evaluation.variants import Variant, load_design
+from trackerkit.renames import histories
 from trackerkit.scene import Scene, load_scene, scene_trackers
+from trackerkit.simulate.outdated import outdated_names
 from trackerkit.simulate.session import TraceSink
 from trackerkit.steps import BaseStep, decode_steps
 from trackerkit.tokens import load_encoding
@@ -97,19 +99,38 @@ def _check_scored(scene: Scene, label: str) -> None:
     )
 
 
-def _check_expectations(label: str, scene: Scene, design: Sequence[Tracker], folder: Path) -> None:
+def _renamed(label: str, scene: Scene, design: Sequence[Tracker], folder: Path) -> list[str]:
+    """What the simulator page says of the fields the scenario's steps set or expect by a name a
+    designer save took from them (`trackerkit.simulate.outdated`), read in `folder`'s record."""
+    found = outdated_names(scene.id, Path(label), scene.turns, design, histories(folder))
+    return [o.sentence for o in found]
+
+
+def _check_expectations(
+    label: str, scene: Scene, design: Sequence[Tracker], folder: Path
+) -> list[str]:
     """Refuse a scenario whose `expect`s name what the design cannot score, or what no state can
     meet (see `expectation_problems`): scoring would skip it without a word, or score a miss that
-    no model could avoid."""
+    no model could avoid. A field a designer save renamed or deleted is said first, as the
+    simulator says it.
+
+    Returns:
+        The renames the scenario's steps still name when it is not refused (its calls set an old
+        name, or the old name is another field's now), to be said beside the results.
+    """
     problems = expectation_problems(scene, design)
+    renamed = _renamed(label, scene, design, folder)
     if not problems:
-        return
+        return renamed
     more = len(problems) - _SHOWN
     shown = "; ".join(problems[:_SHOWN]) + (f"; and {more} more" if more > 0 else "")
-    raise BadRequestError(
-        f"{label}: {len(problems)} {'expectation' if len(problems) == 1 else 'expectations'} "
-        f"the trackers in {folder} cannot score or meet, so nothing was played: {shown}"
+    count = f"{len(problems)} {'expectation' if len(problems) == 1 else 'expectations'}"
+    refused = (
+        f"{label}: {count} the trackers in {folder} cannot score or meet, so nothing was played"
     )
+    if not renamed:
+        raise BadRequestError(f"{refused}: {shown}")
+    raise BadRequestError(f"{refused}. {' '.join(renamed)} The {count}: {shown}")
 
 
 def _check_tolerance(tolerance: object) -> None:
@@ -217,10 +238,13 @@ def evaluate(
         raise BadRequestError("no scenario to evaluate: give at least one scene file")
     scenes = _scenes(scenarios, Path(trackers) if trackers is not None else None)
     designs: dict[tuple[str, str], list[Tracker]] = {}
+    notes: dict[str, None] = {}  # each said once, though variants share a design
     for v in chosen:
         for scene, folder, label in scenes:
             design = load_design(scene, v.trackers or folder)
-            _check_expectations(label, scene, design, v.trackers or folder)
+            notes.update(
+                dict.fromkeys(_check_expectations(label, scene, design, v.trackers or folder))
+            )
             designs[(v.name, scene.id)] = design
     # The tokenizer loads once per process (a second or two): load it before the first turn, so
     # that turn's latency is the model's and trackerkit's own work, not the load.
@@ -266,5 +290,8 @@ def evaluate(
             results = [futures[i].result() for i in range(len(jobs))]
     turns = turn_frame(t for r in results for t in r.turns)
     return EvaluationResults(
-        turns, unscored(turns, field_frame(c for r in results for c in r.fields)), tolerance
+        turns,
+        unscored(turns, field_frame(c for r in results for c in r.fields)),
+        tolerance,
+        tuple(notes),
     )

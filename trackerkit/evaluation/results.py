@@ -41,12 +41,15 @@ _TOLERANCE = b"trackerkit.tolerance"
 class EvaluationResults:
     """The turns frame (one row per run x turn) and the fields frame (one per run x turn x field).
 
-    `tolerance` is the one the numbers were scored with (see `trackerkit.evaluation.scoring`).
+    `tolerance` is the one the numbers were scored with (see `trackerkit.evaluation.scoring`);
+    `notes`, what the run found to say beside its numbers (a field the scenarios' steps name by
+    a name a designer save took from it), in sentences; they are not written to Parquet.
     """
 
     turns: pd.DataFrame
     fields: pd.DataFrame
     tolerance: float = DEFAULT_TOLERANCE
+    notes: tuple[str, ...] = ()
 
     def tolerance_label(self) -> str:
         """The within-tolerance metric as the table names it, its tolerance said."""
