@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
 from pathlib import Path
 
@@ -69,6 +71,7 @@ def _import(args: argparse.Namespace) -> int:
     from trackerkit.formats.importers import import_file, same_names, write_import
     from trackerkit.workspace import workspace
 
+    _refuse_loop(args.file)
     imported = import_file(args.file, args.format)
     report = imported.report
     count = len(imported.trackers)
@@ -114,6 +117,24 @@ def _import(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
     return 0
+
+
+def _refuse_loop(file: str) -> None:
+    """Refuse a file that is a symbolic link that loops, in `check`'s words: it is there, so
+    the importer's "is not there" would mislead.
+
+    Raises:
+        ImportRefusedError: the link loops.
+    """
+    from trackerkit.errors import ImportRefusedError
+
+    try:
+        os.stat(file)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ImportRefusedError(
+                file, "is a symbolic link that loops (it leads back to itself); it was not read"
+            ) from None
 
 
 def _refuse_duplicates(clashes: tuple[str, ...], args: argparse.Namespace, root: Path) -> None:

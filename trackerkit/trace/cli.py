@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import errno
+import os
 import shlex
 import sys
 import warnings
@@ -51,6 +53,9 @@ _SKIPPED_SHOWN = 3
 """Skipped entries named per reason in the no-day-files message; the rest are counted."""
 
 
+_A_FOLDER = "the folder that holds the YYYY-MM-DD.jsonl day files"
+
+
 def default_folder() -> Path:
     """The trace folder read when none is given: `<data folder>/trace`, where simulate writes.
 
@@ -75,15 +80,33 @@ def _skipped(skipped: list[SkippedFile]) -> str:
     return "; ".join(groups)
 
 
+def _refuse_loop(path: Path, give: str) -> None:
+    """Refuse `path` when it (or a link on the way to it) is a symbolic link that loops: it is
+    there, so "does not exist" would mislead.
+
+    Raises:
+        BadRequestError: the link loops (the message says `give`, what to pass instead).
+    """
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BadRequestError(
+                f"{path} is a symbolic link that loops (it leads back to itself); give {give}."
+            ) from None
+
+
 def trace_folder(given: str | None) -> Path:
     """The folder of day files a trace command reads: `given`, else `default_folder()`.
 
     Raises:
         NotFoundError: the folder is missing, is a file, or holds no day file (the message
             names what was skipped and why).
+        BadRequestError: the folder is a symbolic link that loops.
     """
     if given is None:
         folder = default_folder()
+        _refuse_loop(folder, _A_FOLDER)
         if not folder.is_dir():
             raise NotFoundError(
                 f"no trace folder at {folder} (the data folder's trace, where simulate writes); "
@@ -91,6 +114,7 @@ def trace_folder(given: str | None) -> Path:
             )
     else:
         folder = Path(given)
+        _refuse_loop(folder, _A_FOLDER)
     days, skipped = folder_days(folder)
     if not days:
         what = f"; skipped {_skipped(skipped)}" if skipped else " (it is empty)"
@@ -378,6 +402,7 @@ def _bad_column(value: str, why: str) -> NoReturn:
 def _export(args: argparse.Namespace) -> int:
     if args.parquet is None:
         raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
+    _refuse_loop(Path(args.path), "a trace day file or a folder of them")
     if Path(args.path).is_dir():
         trace_folder(args.path)  # a folder without days is refused, with why (as `trace days`)
     with warnings.catch_warnings(record=True) as caught:
