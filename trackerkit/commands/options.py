@@ -100,6 +100,24 @@ def check_model_options(args: argparse.Namespace) -> None:
             raise TrackerkitError(f"{option} needs a name, not an empty text")
 
 
+def refuse_empty_ids(from_id: str | None, to_id: str | None) -> None:
+    """Refuse `--from ''` or `--to ''`: an empty id names no message, and taken as the option
+    left out it would show a range not asked for.
+
+    Raises:
+        TrackerkitError: the message names the option and what leaving it out means.
+    """
+    for option, value, rest in (
+        ("--from", from_id, "start at the first message"),
+        ("--to", to_id, "end at the tip"),
+    ):
+        if value is not None and not value.strip():
+            raise TrackerkitError(
+                f"{option} needs a message id such as m2, not an empty text; leave {option} out "
+                f"to {rest}"
+            )
+
+
 def _number(text: str, *, least: float, inclusive: bool, what: str) -> float:
     try:
         value = float(text)

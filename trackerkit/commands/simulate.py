@@ -12,7 +12,12 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from trackerkit.commands.options import add_data_option, add_model_options, check_model_options
+from trackerkit.commands.options import (
+    add_data_option,
+    add_model_options,
+    check_model_options,
+    refuse_empty_ids,
+)
 from trackerkit.commands.scene import scene_and_trackers
 from trackerkit.errors import BadRequestError
 
@@ -241,6 +246,7 @@ def _changes(args: argparse.Namespace) -> int:
     from trackerkit.simulate.session import Session
     from trackerkit.views.tables import changes_lines
 
+    refuse_empty_ids(args.from_id, args.to_id)
     scene_and_trackers(args.scene, args.trackers, "changes", turns=True)
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
