@@ -64,6 +64,8 @@ def test_by_default_the_bundled_data_is_read_in_place(home: Path, bundled: Path)
     assert not chosen.writable
     assert not home.exists(), "just looking makes no files"
     assert str(home) in chosen.describe()
+    # Trial nu3: the library page (which saves nothing) spoke of "the first save" alone.
+    assert "the designer and the simulator save" in chosen.describe()
 
 
 def test_the_first_save_copies_the_bundled_library_into_the_workspace(

@@ -159,7 +159,8 @@ class Workspace:
             return f"Your workspace `{self.root}`: read and saved in place."
         return (
             f"The bundled data `{self.root}`, read in place; the first save copies it to your "
-            f"workspace `{self.copy_to}` and saves there (pass --data DIR to use another folder)."
+            f"workspace `{self.copy_to}` and saves there (the designer and the simulator save; pass "
+            "--data DIR to use another folder)."
         )
 
     def for_writing(self) -> Workspace:
