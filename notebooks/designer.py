@@ -656,11 +656,11 @@ def _(
     def report(message):
         set_outcome(design.SaveOutcome("refused", message, get_draft()))
 
-    def save_now(as_id):
+    def save_now(as_id, name=None):
         def run():
             # The bundled data is read in place; the first save copies it to the workspace.
             target = get_place().for_writing()
-            saved_as(design.save(get_draft(), Library(target.trackers), as_id))
+            saved_as(design.save(get_draft(), Library(target.trackers), as_id, name=name))
             if target != get_place():
                 set_place(target)
 
@@ -685,48 +685,70 @@ def _(
 
 @app.cell
 def _():
-    # What is typed in "New id", kept while the draft is edited; and a count that reruns the box's
-    # own cell after its button saves (a setter never reruns its own cell, unless it allows it).
+    # What is typed in "New id" and "New name", kept while the draft is edited; and a count that
+    # reruns the boxes' own cell after its button saves (a setter never reruns its own cell,
+    # unless it allows it).
     get_copy_text, set_copy_text = mo.state("")
+    get_copy_name, set_copy_name = mo.state("")
     get_copy_round, set_copy_round = mo.state(0, allow_self_loops=True)
-    return get_copy_round, get_copy_text, set_copy_round, set_copy_text
+    return (
+        get_copy_name,
+        get_copy_round,
+        get_copy_text,
+        set_copy_name,
+        set_copy_round,
+        set_copy_text,
+    )
 
 
 @app.cell
 def _(
+    get_copy_name,
     get_copy_round,
     get_copy_text,
     get_draft,
     get_outcome,
     library,
     save_now,
+    set_copy_name,
     set_copy_round,
     set_copy_text,
 ):
-    # Save as new: a copy of any tracker opened (or of a stale draft) under a new id, suggested
-    # from its name; the box and its button share a cell, so typing reruns nothing.
+    # Save as new: a copy of any tracker opened (or of a stale draft) under a new id and a name of
+    # its own, both suggested free from its name (a held name is refused: a scene linking two
+    # trackers of one name leaves one out); the boxes and the button share a cell, so typing
+    # reruns nothing.
     get_copy_round()
 
-    def save_copy(typed):
-        save_now(typed.strip())
+    def save_copy(typed_id, typed_name):
+        save_now(typed_id.strip(), typed_name)
         if get_outcome() is not None and get_outcome().ok:
             set_copy_text("")
+            set_copy_name("")
             set_copy_round(lambda n: n + 1)
 
     try:
-        _suggested = design.suggest_id(get_draft().name, library.ids())
+        _named = design.suggest_name(get_draft().name, library.trackers())
+        _suggested = design.suggest_id(_named or get_draft().name, library.ids())
     except Exception:
-        _suggested = ""
+        _suggested = _named = ""
     save_as_box = mo.ui.text(
         value=get_copy_text() or _suggested,
         label="New id",
         placeholder="another-id",
         on_change=set_copy_text,
     )
-    save_as_button = mo.ui.button(
-        label="Save the draft as a new tracker", on_click=lambda _: save_copy(save_as_box.value)
+    save_as_name = mo.ui.text(
+        value=get_copy_name() or _named,
+        label="New name",
+        placeholder="Another name",
+        on_change=set_copy_name,
     )
-    return save_as_box, save_as_button
+    save_as_button = mo.ui.button(
+        label="Save the draft as a new tracker",
+        on_click=lambda _: save_copy(save_as_box.value, save_as_name.value),
+    )
+    return save_as_box, save_as_button, save_as_name
 
 
 @app.cell
@@ -739,6 +761,7 @@ def _(
     reload_button,
     save_as_box,
     save_as_button,
+    save_as_name,
     save_button,
     scenes,
     verdict,
@@ -782,7 +805,9 @@ def _(
                 [
                     mo.md(f"**The newer revision holds:**\n\n{_holds}"),
                     mo.hstack(
-                        [reload_button, save_as_box, save_as_button], justify="start", align="end"
+                        [reload_button, save_as_box, save_as_name, save_as_button],
+                        justify="start",
+                        align="end",
                     ),
                 ]
             )
@@ -792,9 +817,12 @@ def _(
             mo.vstack(
                 [
                     mo.md(
-                        "**Save as new…** a copy of the draft under a new id; the tracker opened stays as it is."
+                        "**Save as new…** a copy of the draft under a new id and a name no other "
+                        "tracker bears; the tracker opened stays as it is."
                     ),
-                    mo.hstack([save_as_box, save_as_button], justify="start", align="end"),
+                    mo.hstack(
+                        [save_as_box, save_as_name, save_as_button], justify="start", align="end"
+                    ),
                 ]
             )
         )

@@ -40,7 +40,14 @@ from trackerkit.design.macros import macro_suggestions
 from trackerkit.design.rail import ExportRow, export_rows, exports_html
 from trackerkit.design.repair import Repair, check_raw, raw_text, refused_files, save_raw
 from trackerkit.design.report import attempt, readable
-from trackerkit.design.saving import SaveOutcome, holds, id_problem, save, suggest_id
+from trackerkit.design.saving import (
+    SaveOutcome,
+    holds,
+    id_problem,
+    save,
+    suggest_id,
+    suggest_name,
+)
 
 __all__ = [
     "ALL_IMPORTED",
@@ -81,6 +88,7 @@ __all__ = [
     "selected_key",
     "start_text",
     "suggest_id",
+    "suggest_name",
     "take_imported",
     "taken_before",
     "top_candidates",

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from trackerkit.design.draft import Draft, named, namesakes
 from trackerkit.design.report import readable
-from trackerkit.design.saving import save
+from trackerkit.design.saving import clash_line, save
 from trackerkit.errors import TrackerkitError
 from trackerkit.formats.detect import (
     FORMAT_NAMES,
@@ -366,10 +366,7 @@ def duplicates(
         taken.add(new_id)
         same = namesakes(tracker.name, held)
         if same:
-            lines.append(
-                f'"{tracker.name}" (would be `{new_id}.json`): the library already holds a '
-                f"tracker of this name: {named(same)}"
-            )
+            lines.append(clash_line(tracker.name, new_id, same))
     if scenes is not None and which == ALL_IMPORTED and chosen:
         lines += _same_title(imported, scenes)
     return tuple(lines)

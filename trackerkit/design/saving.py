@@ -3,17 +3,20 @@
 A save never loses the draft: when it is refused the outcome carries the draft as it was, and when
 the piece moved since it was opened (a stale revision) it also carries the newer revision, so the
 person can read what it holds and choose to reload it or to save the draft under another id. A new
-piece is only ever created, never written over an existing file.
+piece is only ever created, never written over an existing file. A copy ("save as new") takes a
+name of its own, proposed free (`suggest_name`): one the library holds is refused before writing,
+as Import refuses it, since a scene linking two trackers of one name leaves one of them out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import re
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from trackerkit._pieces import check_tracker_id
-from trackerkit.design.draft import Draft, name_clash, namesakes, save_draft
+from trackerkit.design.draft import Draft, name_clash, named, namesakes, save_draft
 from trackerkit.errors import (
     BadRequestError,
     StaleRevisionError,
@@ -26,12 +29,14 @@ from trackerkit.tracker import Tracker
 
 __all__ = [
     "SaveOutcome",
+    "clash_line",
     "holds",
     "id_problem",
     "name_clash",
     "namesakes",
     "save",
     "suggest_id",
+    "suggest_name",
 ]
 
 Kind = Literal["saved", "unchanged", "refused", "stale", "taken"]
@@ -72,6 +77,38 @@ def suggest_id(name: str, taken: Collection[str] = ()) -> str:
     return piece_id(name, set(taken))
 
 
+def suggest_name(name: str, trackers: Iterable[Tracker]) -> str:
+    """A name for a copy of a tracker called `name` that none of `trackers` is called by.
+
+    The name itself (without outer spaces) when it is free, else the next free `Name 2`,
+    `Name 3`, ..., matched as the update tool matches names (`namesakes`); a name already
+    numbered counts on (`Inventory 2` gives `Inventory 3`). A blank name stays blank.
+    """
+    held = list(trackers)
+    name = name.strip()
+    if not name or not namesakes(name, held):
+        return name
+    numbered = _NUMBERED.fullmatch(name)
+    stem, n = (numbered[1], int(numbered[2])) if numbered else (name, 1)
+    while namesakes(f"{stem} {n + 1}", held):
+        n += 1
+    return f"{stem} {n + 1}"
+
+
+_NUMBERED = re.compile(r"(.*\S) (\d{1,6})")
+
+
+def clash_line(name: str, new_id: str, same: Sequence[Tracker]) -> str:
+    """The sentence for a new piece named as `same`, the trackers already there (Import's words).
+
+    Markdown, names as written: the page escapes it (`safe_md`).
+    """
+    return (
+        f'"{name}" (would be `{new_id}.json`): the library already holds a tracker of this name: '
+        f"{named(same)}"
+    )
+
+
 def id_problem(text: str, taken: Collection[str] = ()) -> str | None:
     """Why `text` cannot be a new tracker's id, or None when it can."""
     try:
@@ -95,7 +132,9 @@ def holds(tracker: Tracker) -> list[str]:
     return lines
 
 
-def save(draft: Draft, library: Library, new_id: str | None = None) -> SaveOutcome:
+def save(
+    draft: Draft, library: Library, new_id: str | None = None, *, name: str | None = None
+) -> SaveOutcome:
     """Save the draft: as a patch on the revision opened, or as a new piece under `new_id`.
 
     Args:
@@ -103,11 +142,14 @@ def save(draft: Draft, library: Library, new_id: str | None = None) -> SaveOutco
         library: where the piece lives.
         new_id: save as a new piece under this id (a new tracker, or "save as new"); the file
             must not exist, so nothing is ever written over another piece.
+        name: with `new_id`, the new piece's name ("save as new"; outer spaces dropped). A name
+            a library tracker is called by is refused and nothing is written (`clash_line`).
+            Without it the draft keeps its own name, a namesake said after the save.
     Returns:
         The outcome; on anything but a save, `outcome.draft` is `draft` unchanged.
     """
     if new_id is not None:
-        return _create(draft, library, new_id)
+        return _create(draft, library, new_id, name)
     try:
         saved = save_draft(draft, library)
     except StaleRevisionError as error:
@@ -121,12 +163,22 @@ def save(draft: Draft, library: Library, new_id: str | None = None) -> SaveOutco
     return SaveOutcome("saved", f'Saved "{saved.id}" at revision {saved.revision}.', saved)
 
 
-def _create(draft: Draft, library: Library, new_id: str) -> SaveOutcome:
+def _create(draft: Draft, library: Library, new_id: str, name: str | None) -> SaveOutcome:
     problem = id_problem(new_id, library.ids())
     if problem is not None:
         kind: Kind = "taken" if new_id in library.ids() else "refused"
         return SaveOutcome(kind, f"Not saved: {problem}.", draft)
     fresh = draft.with_id(new_id)
+    if name is not None:
+        fresh = fresh.rename_tracker(name.strip())
+        same = namesakes(fresh.name, library.trackers())
+        if same:
+            line = clash_line(fresh.name, new_id, same)
+            message = (
+                f"Not saved: {line}; nothing was written. Give the new tracker another name, or "
+                "rename the one there."
+            )
+            return SaveOutcome("refused", message, draft)
     verdict = fresh.verdict([t.name for t in library.trackers()])
     if verdict.tracker is None or not verdict.ok:
         lines = "; ".join(verdict.lines())
