@@ -50,6 +50,9 @@ def data_dir(
         environ: the environment to read (the process's when None).
     Returns:
         The directory whose `trace/` folder receives the day files (it may not exist yet).
+    Raises:
+        BadRequestError: the folder, a folder above it or its `trace/` is a file (the message
+            names it and where the folder came from).
     """
     option = {"data": os.fspath(given)} if given is not None and os.fspath(given) else None
     return trace_root(option, environ)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trackerkit.renames import FieldRenames, read_renames
+from trackerkit.renames import histories
 from trackerkit.scene import scene_trackers
 from trackerkit.simulate.clamps import Clamp, _plain, clamps_of, turn_clamps
 from trackerkit.simulate.completion import PROTOCOLS, UpdateProtocol
@@ -116,13 +116,7 @@ def play_page(
     # slider, while the ids of the messages the page's steps make move with it.
     made = frozenset(m.id for take in chat.takes.values() for m in take.messages)
     folder = scene_trackers(scene, trackers)
-    histories: dict[str, FieldRenames] = {}
-
-    def history(tracker_id: str) -> FieldRenames:
-        if tracker_id not in histories:
-            histories[tracker_id] = read_renames(folder, tracker_id)
-        return histories[tracker_id]
-
+    history = histories(folder)
     playback.outdated = outdated_names(
         session.scene.id, Path(scene), session.steps[:count], chat.linked().trackers, history
     )
