@@ -13,17 +13,17 @@ from typing import Any
 
 import orjson
 import pytest
+from cli_run import run_cli
 from conftest import DATA_TRACKERS
 
 from trackerkit import Draft
-from trackerkit.cli import main
 from trackerkit.design import tracker_hints
 from trackerkit.library import Library
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    code = main(list(argv))
-    return code, capsys.readouterr().out
+    code, out, _err = run_cli(capsys, *argv)
+    return code, out
 
 
 @pytest.fixture

@@ -10,16 +10,11 @@ from typing import Any
 
 import orjson
 import pytest
+from cli_run import run_cli as _run
 from conftest import DATA_TRACKERS, HEALTH, REPO
 from unopened import never_opened
 
 from trackerkit.cli import build_parser, main
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -7,19 +7,13 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cli_run import run_cli as _run
 from conftest import HEALTH, REPO
 
-from trackerkit.cli import main
 from trackerkit.errors import BadRequestError
 from trackerkit.simulate import check_data_dir
 
 LOOPS = "is a symbolic link that loops"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

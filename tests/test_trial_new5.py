@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli as _run
 
 from trackerkit import Library
 from trackerkit.cli import main
@@ -12,12 +13,6 @@ from trackerkit.design import read_path, take_imported
 
 ROOT = Path(__file__).resolve().parent.parent
 LOREBOOK = ROOT / "examples" / "lorebook.json"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _files(data: Path) -> list[str]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cli_run import run_cli as _run
 from conftest import DATA_TRACKERS
 
-from trackerkit.cli import main
 from trackerkit.formats.card import export_card
 from trackerkit.library import Library
 from trackerkit.scene import load_scene
@@ -26,12 +26,6 @@ REPORT = (
     "start and meaning from a [value, meaning] pair\n"
     "  exact: Li.place -> Li.place: text; start and meaning from a [value, meaning] pair\n"
 )
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -16,11 +16,11 @@ from typing import Any
 import orjson
 import pytest
 import yaml
+from cli_run import run_cli as _run
 from conftest import DATA_TRACKERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from trackerkit.cli import main
 from trackerkit.errors import ImportWriteError, TrackerkitError
 from trackerkit.formats.card import export_card
 from trackerkit.formats.importers import IMPORTERS, import_file, write_import
@@ -28,12 +28,6 @@ from trackerkit.library import Library
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LOREBOOK = FIXTURES / "mvu_lorebook.json"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def _files(folder: Path) -> list[str]:

@@ -12,6 +12,7 @@ from typing import Any
 
 import platformdirs
 import pytest
+from cli_run import run_cli as _run
 from conftest import REPO
 from loopback import LoopbackServer, completion, serving
 
@@ -24,12 +25,6 @@ FIGHT_HEADER = (
     "step  kind   user                              calls   changes"
     "                                                    card  trackers  tool  history"
 )
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from cli_run import run_cli as _run
 
 from trackerkit.cli import build_parser, main
 from trackerkit.errors import NotFoundError
@@ -15,12 +16,6 @@ from trackerkit.trace.cli import summary
 
 SAMPLE = Path(__file__).parents[2] / "data" / "trace"
 DAYS = Path(__file__).parent / "days"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 class TestDays:
