@@ -826,8 +826,20 @@ def _(
                 ]
             )
         )
-    _patch = get_draft().patch()
-    _parts.append(mo.md(safe_md(f"Patch on the revision opened: `{_patch or 'nothing edited'}`")))
+    # What Save sends, in words; the patch itself as JSON, folded, for whoever wants the data.
+    _d = get_draft()
+    _edits = design.edit_lines(_d)
+    if _edits:
+        _heading = (
+            "**Edits on the tracker it started from** (Save writes the new tracker whole):"
+            if get_new()
+            else f"**What Save sends**, the edits on revision {_d.revision}:"
+        )
+        _listed = "\n".join(f"- {md_text(line)}" for line in _edits)
+        _parts.append(mo.md(f"{_heading}\n\n{_listed}"))
+        _parts.append(mo.accordion({"The patch as JSON": mo.md(safe_fence(design.patch_text(_d)))}))
+    elif not get_new():
+        _parts.append(mo.md(f"**What Save sends:** nothing, no edit since revision {_d.revision}."))
     mo.vstack(_parts)
     return
 

@@ -294,7 +294,7 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     description = page.get_by_label("What it tracks", exact=True)
     description.fill("Magic left.")
     description.press("Enter")
-    page.get_by_text("'description': 'Magic left.'").first.wait_for()
+    page.get_by_text(re.compile(r'What it tracks: .* → "Magic left\."')).first.wait_for()
     save_button.click()
     expect(_outcome(page)).to_contain_text(
         "was opened at revision 0 but the library now holds revision 1"
@@ -319,7 +319,7 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     Library(trackers).patch("mana-mine", 0, {"name": "Mana (theirs)"})
     description.fill("Mine again.")
     description.press("Enter")
-    page.get_by_text("'description': 'Mine again.'").first.wait_for()
+    page.get_by_text(re.compile(r'What it tracks: .* → "Mine again\."')).first.wait_for()
     save_button.click()
     page.get_by_text("Mana (theirs) at revision 1").first.wait_for()
     page.get_by_role("button", name="Reload the newer revision (drops your edits)").click()
@@ -398,7 +398,7 @@ def test_settings_prompt_line_and_field_settings(
     icon.press("Enter")
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     page.get_by_label("Show changes on replies as", exact=True).select_option("card")
-    page.get_by_text("'changes': 'card'").first.wait_for()
+    page.get_by_text(re.compile(r"Show changes on replies as: \w+ → card")).first.wait_for()
     page.get_by_label("Shape", exact=True).select_option("list")
     tool_line("Vitals (list)")
     # A list starts with no rows: the rail says its row is a sample and shows the empty start,
@@ -579,7 +579,7 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     description = page.get_by_label("What it tracks", exact=True)
     description.fill("Mine.")
     description.press("Enter")
-    page.get_by_text("'description': 'Mine.'").first.wait_for()
+    page.get_by_text(re.compile(r'What it tracks: .* → "Mine\."')).first.wait_for()
     page.get_by_role("button", name="Save", exact=True).click()
     expect(_outcome(page)).to_contain_text(
         "was opened at revision 1 but the library now holds revision 2"

@@ -7,6 +7,7 @@ The package's modules are private to it: an app imports from `trackerkit.design`
 """
 
 from trackerkit.design.breaks import scene_breaks
+from trackerkit.design.edits import edit_lines, patch_text
 from trackerkit.design.fields import (
     dropped_tops,
     field_labels,
@@ -61,6 +62,7 @@ __all__ = [
     "check_raw",
     "dropped_tops",
     "duplicates",
+    "edit_lines",
     "export_rows",
     "exports_html",
     "field_labels",
@@ -75,6 +77,7 @@ __all__ = [
     "open_imported",
     "parse_number",
     "parse_start",
+    "patch_text",
     "raw_text",
     "read_path",
     "read_upload",
