@@ -13,6 +13,7 @@ failure is an `ImportRefusedError` naming the file. Telling the format of what w
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 import os
@@ -38,6 +39,13 @@ __all__ = [
 MAX_BYTES = 32 * 1024 * 1024
 _MAX_DEPTH = 100
 _MAX_NODES = 1_000_000
+_TOO_DEEP = f"nests deeper than {_MAX_DEPTH} levels"
+_TOO_MANY = f"holds more than {_MAX_NODES:,} values"
+#: YAML up to this size (a real preset is far smaller) is read by PyYAML's pure-Python reader,
+#: as it always was, with the same values and error words. A larger text is read by libyaml,
+#: tens of times faster: the same values wherever both read it, but it also reads some YAML 1.2
+#: PyYAML refuses (such as tabs between tokens) and words its errors its own way.
+_PURE_YAML_MAX = 128 * 1024
 
 
 def read_document(source: str | os.PathLike[str], text: str | None = None) -> tuple[str, object]:
@@ -179,7 +187,7 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
     scalar: object = None
     read_as_yaml = False
     try:
-        scalar = yaml.load(text, Loader=_yaml_core_loader())  # a safe loader
+        scalar = _load_yaml(text, file, json_reason)
         if isinstance(scalar, dict | list):
             return scalar
         read_as_yaml = True
@@ -201,6 +209,116 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
     raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
 
 
+def _load_yaml(text: str, file: str, json_reason: str | None) -> object:
+    """`text` read as YAML by the core schema, refused past the limits before anything is built
+    (by libyaml past `_PURE_YAML_MAX`, when PyYAML has it).
+
+    Raises:
+        ImportRefusedError: the YAML nests too deep or holds too many values (`json_reason`
+            instead, when the text is JSON the JSON reader stopped on).
+        yaml.YAMLError, ValueError: the text is not YAML the core schema reads.
+    """
+    import yaml
+
+    loader = _yaml_core_loader(bool(yaml.__with_libyaml__) and len(text) > _PURE_YAML_MAX)
+    _refuse_past_limits(text, file, json_reason, loader)
+    return yaml.load(text, Loader=loader)  # a safe loader
+
+
+def _refuse_past_limits(text: str, file: str, json_reason: str | None, loader: type[Any]) -> None:
+    """Refuse YAML nesting deeper than `_MAX_DEPTH` or holding more than `_MAX_NODES` values from
+    its parse events, as soon as a limit is passed, so no tree is built for a hostile file.
+
+    Only the first document counts (the loader refuses a second). Text the parser stops on is
+    left for the loader to refuse in its own words: up to there, the limits held.
+
+    Raises:
+        ImportRefusedError: past a limit (with `json_reason` instead, when given).
+    """
+    import yaml
+
+    tally = _Tally(file, json_reason)
+    events = yaml.parse(text, Loader=loader)
+    while True:
+        try:
+            event = next(events)
+        except (StopIteration, yaml.YAMLError, ValueError):
+            return
+        if isinstance(event, yaml.CollectionEndEvent):
+            tally.end()
+        elif isinstance(event, yaml.NodeEvent):
+            tally.node(event)
+        elif isinstance(event, yaml.DocumentStartEvent) and tally.count:
+            return
+
+
+@dataclasses.dataclass(slots=True)
+class _OpenNode:
+    """A YAML list or mapping whose end has not been parsed yet."""
+
+    anchor: str | None
+    mapping: bool
+    count: int  # the values counted before it
+    depth: int
+    deepest: int  # the deepest value in it so far, aliases expanded
+    children: int = 0
+
+
+class _Tally:
+    """YAML parse events counted as `_plain` counts the data read from them: values, not mapping
+    keys, an alias as all the values it stands for (so an alias bomb is refused in a few
+    events), and depth from the top. Merge keys and repeated keys count as written, before
+    merging (so a file merging one mapping again and again counts it each time)."""
+
+    def __init__(self, file: str, json_reason: str | None) -> None:
+        self.file = file
+        self.json_reason = json_reason
+        self.count = 0
+        self.open: list[_OpenNode] = []
+        self.anchored: dict[str | None, tuple[int, int]] = {}  # anchor: (values, levels below)
+
+    def end(self) -> None:
+        """A list or mapping ends: what an alias to it stands for is now known."""
+        done = self.open.pop()
+        if done.anchor is not None:
+            self.anchored[done.anchor] = (self.count - done.count, done.deepest - done.depth)
+        if self.open:
+            self.open[-1].deepest = max(self.open[-1].deepest, done.deepest)
+
+    def node(self, event: Any) -> None:
+        """A scalar, an alias or the start of a list or mapping.
+
+        Raises:
+            ImportRefusedError: it takes the data past a limit.
+        """
+        import yaml
+
+        depth = len(self.open)
+        parent = self.open[-1] if self.open else None
+        is_key = parent is not None and parent.mapping and parent.children % 2 == 0
+        if parent is not None:
+            parent.children += 1
+        values, below = 1, 0
+        if isinstance(event, yaml.AliasEvent):
+            values, below = self.anchored.get(event.anchor, (1, 0))  # undefined: not loaded
+        elif isinstance(event, yaml.CollectionStartEvent):
+            mapping = isinstance(event, yaml.MappingStartEvent)
+            self.open.append(_OpenNode(event.anchor, mapping, self.count, depth, depth))
+            if event.anchor is not None:  # an alias inside it holds it inside itself: endless
+                self.anchored[event.anchor] = (_MAX_NODES + 1, _MAX_DEPTH + 1)
+        elif event.anchor is not None:
+            self.anchored[event.anchor] = (1, 0)
+        if is_key and not isinstance(event, yaml.CollectionStartEvent):
+            return  # a key is no value (a list or mapping as a key is refused when loaded)
+        self.count += values
+        if parent is not None:
+            parent.deepest = max(parent.deepest, depth + below)
+        if depth + below > _MAX_DEPTH:
+            raise ImportRefusedError(self.file, self.json_reason or _TOO_DEEP)
+        if self.count > _MAX_NODES:
+            raise ImportRefusedError(self.file, self.json_reason or _TOO_MANY)
+
+
 _CORE_INT = r"[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+"
 _CORE_FLOAT = (
     r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
@@ -211,8 +329,9 @@ _CORE_NULL = "~|null|Null|NULL|"
 
 
 @functools.cache
-def _yaml_core_loader() -> type[Any]:
-    """A safe YAML loader that resolves plain scalars by the YAML 1.2 core schema.
+def _yaml_core_loader(fast: bool) -> type[Any]:
+    """A safe YAML loader that resolves plain scalars by the YAML 1.2 core schema, on libyaml's
+    C parser when `fast`, else on PyYAML's pure-Python one (the constructors are the same).
 
     The tools whose files are imported read YAML 1.2 (MagVarUpdate uses the `yaml` npm package,
     whose default is the 1.2 core schema), while PyYAML's own rules are YAML 1.1's: there
@@ -224,8 +343,8 @@ def _yaml_core_loader() -> type[Any]:
     """
     import yaml
 
-    class CoreLoader(yaml.SafeLoader):
-        pass
+    class CoreLoader(_base_loader(fast)):  # type: ignore[misc]
+        resolve = _resolve_as_pyyaml
 
     CoreLoader.yaml_implicit_resolvers = {}  # none of YAML 1.1's; the constructors are copied
 
@@ -279,6 +398,23 @@ def _yaml_core_loader() -> type[Any]:
     return CoreLoader
 
 
+def _base_loader(fast: bool) -> type[Any]:
+    """PyYAML's safe loader on libyaml's C parser when `fast`, else on its pure-Python one."""
+    import yaml
+
+    return yaml.CSafeLoader if fast else yaml.SafeLoader
+
+
+def _resolve_as_pyyaml(loader: Any, kind: Any, value: Any, implicit: Any) -> Any:
+    """A node's tag as PyYAML's parser would have it resolved: libyaml gives an empty scalar
+    tagged `!` the implicit (False, False), so it would be the text "", where PyYAML reads any
+    `!` scalar as plain, so null."""
+    import yaml
+
+    resolve: Any = yaml.resolver.BaseResolver.resolve  # untyped in PyYAML's stubs
+    return resolve(loader, kind, value, (True, False) if implicit == (False, False) else implicit)
+
+
 def _plain(data: object, file: str) -> object:
     """Plain JSON data: text keys, dates as ISO text, bounded depth and count (aliases counted)."""
     count = 0
@@ -287,9 +423,9 @@ def _plain(data: object, file: str) -> object:
         nonlocal count
         count += 1
         if count > _MAX_NODES:
-            raise ImportRefusedError(file, f"holds more than {_MAX_NODES:,} values")
+            raise ImportRefusedError(file, _TOO_MANY)
         if depth > _MAX_DEPTH:
-            raise ImportRefusedError(file, f"nests deeper than {_MAX_DEPTH} levels")
+            raise ImportRefusedError(file, _TOO_DEEP)
         if isinstance(node, Mapping):
             return {_key(k): walk(v, depth + 1) for k, v in node.items()}
         if isinstance(node, list | tuple | set | frozenset):
