@@ -1,3 +1,8 @@
+# /// script
+# [tool.marimo.opengraph]
+# title = "Tracker designer"
+# description = "Design a tracker: fields, tops and starts, a live verdict, the prompt block and tool with token counts."
+# ///
 import marimo
 
 __generated_with = "0.25.2"

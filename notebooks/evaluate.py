@@ -1,3 +1,8 @@
+# /// script
+# [tool.marimo.opengraph]
+# title = "Evaluate"
+# description = "Will my trackers hold on my model? Play a scene's scripted turns k times and read each metric with its interval."
+# ///
 import marimo
 
 __generated_with = "0.25.2"

@@ -1,3 +1,8 @@
+# /// script
+# [tool.marimo.opengraph]
+# title = "Tracker library"
+# description = "Every tracker piece in the data folder read through the strict decoder: its verdict, every problem by path, the scenes linking it, and its fields."
+# ///
 import marimo
 
 __generated_with = "0.25.2"

@@ -1,3 +1,8 @@
+# /// script
+# [tool.marimo.opengraph]
+# title = "Session simulator"
+# description = "Play a scene turn by turn: tool calls, clamps, swipes, cuts, forks and edits, with each reply's changes."
+# ///
 import marimo
 
 __generated_with = "0.25.2"

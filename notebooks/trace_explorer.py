@@ -1,3 +1,8 @@
+# /// script
+# [tool.marimo.opengraph]
+# title = "Trace explorer"
+# description = "Read the trace journal's days: events, turns, why a turn failed, a turn's timeline, cost and usage per day."
+# ///
 import marimo
 
 __generated_with = "0.25.2"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,16 @@ def _make_run_command(port: int, *variables: str, target: str = "run") -> list[s
     return command
 
 
+def _card(notebook: Path) -> dict[str, str]:
+    """A notebook's gallery card: `[tool.marimo.opengraph]` in its script header (PEP 723)."""
+    lines = notebook.read_text(encoding="utf-8").splitlines()
+    end = lines.index("# ///")
+    assert lines[0] == "# /// script", notebook
+    header = tomllib.loads("\n".join(line.removeprefix("# ") for line in lines[1:end]))
+    card: dict[str, str] = header["tool"]["marimo"]["opengraph"]
+    return card
+
+
 def test_make_run_serves_the_apps_as_a_gallery_without_their_code(
     launch: Callable[..., str],
     browser: Any,
@@ -54,8 +65,10 @@ def test_make_run_serves_the_apps_as_a_gallery_without_their_code(
     gallery = browser.new_page(viewport={"width": 1400, "height": 1000})
     try:
         gallery.goto(url)
-        for title in ("Designer", "Simulator", "Trace Explorer", "Library", "Evaluate"):
-            gallery.get_by_text(title, exact=True).first.wait_for(timeout=60_000)
+        for notebook in TITLES:  # each card: the title and description its header declares
+            card = _card(ROOT / "notebooks" / notebook)
+            gallery.get_by_text(card["title"], exact=True).first.wait_for(timeout=60_000)
+            gallery.get_by_text(card["description"], exact=True).first.wait_for()
         screenshot(gallery, "make_run_gallery")
         links = {
             gallery.locator("a").nth(i).get_attribute("href")
