@@ -30,12 +30,13 @@ def _bomb(merge: bool) -> str:
 
 @pytest.fixture
 def nothing_built(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any YAML loader that starts building a tree fails the test."""
+    """PyYAML's loader or trackerkit's own builder starting to build data fails the test."""
 
-    def build(self: object) -> object:
+    def build(*args: object) -> object:
         raise AssertionError("the YAML tree was built")
 
     monkeypatch.setattr(yaml.constructor.BaseConstructor, "get_single_data", build)
+    monkeypatch.setattr(document, "_build_yaml", build)
 
 
 class TestRefusedBeforeBuilding:
@@ -134,6 +135,12 @@ def _read(text: str, fast: bool) -> tuple[bool, str]:
         return False, ""
 
 
+def _built(text: str) -> tuple[bool, str] | None:
+    """What trackerkit's builder makes of libyaml's events; None when it leaves it to PyYAML."""
+    built = document._build_yaml(text, document._yaml_core_loader(True))
+    return None if built is document._UNBUILT else (True, repr(built))
+
+
 _YAMLISH = st.lists(
     st.sampled_from(
         [
@@ -148,7 +155,8 @@ _YAMLISH = st.lists(
 
 @_LIBYAML
 class TestLibyamlReadsAsPyyaml:
-    """Wherever PyYAML's pure-Python reader reads YAML, libyaml reads the same values."""
+    """Wherever PyYAML's pure-Python reader reads YAML, libyaml reads the same values, both by
+    PyYAML's loader and by the builder that reads a large file from its events."""
 
     @pytest.mark.parametrize(
         "text",
@@ -183,6 +191,7 @@ class TestLibyamlReadsAsPyyaml:
         pure = _read(text, fast=False)
         assert pure[0]
         assert _read(text, fast=True) == pure
+        assert _built(text) in (None, pure)
 
     def test_nan(self) -> None:
         """`.nan` is a float NaN either way."""
@@ -194,11 +203,43 @@ class TestLibyamlReadsAsPyyaml:
         pure = _read(text, fast=False)
         if pure[0]:
             assert _read(text, fast=True) == pure
+            assert _built(text) in (None, pure)
 
-    def test_a_large_file_is_read_by_libyaml(self) -> None:
-        """Past the size PyYAML reads, libyaml reads it: the same data, in a few seconds."""
-        text = "".join(f'k{i}: [{i}, "meaning {i}"]\n' for i in range(20_000))
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "- ok\n- !!str 12\n",
+            "- ok\n- {<<: {a: 1}, b: 2}\n",
+            "- ok\n- {[1]: 2}\n",
+            "- ok\n- &a [*a]\n",
+            "- ok\n- &a 1\n- &a 2\n",
+            "- ok\n---\n- 2\n",
+        ],
+        ids=["tag", "merge", "list-key", "self-alias", "repeated-anchor", "two-documents"],
+    )
+    def test_builder_leaves_the_rest_to_pyyaml(self, text: str) -> None:
+        assert _built(text) is None
+
+    def test_a_large_file_is_built_from_events(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Past the size PyYAML's reader takes, the data is built from libyaml's events (PyYAML's
+        loader is never reached): the same data, in a fraction of the time and memory."""
+        text = "".join(f'k{i}: [{i}, "meaning {i}", {{on: no, at: 12:30}}]\n' for i in range(3_000))
+        expected = yaml.load(text, Loader=document._yaml_core_loader(False))
         assert len(text) > document._PURE_YAML_MAX
-        assert parse_document(text, "big.yaml") == {
-            f"k{i}": [i, f"meaning {i}"] for i in range(20_000)
-        }
+
+        def load(*args: object) -> object:
+            raise AssertionError("PyYAML's loader was used")
+
+        monkeypatch.setattr(yaml.constructor.BaseConstructor, "get_single_data", load)
+        assert parse_document(text, "big.yaml") == expected
+        assert expected["k2999"] == [2999, "meaning 2999", {"on": "no", "at": "12:30"}]
+
+    def test_a_large_file_with_a_merge_key(self) -> None:
+        """A large file the builder leaves (here for a merge key) is read by PyYAML's loader."""
+        text = "base: &b {x: 1, y: 2}\nm: {<<: *b, y: 3}\n" + "".join(
+            f"k{i}: {i}\n" for i in range(20_000)
+        )
+        assert len(text) > document._PURE_YAML_MAX
+        found = parse_document(text, "big.yaml")
+        assert isinstance(found, dict)
+        assert found["m"] == {"x": 1, "y": 3}
