@@ -17,6 +17,7 @@ from typing import Any
 
 from trackerkit._pieces import check_tracker_id
 from trackerkit.design.hints import held_starts, name_problems, old_names, unsure_rows
+from trackerkit.design.namesakes import _names_another, name_clash, named, namesakes
 from trackerkit.design.parts import (
     BoundMacro,
     DraftField,
@@ -33,7 +34,6 @@ from trackerkit.design.sample import starting_state
 from trackerkit.errors import BadRequestError, NotFoundError, Problem, TrackerDecodeError
 from trackerkit.fields import FieldType
 from trackerkit.library import Library, Links, linked_in
-from trackerkit.macros import MacroIssue
 from trackerkit.prompt import tracker_texts
 from trackerkit.tracker import (
     ChangesStyle,
@@ -43,7 +43,6 @@ from trackerkit.tracker import (
     decode_tracker,
     encode_tracker,
 )
-from trackerkit.update import name_key
 from trackerkit.values import Value, same_value
 
 __all__ = ["Draft", "DraftField", "DraftVerdict", "name_clash", "named", "namesakes", "save_draft"]
@@ -463,49 +462,10 @@ class Draft:
         return bind_template(template, self.name, self.fields, known)
 
 
-def _names_another(issue: MacroIssue, own: str, library_names: Collection[str]) -> bool:
-    """True when the macro only names another tracker the library holds (it is linked on use)."""
-    return issue.code == "no_tracker" and issue.name != own and issue.name in library_names
-
-
 def _has(type: FieldType, setting: str) -> bool:
     if setting in _NUMBER_ONLY:
         return type == "number"
     return setting != "choices" or type == "choice"
-
-
-def namesakes(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> list[Tracker]:
-    """The trackers, other than the one with `own_id`, that the tool calls by `name`.
-
-    Matched as the update tool matches names (`update.name_key`: `HEALTH` is `Health`), in the
-    order of their ids. A blank name has none.
-    """
-    if not name.strip():
-        return []
-    key = name_key(name)
-    same = (t for t in trackers if t.id != own_id and name_key(t.name) == key)
-    return sorted(same, key=lambda t: t.id)
-
-
-def named(trackers: Iterable[Tracker]) -> str:
-    """Trackers as the designer's sentences name them: `"Health" (health), "Health" (health-2)`."""
-    return ", ".join(f'"{t.name}" ({t.id})' for t in trackers)
-
-
-def name_clash(name: str, trackers: Iterable[Tracker], own_id: str | None = None) -> str:
-    """A sentence naming the other trackers called `name` (see `namesakes`), or '' when none.
-
-    A scene that links two trackers of one name leaves one of them out of every turn, so the
-    designer says it before a save and after one; it never refuses a save. Names as written,
-    not escaped: the page escapes the sentence (`safe_md`).
-    """
-    same = namesakes(name, trackers, own_id)
-    if not same:
-        return ""
-    return (
-        f"The library already holds a tracker of this name: {named(same)}. A scene that links two "
-        "trackers of one name leaves one of them out of every turn: rename one before linking both."
-    )
 
 
 def save_draft(draft: Draft, library: Library) -> Draft:
