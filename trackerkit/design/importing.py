@@ -11,22 +11,31 @@ the library already holds getting the next free suffix. As `trackerkit import` d
 pieces named like ones already there (`duplicates`, said on the page before the button) unless
 the person chose to take them anyway. `open_imported` opens one as a new draft under the id it
 is saved under.
+
+The view and its report table are `design.import_view`'s, what a take did (`Taken`) is
+`design.taken`'s; both are imported here, the place to import them from.
 """
 
 from __future__ import annotations
 
-import html
 import os
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
-from trackerkit.design.draft import Draft, named, namesakes
+from trackerkit.design.draft import Draft, namesakes
+from trackerkit.design.import_view import (
+    ALL_IMPORTED,
+    ImportView,
+    format_label,
+    format_options,
+    report_html,
+)
 from trackerkit.design.report import readable
 from trackerkit.design.saving import clash_line, save
+from trackerkit.design.taken import Taken
 from trackerkit.errors import TrackerkitError
 from trackerkit.formats.detect import (
-    FORMAT_NAMES,
     FORMATS,
     MAX_BYTES,
     parse_document,
@@ -34,7 +43,7 @@ from trackerkit.formats.detect import (
     read_document,
     sniff,
 )
-from trackerkit.formats.imported import Imported, ImportReport, ReportLine
+from trackerkit.formats.imported import Imported
 from trackerkit.formats.importers import IMPORTERS, same_title_scenes, save_imported_scene
 from trackerkit.formats.png import is_png
 from trackerkit.library import Library
@@ -57,82 +66,9 @@ __all__ = [
     "taken_before",
 ]
 
-#: The value of the "which tracker" choice that means every imported tracker.
-ALL_IMPORTED = "*"
-
 #: The designer's choice to take pieces named like ones already there (the CLI's
 #: --allow-duplicates); a refused take names it.
 TAKE_ANYWAY = "Take them anyway, beside the ones of the same names"
-
-_MARKS = {"exact": "✓ exact", "guessed": "≈ guessed", "unmapped": "✗ unmapped"}
-
-
-def format_label(format: str) -> str:
-    """A format as its users know it, with its short name: `SillyTavern-Tracker (sillytavern-tracker)`."""
-    return f"{FORMAT_NAMES.get(format, format)} ({format})"
-
-
-def format_options() -> dict[str, str]:
-    """The "Read as" choices, label to format: the detected format first (value ``""``), then each format."""
-    return {"the format its content shows": "", **{format_label(f): f for f in FORMATS}}
-
-
-@dataclass(frozen=True, slots=True)
-class ImportView:
-    """What the designer shows of one file read for import.
-
-    Attributes:
-        file: the file's name (an upload's own name, or the path given).
-        detected: the format its content shows, or None when it cannot be told.
-        format: the format it was read as (the one chosen, else the detected one), or None.
-        imported: the import, or None when the file could not be read.
-        problem: why nothing was imported, in words for the page (None when imported).
-    """
-
-    file: str
-    detected: str | None
-    format: str | None
-    imported: Imported | None
-    problem: str | None = None
-
-    @property
-    def trackers(self) -> tuple[Tracker, ...]:
-        """The imported trackers (none when the file could not be read)."""
-        return self.imported.trackers if self.imported is not None else ()
-
-    def summary(self) -> str:
-        """One line (markdown) for the page: the file, how it was read, what came of it.
-
-        The file name is as given, not escaped: the page escapes the line (`safe_md`).
-        """
-        head = f"**{self.file}**"
-        if self.format is None:
-            return f"{head} · not imported"
-        how = format_label(self.format)
-        if self.detected == self.format:
-            read = f"read as {how}, the format its content shows"
-        elif self.detected is None:
-            read = f"read as {how}, as chosen (its content shows no format trackerkit knows)"
-        else:
-            read = f"read as {how}, as chosen (its content shows {format_label(self.detected)})"
-        if self.imported is None:
-            return f"{head} · {read}"
-        made = _count(len(self.imported.trackers), "tracker")
-        if self.imported.scene:
-            made += f' used together as "{self.imported.scene}"'
-        return f"{head} · {read} · {made} · {self.imported.report.summary()}"
-
-    def choices(self) -> dict[str, str]:
-        """The "which tracker" choices, label to id: every tracker when there are several, then each one."""
-        trackers = self.trackers
-        each = {f"{t.name} ({_count(len(t.fields), 'field')})": t.id for t in trackers}
-        if len(trackers) > 1:
-            return {f"All {len(trackers)} trackers": ALL_IMPORTED, **each}
-        return each
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def read_upload(name: str, contents: bytes, format: str | None = None) -> ImportView:
@@ -204,43 +140,6 @@ def _read(file: str, data: object, chosen: str | None) -> ImportView:
     return ImportView(file, detected, format, imported)
 
 
-def _row(line: ReportLine) -> str:
-    cells = (
-        f'<td class="kind">{_MARKS[line.kind]}</td>',
-        f"<td><code>{html.escape(line.source)}</code></td>",
-        f"<td>{'<code>' + html.escape(line.target) + '</code>' if line.target else '—'}</td>",
-        f"<td>{html.escape(line.detail)}</td>",
-    )
-    return f'<tr class="report-{line.kind}">{"".join(cells)}</tr>'
-
-
-_STYLE = (
-    "<style>"
-    ".import-report{border-collapse:collapse;width:100%;font-size:0.9em}"
-    ".import-report th,.import-report td{border:1px solid #d4d4d8;padding:3px 6px;"
-    "text-align:left;vertical-align:top}"
-    ".import-report th{background:#f4f4f5}"
-    ".import-report .kind{white-space:nowrap}"
-    ".import-report .report-guessed{background:#fef9c3}"
-    ".import-report .report-unmapped{background:#fee2e2}"
-    "</style>"
-)
-
-
-def report_html(report: ImportReport) -> str:
-    """The report as an HTML table: one row per source key, in the source's order.
-
-    Columns: what became of it (`✓ exact`, `≈ guessed`, `✗ unmapped`), the original key, the new
-    name (`Tracker.field`, or `—` when unmapped) and how it was read (for a guess, the text it was
-    guessed from; for an unmapped key, the reason). Every text is escaped.
-    """
-    head = "<tr><th>Became</th><th>Original key</th><th>New name</th><th>How it was read, or why not</th></tr>"
-    rows = "".join(_row(line) for line in report.lines)
-    return (
-        f'{_STYLE}<table class="import-report"><thead>{head}</thead><tbody>{rows}</tbody></table>'
-    )
-
-
 def free_id(wanted: str, taken: Collection[str]) -> str:
     """`wanted`, or the first of `wanted-2`, `wanted-3`, ... that `taken` does not hold."""
     candidate, n = wanted, 1
@@ -248,96 +147,6 @@ def free_id(wanted: str, taken: Collection[str]) -> str:
         n += 1
         candidate = f"{wanted}-{n}"
     return candidate
-
-
-@dataclass(frozen=True, slots=True)
-class Taken:
-    """What taking imported trackers into the library did.
-
-    Attributes:
-        saved: each tracker as the library now holds it, in the import's order.
-        refused: a sentence for each tracker not saved, and why.
-        scene: the scene file written to link them, when one was.
-        renamed: the import's id to the id saved under, for each id the library already held.
-        namesakes: each saved id whose name the library's other trackers also bear, and those
-            trackers (a scene linking two of one name leaves one out: `draft.name_clash`).
-        scene_links: the ids the scene written links (empty when none was written).
-        scene_twins: the other scene files of the written scene's title (a second import).
-    """
-
-    saved: tuple[Tracker, ...]
-    refused: tuple[str, ...] = ()
-    scene: Path | None = None
-    renamed: dict[str, str] = field(default_factory=dict)
-    namesakes: dict[str, tuple[Tracker, ...]] = field(default_factory=dict)
-    scene_links: tuple[str, ...] = ()
-    scene_twins: tuple[Path, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """True when every tracker asked for was saved."""
-        return bool(self.saved) and not self.refused
-
-    @property
-    def took(self) -> dict[str, str]:
-        """The import's id of each tracker saved, to the id the library now holds it under."""
-        was = {now: before for before, now in self.renamed.items()}
-        return {was.get(t.id, t.id): t.id for t in self.saved}
-
-    def message(self) -> str:
-        """What happened, in markdown for the page (names as written; the page escapes it, `safe_md`)."""
-        lines = []
-        for tracker in self.saved:
-            line = f'- saved "{tracker.name}" as `{tracker.id}.json`'
-            same = self.namesakes.get(tracker.id, ())
-            if same:
-                line += f"; the library already holds a tracker of this name: {named(same)}"
-            lines.append(line)
-        for was, now in self.renamed.items():
-            lines.append(f"- `{was}` was taken, so it is `{now}`")
-        if self.scene is not None:
-            lines.append(f"- a scene linking them: `{self.scene.name}`")
-        if self.scene is not None and self.scene_twins:
-            twins = ", ".join(f"`{p.name}`" for p in self.scene_twins)
-            lines.append(
-                f"- same title: `{self.scene.name}`: the scenes folder already holds a scene of "
-                f"this title, {twins}; the scene lists show two of one title"
-            )
-        lines += [f"- {line}" for line in self.refused]
-        lines += self._namesake_lines()
-        head = f"Took {len(self.saved)} into the library." if self.saved else "Nothing was taken."
-        return head + "\n\n" + "\n".join(lines)
-
-    def _namesake_lines(self) -> list[str]:
-        """One line per group of trackers sharing a name, naming them, and whether the scene
-        written links more than one of them (a trial: the general sentence read as if the new
-        scene linked both when it did not)."""
-        lines, told = [], set()
-        for tracker in self.saved:
-            same = self.namesakes.get(tracker.id, ())
-            group = frozenset([tracker.id, *(t.id for t in same)])
-            if not same or group in told:
-                continue
-            told.add(group)
-            ids = ", ".join(f"`{i}`" for i in sorted(group))
-            linked = sorted(group & set(self.scene_links))
-            if self.scene is not None and len(linked) > 1:
-                both = ", ".join(f"`{i}`" for i in linked)
-                lines.append(
-                    f"- the scene written, `{self.scene.name}`, links {both}, which share a name: "
-                    "every turn leaves one of them out: rename one"
-                )
-            else:
-                scene = (
-                    f"`{self.scene.name}` links one of them; "
-                    if self.scene is not None and linked
-                    else ""
-                )
-                lines.append(
-                    f"- {ids} share a name: {scene}a scene that links two trackers of one name "
-                    "leaves one of them out of every turn: rename one before linking both"
-                )
-        return lines
 
 
 def duplicates(
