@@ -16,216 +16,35 @@ day file is refused in one line (the last naming what it skipped and why), exit 
 alone takes a day file too.
 
 Each handler is one library call and a printer; library errors reach `trackerkit.cli.main`,
-which prints them as one line.
+which prints them as one line. The folder a command reads is `trace._cli_folder`'s, the printing
+`trace._cli_output`'s, the day and `--column` argument types `trace._cli_arguments`'; the names
+this module offered before are imported here.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import errno
-import os
 import shlex
-import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any
 
-import orjson
 import pandas as pd
 
 from trackerkit.errors import BadRequestError, NotFoundError
-from trackerkit.line import fields_line, line_of
-from trackerkit.trace._columns import SKIPPED, ColumnSpec, ColumnType
-from trackerkit.trace._data import INFERRED
-from trackerkit.trace._lazy import jsonable
+from trackerkit.trace._cli_arguments import _column, _day
+from trackerkit.trace._cli_folder import _refuse_loop, trace_folder
+from trackerkit.trace._cli_folder import default_folder as default_folder
+from trackerkit.trace._cli_output import _count, _date, _json, _records, _table, _time, summary
+from trackerkit.trace._columns import SKIPPED
 from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.days import read_day_turns
 from trackerkit.trace.export import export_parquet
-from trackerkit.trace.folder import SkippedFile, folder_days
-from trackerkit.trace.read import read_trace, trace_days, trace_subfolder_hint
+from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import turn_events
 
 __all__ = ["register", "summary"]
-
-_SKIPPED_SHOWN = 3
-"""Skipped entries named per reason in the no-day-files message; the rest are counted."""
-
-
-_A_FOLDER = "the folder that holds the YYYY-MM-DD.jsonl day files"
-
-
-def default_folder() -> Path:
-    """The trace folder read when none is given: `<data folder>/trace`, where simulate writes.
-
-    The data folder's rule is `trackerkit.workspace`'s (a core module, as this one is).
-    """
-    from trackerkit.workspace import trace_root
-
-    return trace_root() / "trace"
-
-
-def _skipped(skipped: list[SkippedFile]) -> str:
-    """The skipped entries grouped by reason: `a.json, b.json and 7 more: not named ...`."""
-    by_reason: dict[str, list[str]] = {}
-    for entry in skipped:
-        by_reason.setdefault(entry.reason, []).append(entry.name)
-    groups = []
-    for reason, names in by_reason.items():
-        shown = ", ".join(names[:_SKIPPED_SHOWN])
-        if len(names) > _SKIPPED_SHOWN:
-            shown += f" and {len(names) - _SKIPPED_SHOWN} more"
-        groups.append(f"{shown}: {reason}")
-    return "; ".join(groups)
-
-
-def _refuse_loop(path: Path, give: str) -> None:
-    """Refuse `path` when it (or a link on the way to it) is a symbolic link that loops: it is
-    there, so "does not exist" would mislead.
-
-    Raises:
-        BadRequestError: the link loops (the message says `give`, what to pass instead).
-    """
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise BadRequestError(
-                f"{path} is a symbolic link that loops (it leads back to itself); give {give}."
-            ) from None
-
-
-def trace_folder(given: str | None) -> Path:
-    """The folder of day files a trace command reads: `given`, else `default_folder()`.
-
-    Raises:
-        NotFoundError: the folder is missing, is a file, or holds no day file (the message
-            names what was skipped and why).
-        BadRequestError: the folder is a symbolic link that loops.
-    """
-    if given is None:
-        folder = default_folder()
-        _refuse_loop(folder, _A_FOLDER)
-        if not folder.is_dir():
-            raise NotFoundError(
-                f"no trace folder at {folder} (the data folder's trace, where simulate writes); "
-                "pass --dir DIR, the folder holding the YYYY-MM-DD.jsonl day files"
-            )
-    else:
-        folder = Path(given)
-        _refuse_loop(folder, _A_FOLDER)
-    days, skipped = folder_days(folder)
-    if not days:
-        what = f"; skipped {_skipped(skipped)}" if skipped else " (it is empty)"
-        hint = trace_subfolder_hint(folder)
-        raise NotFoundError(
-            f"no trace day files (YYYY-MM-DD.jsonl) in {folder}{what}"
-            + (f"; {hint}" if hint else "")
-        )
-    _note_skipped(folder, skipped)
-    return folder
-
-
-def _note_skipped(folder: Path, skipped: list[SkippedFile] | None = None) -> None:
-    """Say on standard error which entries of a folder of days are not read, and why."""
-    if skipped is None:
-        _days, skipped = folder_days(folder)
-    if skipped:
-        print(f"note: not read in {folder}: {_skipped(skipped)}", file=sys.stderr)
-
-
-_JSON_DEPTH = 200
-"""Nesting kept in `--json` output when a value is deeper than orjson writes (255 levels)."""
-
-
-def _shallow(value: Any, depth: int) -> Any:
-    """`value` as orjson writes it: containers deeper than `depth` levels as `…[deep]` (TC-7's
-    mark), integers beyond 64 bits (which JSON data may hold) as their digits."""
-    if isinstance(value, int) and not -(1 << 63) <= value < 1 << 64:
-        return str(value)
-    if isinstance(value, Mapping | list | tuple):
-        if depth <= 0:
-            return "…[deep]"
-        if isinstance(value, Mapping):
-            return {k: _shallow(v, depth - 1) for k, v in value.items()}
-        return [_shallow(v, depth - 1) for v in value]
-    return value
-
-
-def _json(value: Any) -> None:
-    option = orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS
-    try:
-        text = orjson.dumps(value, default=jsonable, option=option)
-    except orjson.JSONEncodeError:  # data orjson cannot write: nested past 255, a huge integer
-        text = orjson.dumps(_shallow(value, _JSON_DEPTH), default=jsonable, option=option)
-    sys.stdout.write(text.decode() + "\n")
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """JSON-ready rows: times as ISO strings, durations in seconds, missing values as null."""
-    out = frame.copy()
-    for column in out.columns:
-        if isinstance(out[column].dtype, pd.DatetimeTZDtype):
-            out[column] = out[column].map(lambda t: None if pd.isna(t) else t.isoformat())
-        elif pd.api.types.is_timedelta64_dtype(out[column].dtype):
-            out[column] = out[column].dt.total_seconds()
-    records = out.astype(object).where(out.notna(), None).to_dict(orient="records")
-    return [{str(k): v for k, v in r.items()} for r in records]
-
-
-def _count(number: int, noun: str) -> str:
-    """`1 turn`, `2 turns`, `0 turns`."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-def _table(frame: pd.DataFrame) -> str:
-    if frame.empty:
-        return "(none)"
-    return frame.to_string(index=False, na_rep="")
-
-
-def _time(stamp: Any) -> str:
-    return "" if pd.isna(stamp) else pd.Timestamp(stamp).strftime("%H:%M:%S.%f")[:-3]
-
-
-def _date(stamp: Any) -> str:
-    """`YYYY-MM-DD`, four digits of year always (strftime's `%Y` writes year 1 as `1`)."""
-    return f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}"
-
-
-_LIST_SHOWN = 40
-"""A list of plain values is shown whole up to this many characters, else by its length."""
-
-
-def _list_summary(items: list[Any]) -> str:
-    """`[23, 7]` or `['a', 'b']` for a short list of plain values; else `(3 items)`."""
-    if not any(isinstance(item, dict | list) for item in items):
-        shown = "[" + ", ".join(repr(i) if isinstance(i, str) else line_of(i) for i in items) + "]"
-        if len(shown) <= _LIST_SHOWN:
-            return shown
-    return f"({len(items)} item{'' if len(items) == 1 else 's'})"
-
-
-def summary(data: Mapping[str, Any]) -> str:
-    """A short readable line of an event's data: sizes, names and outcomes before content."""
-    if not isinstance(data, Mapping):
-        return ""
-    parts = []
-    for key, value in data.items():
-        if isinstance(value, dict):
-            flat = {k: v for k, v in value.items() if not isinstance(v, dict | list)}
-            value = "{" + fields_line(flat) + "}"
-        elif isinstance(value, list):
-            value = _list_summary(value)
-        elif isinstance(value, str) and len(value) > 60:
-            value = repr(value[:57] + "...")
-        elif isinstance(value, str):
-            value = repr(value)
-        else:
-            value = line_of(value)
-        parts.append(f"{key}={value}")
-    return " ".join(parts)
 
 
 def _days(args: argparse.Namespace) -> int:
@@ -363,42 +182,6 @@ def _turns_holding(events: pd.DataFrame, ref: str) -> list[str]:
     return [f"{s}/{base}" for s in sessions]
 
 
-_COLUMN_TYPES = ("int", "float", "str", "bool")
-
-
-def _column(value: str) -> str | ColumnSpec:
-    """`--column`: `PATH`, `PATH:TYPE`, `NAME=PATH` or `NAME=PATH:TYPE` (int, float, str, bool).
-
-    What follows the last `:` is the type (`read_trace(columns=...)` takes a path holding `:`).
-    """
-    name, sep, path = value.rpartition("=") if "=" in value else ("", "", value)
-    head, colon, kind = path.rpartition(":")
-    typed = bool(colon)
-    if typed and kind not in _COLUMN_TYPES:
-        _bad_column(value, f"{kind!r} is no type")
-    if typed:
-        path = head
-    if sep and not name:
-        _bad_column(value, "the NAME before = is empty")
-    if "=" in name:
-        _bad_column(value, "a NAME= comes once, before the path")
-    if not path:
-        _bad_column(value, "it names no path")
-    name = name or path
-    if not typed:
-        if not sep:
-            return value
-        return ColumnSpec(name, path, "object", doc=INFERRED)  # typed by its values
-    return ColumnSpec(name, path, cast(ColumnType, kind))
-
-
-def _bad_column(value: str, why: str) -> NoReturn:
-    raise argparse.ArgumentTypeError(
-        f"{value!r} is not a column ({why}); write PATH, PATH:TYPE, NAME=PATH or NAME=PATH:TYPE "
-        f"with TYPE one of {', '.join(_COLUMN_TYPES)} (for example cost_usd=usage.costUsd:float)"
-    )
-
-
 def _export(args: argparse.Namespace) -> int:
     if args.parquet is None:
         raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
@@ -435,15 +218,6 @@ def _export(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}")
     return 0
-
-
-def _day(value: str) -> str:
-    try:
-        return dt.date.fromisoformat(value).isoformat()
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{value!r} is not a day; write it as YYYY-MM-DD"
-        ) from None
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
