@@ -93,7 +93,8 @@ def test_the_replys_writes_and_the_persons_edit_are_shown_apart(
 ) -> None:
     """The reply wrote hp 40 → 14 and mood; an edit of hp 50 (clamped to 40) keeps the reply's
     chips under message 14 and shows "Edited by you: hp 14 → 40" apart. A reply writing only mood
-    then an edit of hp: the hp change is the person's, never a chip of the reply's."""
+    then an edit of hp: the hp change is the person's, never a chip of the reply's. The panel
+    says each time whether the value shown was the person's edit or the reply's write."""
     from playwright.sync_api import expect  # here: the harness skips browser tests without it
 
     page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
@@ -108,13 +109,17 @@ def test_the_replys_writes_and_the_persons_edit_are_shown_apart(
     expect(edited).to_contain_text("Edited by you:")
     expect(edited).to_contain_text("hp 14 → 40")
     expect(edited).not_to_contain_text("mood")
-    page.locator(".tk-panel [data-tracker='health']").get_by_text("hp 40").first.wait_for()
+    health = page.locator(".tk-panel [data-tracker='health']")
+    health.get_by_text("hp 40").first.wait_for()
+    # The panel says the value shown is the person's edit, not the reply's (trial nu4).
+    expect(health.locator(".tk-changed-by")).to_have_text("edited by you at message 14")
     edited.scroll_into_view_if_needed()
     screenshot(page, "simulator-des8-edit-apart")
 
     _send(page, "I calm down.", _calls('{"tracker": "Health", "set": {"mood": "calm"}}'), "Ah.")
     _status(page, "16 live messages")
     _settled(page, 9)
+    expect(health.locator(".tk-changed-by")).to_have_text("changed by message 16")
     _fill(page, "Set (JSON)", '{"hp": 5}')
     page.get_by_role("button", name="Edit value").click()
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 10 (edit) done").first.wait_for()
@@ -122,6 +127,7 @@ def test_the_replys_writes_and_the_persons_edit_are_shown_apart(
     expect(reply).to_contain_text("mood tense → calm")
     expect(reply).not_to_contain_text("hp")
     expect(page.locator(".tk-edited[data-message-id='m16']")).to_contain_text("hp 40 → 5")
+    expect(health.locator(".tk-changed-by")).to_have_text("edited by you at message 16")
 
 
 def test_a_message_a_cut_left_unanswered_gets_its_reply(

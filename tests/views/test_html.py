@@ -65,6 +65,11 @@ def tags(html: str) -> list[str]:
     return re.findall(r"<([a-z]+)[\s>]", html.split("</style>", 1)[-1])
 
 
+def panel_part(html: str, tracker: str) -> str:
+    """The panel's box for the tracker with id `tracker`."""
+    return html.split(f'data-tracker="{tracker}"', 1)[1].split('<div class="tk-tracker"', 1)[0]
+
+
 @pytest.fixture
 def chat() -> Chat:
     """hp 20 then 8 (hp_max 30 then 10); trust rows for Ana and Bo; a bag row."""
@@ -305,6 +310,28 @@ class TestPanelHtml:
         trust = html.split('data-tracker="trust"', 1)[1]
         assert '<span class="tk-row-name">Ana</span>' in trust
         assert 'title="10 of 100"' in trust
+
+    def test_a_persons_edit_is_said_as_theirs(self, chat: Chat) -> None:
+        """A tracker a person's edit changed last says "edited by you at message N", not that
+        the message changed it (trial nu4: read as the model's write); the reply's own changes on
+        that message keep their words."""
+        third = chat.messages[2].id
+        assert chat.edit("Health", {"hp": 7}).ok
+        html = panel_html(chat)
+        health, bag = panel_part(html, "health"), panel_part(html, "bag")
+        assert f'data-message="{third}">edited by you at message 3</div>' in health
+        assert f'data-message="{third}">changed by message 3</div>' in bag
+
+    def test_an_edit_over_the_replys_own_write_is_the_last_change(self, chat: Chat) -> None:
+        """An edit of a tracker the reply on the same message wrote is said as the person's (it
+        is written after the reply's), and a later reply's write is said as the reply's again."""
+        assert chat.edit("Bag", {"qty": 5}, row="rope").ok
+        assert "edited by you at message 3</div>" in panel_part(panel_html(chat), "bag")
+        chat.add_user("…")
+        fifth = reply(chat, {"tracker": "Bag", "row": "rope", "set": {"qty": 1}})
+        html = panel_html(chat)
+        assert f'data-message="{fifth}">changed by message 5</div>' in panel_part(html, "bag")
+        assert "edited by you" not in html
 
     def test_empty_list_unchanged_tracker_and_left_out(self) -> None:
         """An empty list shows (none), an untouched tracker says so, and a left-out tracker gives its reason."""

@@ -26,6 +26,7 @@ from trackerkit.errors import BadRequestError, TrackerkitError
 from trackerkit.line import fields_line, line_of
 from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import CHANGES_STYLES, Tracker
+from trackerkit.update import slot_of
 
 __all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html", "trouble_html"]
 
@@ -251,7 +252,8 @@ def _toast(entry: TrackerChanges, data: str) -> str:
 
 def panel_html(chat: Chat) -> str:
     """The Trackers panel: each linked tracker's value at the tip, its icons, bars for topped
-    numbers, and the reply that last changed it; the trackers a turn leaves out, with why."""
+    numbers, and the message that last changed it (said as the person's when their edit on it
+    did); the trackers a turn leaves out, with why."""
     take = chat.take
     positions = {m.id: i for i, m in enumerate(take.messages)}
     parts = []
@@ -274,7 +276,12 @@ def panel_html(chat: Chat) -> str:
         # show) is kept on the element for a program to read.
         changed, message = "not changed yet", ""
         if entry.changed_by is not None:
-            changed = f"changed by message {positions[entry.changed_by] + 1}"
+            index = positions[entry.changed_by]
+            # A person's edits are written after the message's reply: when one wrote this tracker,
+            # it made the value shown, and saying the message changed it reads as the model's write.
+            edited = any(d.slot == slot_of(tracker) for d in take.messages[index].edits)
+            who = "edited by you at" if edited else "changed by"
+            changed = f"{who} message {index + 1}"
             message = f' data-message="{escape(entry.changed_by)}"'
         parts.append(
             f'<div class="tk-tracker" data-tracker="{escape(tracker.id)}">'
