@@ -45,8 +45,6 @@ with app.setup(hide_code=True):
     # the HTML in it: a value by md_text (or html.escape in <code>), a message the package builds
     # by safe_md (its markdown kept). failure_reason escapes its own markdown.
 
-    default_dir = Path(__file__).resolve().parent.parent / "data" / "trace"
-
 
 @app.cell(hide_code=True)
 def _():
@@ -114,7 +112,8 @@ def _():
     simulated_dir = _chosen.trace
     _yours = f"Your data folder's trace ({simulated_dir})"
     place = mo.ui.dropdown(
-        options={"Bundled sample days": str(default_dir), _yours: str(simulated_dir)},
+        # The sample days are under the bundled data the other apps read, not by this notebook.
+        options={"Bundled sample days": str(_chosen.sample_days), _yours: str(simulated_dir)},
         # A folder named (--data, or the environment) is the one to open; else the samples.
         value=_yours if _chosen.origin in ("option", "environment") else "Bundled sample days",
         label="Trace days",

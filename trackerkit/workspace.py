@@ -60,7 +60,8 @@ DATA_ENV = "TRACKERKIT_DATA"
 #: The assistant's variable for its data directory (TC-1): names the trace's folder only, after
 #: `--data` and `TRACKERKIT_DATA`.
 ASSISTANT_ENV = "ASSISTANT_DATA_DIR"
-#: The repository's bundled data (`trackers/`, `scenes/`); absent in an installed wheel.
+#: The repository's bundled data (`trackers/`, `scenes/`, and `trace/`: the sample days the trace
+#: explorer offers); absent in an installed wheel.
 BUNDLED = Path(__file__).resolve().parents[1] / "data"
 #: The folders a workspace holds, copied from the bundled data on the first save.
 _COPIED = ("trackers", "scenes")
@@ -121,6 +122,13 @@ class Workspace:
     def trace(self) -> Path:
         """The trace folder: `<trace_root>/trace`, one `YYYY-MM-DD.jsonl` file a day."""
         return self.trace_root / "trace"
+
+    @property
+    def sample_days(self) -> Path:
+        """The bundled sample days the trace explorer offers (`<bundled data>/trace`): found
+        through the installed package, as the bundled trackers and scenes are, so every app names
+        one bundled folder. Never written: the trace is `trace`."""
+        return BUNDLED / "trace"
 
     @property
     def source(self) -> str:
