@@ -27,6 +27,7 @@ from trackerkit.commands.scene import (
     file_kind,
     refuse_tracker_for_scene,
     register_prompt,
+    say_unread_workspace,
     scene_and_trackers,
 )
 from trackerkit.commands.simulate import register_simulate, say_trace
@@ -54,6 +55,7 @@ __all__ = [
     "register_simulate",
     "register_trackers",
     "say_trace",
+    "say_unread_workspace",
     "scene_and_trackers",
 ]
 

@@ -22,6 +22,10 @@ trackers and scenes in place, and the first save copies them into the per-user f
 trace meanwhile goes straight to the per-user folder's `trace/`, whose existence alone does not
 make it the library.
 
+A command given a file reads that file where it is, and a scene's trackers beside it (or
+`--trackers`): `trackerkit prompt data/scenes/typical.json` reads the bundled data even once the
+workspace is there, and says so on stderr (`unread_workspace`, `in_bundled`).
+
 Why copy the whole library on the first save rather than keep the bundled folder and an overlay
 of saved files: a tracker and the scenes that link it must be read together (the designer's
 "where linked", the simulator's Trackers panel), and one folder holding both is what the person
@@ -50,7 +54,9 @@ __all__ = [
     "DATA_ENV",
     "AppArgs",
     "Workspace",
+    "in_bundled",
     "trace_root",
+    "unread_workspace",
     "user_workspace",
     "workspace",
 ]
@@ -307,6 +313,47 @@ def trace_root(cli_args: AppArgs | None = None, environ: Mapping[str, str] | Non
     chosen = _choose(cli_args, environ, BUNDLED)
     _check_trace_folder(chosen)
     return chosen.trace_root
+
+
+def unread_workspace(
+    environ: Mapping[str, str] | None = None, *, bundled: Path = BUNDLED
+) -> Path | None:
+    """The per-user workspace, when the rule has the apps read it instead of the bundled data.
+
+    A command given a file reads that file, and a scene's trackers beside it: given the bundled
+    library's files (`trackerkit prompt data/scenes/typical.json`), it does not read the
+    workspace a save made, which is what the apps show. The commands say so (one line on
+    stderr) when this is not None.
+
+    Args:
+        environ: the environment to read (the process's when None).
+        bundled: the bundled data folder.
+    Returns:
+        The workspace folder; None when `TRACKERKIT_DATA` names the data folder, when no save
+        has made the workspace yet (the apps read the bundled data too), or when there is no
+        bundled data.
+    """
+    chosen = _choose(None, environ, bundled)
+    if chosen.origin != "workspace" or not bundled.is_dir() or not _holds_library(chosen.root):
+        return None
+    return chosen.root
+
+
+def in_bundled(path: str | os.PathLike[str], bundled: Path = BUNDLED) -> Path | None:
+    """Where `path` lies in the bundled library (`trackers/health.json`, `scenes`), or None.
+
+    Only the library a save copies (`trackers/`, `scenes/`) counts; the sample days are never
+    the workspace's. The path is resolved first, so `./data/..` or a link finds the same place.
+    """
+    try:
+        where = Path(path).resolve()
+        root = bundled.resolve()
+    except (OSError, RuntimeError):  # a link that loops (RuntimeError on Python 3.11, 3.12)
+        return None
+    for name in _COPIED:
+        if where.is_relative_to(root / name):
+            return where.relative_to(root)
+    return None
 
 
 def _check_trace_folder(chosen: Workspace) -> None:

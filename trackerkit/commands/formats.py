@@ -11,6 +11,7 @@ from pathlib import Path
 import orjson
 
 from trackerkit.commands.options import check_out_file
+from trackerkit.commands.scene import say_unread_workspace
 from trackerkit.commands.terminal import say
 
 
@@ -231,6 +232,7 @@ def _export(args: argparse.Namespace) -> int:
         )
         check_out_file(args.out, example=example)
     source = load_export_source(args.paths, args.trackers)
+    say_unread_workspace(args.paths, args.trackers, scenes=bool(source.scenes))
     left_out = source.notes
     done = export_trackers(args.target, source.trackers, args.card, scenes=source.scenes)
     text = write_export(done, args.out)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import orjson
 
 from trackerkit._pieces import read_piece_file
+from trackerkit.commands.terminal import say
 from trackerkit.errors import TrackerkitError
 from trackerkit.formats.detect import piece_kind
 
@@ -69,6 +71,7 @@ def _prompt(args: argparse.Namespace) -> int:
     from trackerkit.prompt import PromptContext, preview_prompt
 
     scene, linked = scene_and_trackers(args.scene, args.trackers, "prompt")
+    say_unread_workspace([args.scene], args.trackers)
     for left in linked.left_out:
         print(f"trackerkit: left out {left.tracker_id}: {left.reason}", file=sys.stderr)
     context = PromptContext(scene.user, scene.char)
@@ -119,3 +122,54 @@ def scene_and_trackers(
             "turns (the simulator app plays any scene by hand)"
         )
     return scene, linked
+
+
+def say_unread_workspace(
+    paths: Sequence[str | Path],
+    trackers: Path | None,
+    *,
+    data: Path | None = None,
+    scenes: bool = True,
+    folders: Sequence[Path] = (),
+) -> None:
+    """Say on stderr, in one line, that a command reads the bundled library while the apps read
+    the person's workspace (a save made it), so the edits saved there are not what it reads.
+
+    Nothing is said when `--data` (`data`) or `TRACKERKIT_DATA` chose the folder, when no
+    workspace holds a library, or when no file read lies in the bundled `trackers/` or `scenes/`.
+    The line names both folders and what to give instead: the workspace's copy of the first
+    bundled file that has one, else of the tracker folder (`--trackers`).
+
+    Args:
+        paths: the files and folders the command was given.
+        trackers: the `--trackers` folder, or None.
+        data: the command's `--data` folder, or None.
+        scenes: whether `paths` are scenes, whose trackers are read beside them (unless
+            `trackers` is given).
+        folders: other tracker folders read (those `eval`'s variants name).
+    """
+    from trackerkit.scene import scene_trackers
+    from trackerkit.workspace import BUNDLED, in_bundled, unread_workspace
+
+    home = unread_workspace() if data is None else None
+    if home is None:
+        return
+    read = [(Path(path), "") for path in paths]
+    if trackers is not None:
+        read.append((trackers, "--trackers "))
+    elif scenes:
+        read += [(scene_trackers(path), "--trackers ") for path in paths]
+    read += [(folder, "") for folder in folders]
+    found = [(part, option) for path, option in read if (part := in_bundled(path)) is not None]
+    if not found:
+        return
+    copies = [(home / part, option) for part, option in found if (home / part).exists()]
+    instead = (
+        f'give the workspace\'s copy instead, such as {copies[0][1]}"{copies[0][0]}"'
+        if copies
+        else "give the workspace's files instead"
+    )
+    say(
+        f"read the bundled data {BUNDLED}, not your workspace {home}, which the apps read and "
+        f"save to; to read the edits saved there, {instead}"
+    )

@@ -18,7 +18,7 @@ from trackerkit.commands.options import (
     check_model_options,
     refuse_empty_ids,
 )
-from trackerkit.commands.scene import scene_and_trackers
+from trackerkit.commands.scene import say_unread_workspace, scene_and_trackers
 from trackerkit.errors import BadRequestError
 
 if TYPE_CHECKING:
@@ -112,6 +112,7 @@ def _simulate(args: argparse.Namespace) -> int:
     model: Model | None = None
     check_model_options(args)
     scene_and_trackers(args.scene, args.trackers, "simulate", turns=True)
+    say_unread_workspace([args.scene], args.trackers, data=args.data)
     if args.model == "openai":
         model = OpenAIModel(args.base_url, args.model_name, args.api_key_env)
     trace = None
@@ -248,6 +249,7 @@ def _changes(args: argparse.Namespace) -> int:
 
     refuse_empty_ids(args.from_id, args.to_id)
     scene_and_trackers(args.scene, args.trackers, "changes", turns=True)
+    say_unread_workspace([args.scene], args.trackers)
     session = Session.from_scene(args.scene, trackers=args.trackers)
     session.run()
     messages = session.chat.messages

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from trackerkit.commands.scene import file_kind
+from trackerkit.commands.scene import file_kind, say_unread_workspace
 from trackerkit.design.hints import tracker_hints
 from trackerkit.errors import Problem
 from trackerkit.library import Verdict, check_paths
@@ -35,6 +35,7 @@ def register_trackers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    say_unread_workspace(args.paths, None, scenes=False)
     checked = [
         (path, [_scene_verdict(v) for v in found]) for path, found in check_paths(args.paths)
     ]

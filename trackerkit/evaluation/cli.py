@@ -20,6 +20,7 @@ from trackerkit.cli import (
     positive_number,
     refuse_tracker_for_scene,
     say_trace,
+    say_unread_workspace,
     scene_and_trackers,
 )
 from trackerkit.errors import TrackerkitError
@@ -192,6 +193,15 @@ def _eval(args: argparse.Namespace) -> int:
         )
         # Named as the evaluate page names it, so a text run's column says so (`scripted · text`).
         variants = variations([model], [args.protocol], ["lines"])
+    # A variant naming its own tracker folder reads that one; the others, each scene's own.
+    named = [v.trackers for v in variants if v.trackers is not None]
+    say_unread_workspace(
+        args.scenarios,
+        args.trackers,
+        data=args.data,
+        scenes=len(named) < len(variants),
+        folders=named,
+    )
     trace = None
     if not args.no_trace:
         from trackerkit.trace import TraceWriter
