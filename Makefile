@@ -55,7 +55,8 @@ floors: $(STAMP)
 # first save copies it into the per-user workspace.
 DATA ?=
 run: $(STAMP)
-	@echo "Opening the apps on http://$(HOST):$(PORT) (Ctrl-C stops; \`make edit\` opens them in marimo's editor)"
+	@echo "Opening the apps on http://$(HOST):$(PORT) (Ctrl-C stops)"
+	@echo "marimo's banner below (\"Create or edit notebooks\") is its generic wording: these apps are read-only, code hidden; \`make edit\` is the editor."
 	@echo "The documentation notebooks (notebooks/*.ipynb): \`make docs\` writes them as pages to docs/notebooks/index.html"
 	$(BIN)/marimo run notebooks/ --host $(HOST) --port $(PORT) --headless --no-token $(if $(DATA),-- --data "$(DATA)")
 

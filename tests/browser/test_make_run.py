@@ -38,6 +38,28 @@ def _make_run_command(port: int, *variables: str, target: str = "run") -> list[s
     return command
 
 
+def test_make_run_says_marimos_banner_is_generic() -> None:
+    """Trial nu4: `make run` starts with marimo's own "Create or edit notebooks in your browser",
+    which read as contradicting the apps it serves; the Makefile's line says that is marimo's
+    generic wording, that the apps are read-only with their code hidden, and what edits them."""
+    done = subprocess.run(
+        ["make", "-n", "run", "HOST=127.0.0.1", "PORT=2718"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    said = [  # what the target's echo lines print, run by the shell as make would
+        subprocess.run(["sh", "-c", line], capture_output=True, text=True, check=True).stdout
+        for line in done.stdout.splitlines()
+        if line.startswith("echo ")
+    ]
+    banner = [line for line in said if "Create or edit notebooks" in line]
+    assert len(banner) == 1, said
+    for words in ("generic wording", "read-only, code hidden", "`make edit` is the editor"):
+        assert words in banner[0], banner[0]
+
+
 def _card(notebook: Path) -> dict[str, str]:
     """A notebook's gallery card: `[tool.marimo.opengraph]` in its script header (PEP 723)."""
     lines = notebook.read_text(encoding="utf-8").splitlines()
