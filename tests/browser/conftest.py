@@ -15,8 +15,9 @@ Fixtures every journey in `tests/browser/` uses:
   Every server gets an empty per-user data directory (`XDG_DATA_HOME`) and no
   `TRACKERKIT_DATA` / `ASSISTANT_DATA_DIR`, unless `env` sets them.
 - `open_page(url, heading)`: a new 1400×1000 page, waited on until an `h1` holding `heading` shows.
-- `screenshot(page, name)`: a full-page PNG in `tests/artifacts/` (and in `docs/` for the README
-  when `TRACKERKIT_DOCS_SCREENSHOTS=1`).
+- `screenshot(page, name, top=None, card=None)`: a full-page PNG in `tests/artifacts/` (and,
+  when `TRACKERKIT_DOCS_SCREENSHOTS=1`, in `docs/` for the README, and for `card="designer"` the
+  gallery card's image `notebooks/__marimo__/assets/designer/opengraph.png`, one screen from `top`).
 - `data_copy`: a temporary copy of the bundled `data/` (trackers, scenes, trace) for an app to
   write into, so a journey leaves the repository's files alone.
 - `free_port()`, `count_above(locator, more_than)`: small helpers.
@@ -354,12 +355,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def take_screenshot(page: Any, name: str, top: Any = None) -> Path:
+#: The gallery cards' images: marimo's gallery shows `<notebook folder>/__marimo__/assets/<notebook
+#: stem>/opengraph.png` on a notebook's card when the file exists (a drawn placeholder otherwise).
+CARDS = ROOT / "notebooks" / "__marimo__" / "assets"
+#: The card image's size: marimo's (its placeholder's, and `marimo export thumbnail`'s viewport).
+CARD_SIZE = {"width": 1200, "height": 630}
+
+
+def card_image(notebook: str) -> Path:
+    """The gallery card's image of `notebook` (its stem): what `screenshot(..., card=)` writes."""
+    return CARDS / notebook / "opengraph.png"
+
+
+def take_screenshot(page: Any, name: str, top: Any = None, card: str | None = None) -> Path:
     """Save a full-page PNG as tests/artifacts/NAME.png (and docs/NAME.png when asked); return it.
 
     `top`, a locator, is scrolled to the top of the docs picture (after the window is made tall),
     so a README picture can start at a section and leave what is above it (a machine path) out.
+    `card`, a notebook's stem, makes the shot (when asked) that notebook's gallery card too
+    (`card_image`): 1200×630 of the page from `top` (given with it), one screen of the app at
+    work, which reads on a card where a whole page shrunk to it does not.
     """
+    assert card is None or top is not None, "a card starts at a section: give `top` with `card`"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
@@ -372,13 +389,20 @@ def take_screenshot(page: Any, name: str, top: Any = None) -> Path:
             top.first.evaluate("e => e.scrollIntoView({block: 'start'})")
             page.wait_for_timeout(500)  # let the scroll settle; not a check
         page.screenshot(path=str(ROOT / "docs" / f"{name}.png"))
+        if card is not None:
+            page.set_viewport_size(CARD_SIZE)
+            page.wait_for_timeout(1500)  # let plotly redraw at the new size; not a check
+            top.first.evaluate("e => e.scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(500)  # let the scroll settle; not a check
+            card_image(card).parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(card_image(card)))
         page.set_viewport_size(size)
     return path
 
 
 @pytest.fixture
 def screenshot() -> Callable[..., Path]:
-    """`screenshot(page, name, top=None)`: see `take_screenshot`."""
+    """`screenshot(page, name, top=None, card=None)`: see `take_screenshot`."""
     return take_screenshot
 
 

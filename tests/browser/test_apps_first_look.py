@@ -39,7 +39,12 @@ def test_simulator_turn_updates_values_changes_and_bars(
     count_above(page.locator(".js-plotly-plot .bars path"), more_than=bars_before)
     # The README's picture starts at the chat and its Trackers panel; the data folder's machine
     # path, said above it, stays out of view.
-    screenshot(page, "simulator", top=_heading(page, "The chat and the Trackers panel"))
+    screenshot(
+        page,
+        "simulator",
+        top=_heading(page, "The chat and the Trackers panel"),
+        card="simulator",
+    )
 
 
 def test_designer_rename_follows_the_field(
@@ -51,7 +56,12 @@ def test_designer_rename_follows_the_field(
     page.get_by_text("Import…", exact=True).first.wait_for(timeout=60_000)
     # The README's picture: the verdict, the rail, each export's cost and Import…, from the
     # verdict's heading down; the data folder's machine path, said at the top, stays out of view.
-    screenshot(page, "designer", top=_heading(page, "Verdict, the rail and where it is linked"))
+    screenshot(
+        page,
+        "designer",
+        top=_heading(page, "Verdict, the rail and where it is linked"),
+        card="designer",
+    )
     page.get_by_role("heading", name="Tracker designer").first.scroll_into_view_if_needed()
     page.get_by_text("hp_max (number)").first.click()
     name = page.get_by_label("Name", exact=True).nth(1)

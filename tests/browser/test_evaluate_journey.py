@@ -46,7 +46,7 @@ def _text(page: Any, label: str, value: str) -> None:
 def test_pick_run_and_read_the_evaluation(
     serve: Callable[..., str],
     open_page: Callable[[str, str], Any],
-    screenshot: Callable[[Any, str], Path],
+    screenshot: Callable[..., Path],
     data_copy: Path,
 ) -> None:
     """Scenarios and variants picked, every option set, one run: the table, the figures, drift."""
@@ -141,7 +141,12 @@ def test_pick_run_and_read_the_evaluation(
     expect(page.get_by_text("joint accuracy per variant (95% intervals)").first).to_be_visible()
     expect(page.get_by_text("Slot accuracy per field").first).to_be_visible()
     page.get_by_text("Joint accuracy over the turns of fight").first.wait_for()
-    screenshot(page, "evaluate")
+    screenshot(
+        page,
+        "evaluate",
+        top=page.get_by_text("Metrics per variant (95% intervals)", exact=True),
+        card="evaluate",
+    )
 
     # Drift over another scenario's turns.
     page.get_by_label("Drift over the turns of", exact=True).select_option("eval-flags")

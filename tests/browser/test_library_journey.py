@@ -162,7 +162,11 @@ def test_a_folder_name_too_long_is_a_message_on_the_page(
 
 
 def test_the_library_reads_the_bundled_data_then_the_workspace(
-    serve: Callable[..., str], open_page: Callable[[str, str], Any], tmp_path: Path, data_copy: Path
+    serve: Callable[..., str],
+    open_page: Callable[[str, str], Any],
+    screenshot: Callable[..., Path],
+    tmp_path: Path,
+    data_copy: Path,
 ) -> None:
     """With no --data: the bundled data read in place, and once a workspace exists, the workspace."""
     bundled = len(list((ROOT / "data" / "trackers").glob("*.json")))
@@ -170,6 +174,13 @@ def test_the_library_reads_the_bundled_data_then_the_workspace(
     page.get_by_text("read in place; the first save copies it to your workspace").first.wait_for()
     page.get_by_text(f"{bundled} trackers").first.wait_for()
     expect(page.get_by_text(str(ROOT / "data" / "trackers"), exact=True)).to_have_count(1)
+    # The gallery card: the bundled library's verdicts (the machine path above them out of view).
+    screenshot(
+        page,
+        "library_bundled",
+        top=page.get_by_text("Decoder verdicts", exact=True),
+        card="library",
+    )
 
     # A workspace made by an earlier save (here: the bundled library less one tracker) is read.
     home = tmp_path / "user-data"

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .conftest import card_image
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -79,7 +81,8 @@ def test_make_run_serves_the_apps_as_a_gallery_without_their_code(
 ) -> None:
     """Trial nu3: `make run` opened marimo's editor, code between the outputs and "Ancestor
     stopped" boxes on the evaluate page. It serves the apps: a card each, and each app computed
-    with no code and no box about a stopped cell."""
+    with no code and no box about a stopped cell. Trial nu4: each card showed marimo's drawn
+    placeholder; it shows the app's picture (`card_image`) above its title and description."""
     port = free_port()
     command = _make_run_command(port)
     assert command[1:3] == ["run", "notebooks/"], command
@@ -89,8 +92,16 @@ def test_make_run_serves_the_apps_as_a_gallery_without_their_code(
         gallery.goto(url)
         for notebook in TITLES:  # each card: the title and description its header declares
             card = _card(ROOT / "notebooks" / notebook)
-            gallery.get_by_text(card["title"], exact=True).first.wait_for(timeout=60_000)
-            gallery.get_by_text(card["description"], exact=True).first.wait_for()
+            link = gallery.locator(f'a[href="{url}/?file={notebook}"]')
+            link.get_by_text(card["title"], exact=True).wait_for(timeout=60_000)
+            link.get_by_text(card["description"], exact=True).wait_for()
+            # The picture loaded, and it is the committed one, not the placeholder marimo draws.
+            image = link.locator("img")
+            image.evaluate("i => i.decode()")  # waits for the lazily loaded image
+            assert image.evaluate("i => i.complete && i.naturalWidth") > 0, notebook
+            served = gallery.request.get(image.evaluate("i => i.currentSrc"))
+            assert served.headers["content-type"] == "image/png", (notebook, served.headers)
+            assert served.body() == card_image(notebook[:-3]).read_bytes(), notebook
         screenshot(gallery, "make_run_gallery")
         links = {
             gallery.locator("a").nth(i).get_attribute("href")

@@ -329,7 +329,12 @@ def test_why_a_turn_failed_and_the_days(
     screenshot(page, "trace_explorer_failed_turn")
     # The README's picture (docs/trace_explorer.png): from the Turns heading, the failed-turn
     # filter, the turns table and the why pane; the folder's machine path is above, out of view.
-    screenshot(page, "trace_explorer", top=page.get_by_role("heading", name="Turns", exact=True))
+    screenshot(
+        page,
+        "trace_explorer",
+        top=page.get_by_role("heading", name="Turns", exact=True),
+        card="trace_explorer",
+    )
     legend.filter(has_text="failure").first.scroll_into_view_if_needed()
     screenshot(page, "trace_explorer_failed_timeline")
     failure_table.scroll_into_view_if_needed()
