@@ -800,15 +800,18 @@ def _(
     _stale = get_stale()
     if _stale is not None:
         _newer = _stale[0]
-        _holds = (
-            "\n".join(f"- {safe_md(line)}" for line in design.holds(_newer))
-            if _newer is not None
-            else "- (the newer revision cannot be read)"
+        _holds = mo.md(
+            "**The newer revision holds:**\n\n"
+            + (
+                "\n".join(f"- {safe_md(line)}" for line in design.holds(_newer))
+                if _newer is not None
+                else "- (the newer revision cannot be read)"
+            )
         )
         _parts.append(
             mo.vstack(
                 [
-                    mo.md(f"**The newer revision holds:**\n\n{_holds}"),
+                    mo.Html(f"<div>{_holds.text}</div>"),  # one block, as What Save sends below
                     mo.hstack(
                         [reload_button, save_as_box, save_as_name, save_as_button],
                         justify="start",
@@ -841,7 +844,11 @@ def _(
             else f"**What Save sends**, the edits on revision {_d.revision}:"
         )
         _listed = "\n".join(f"- {md_text(line)}" for line in _edits)
-        _parts.append(mo.md(f"{_heading}\n\n{_listed}"))
+        # In a block of its own: in a stack, a markdown's line and list are laid out as two of the
+        # stack's items (its span is `display: contents`), their margins added to the stack's gap
+        # instead of collapsing, which left a gap under the line as if something were missing.
+        _sends = mo.md(f"{_heading}\n\n{_listed}")
+        _parts.append(mo.Html(f"<div>{_sends.text}</div>"))
         _parts.append(mo.accordion({"The patch as JSON": mo.md(safe_fence(design.patch_text(_d)))}))
     elif not get_new():
         _parts.append(mo.md(f"**What Save sends:** nothing, no edit since revision {_d.revision}."))

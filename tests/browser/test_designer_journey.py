@@ -301,7 +301,14 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
     )
     page.get_by_text("Mana (edited elsewhere) at revision 1").first.wait_for()
     expect(description).to_have_value("Magic left.")
-    page.get_by_text("The newer revision holds:").scroll_into_view_if_needed()
+    holds = page.locator(".paragraph", has_text="The newer revision holds:")
+    holds.scroll_into_view_if_needed()
+    # Its list follows it closely, as What Save sends' does (trial nu4).
+    above = holds.bounding_box()
+    below = holds.locator("xpath=following-sibling::ul[1]").bounding_box()
+    assert above is not None
+    assert below is not None
+    assert 0 <= below["y"] - (above["y"] + above["height"]) <= 24
     screenshot(page, "designer-stale")
     page.get_by_label("New id", exact=True).fill("mana-mine")
     page.get_by_role("button", name="Save the draft as a new tracker").click()

@@ -46,8 +46,16 @@ def test_save_says_the_edits_in_words_and_folds_the_json(
             "vigor's To (another field): hp_max → (none)",
         ]
     )
-    page.get_by_text("What Save sends, the edits on revision 0:").wait_for()
+    heading = page.get_by_text("What Save sends, the edits on revision 0:")
+    heading.wait_for()
     expect(nothing).to_have_count(0)
+    # Its list follows it as a paragraph's list does (trial nu4: a gap of 44 px, the margins of
+    # the line and the list each kept, and the stack's gap added, as if something were missing).
+    above, below = heading.bounding_box(), sends.first.bounding_box()
+    assert above is not None
+    assert below is not None
+    gap = below["y"] - (above["y"] + above["height"])
+    assert 0 <= gap <= 24, f"{gap} px between 'What Save sends' and its first line"
     expect(page.get_by_text("Patch on the revision opened")).to_have_count(0)
     expect(page.get_by_text("{'body'")).to_have_count(0)
 
