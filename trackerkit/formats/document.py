@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.json5_document import NOT_JSON5, PastLimitError, read_json5
 from trackerkit.formats.png import MAX_TEXT_BYTES, CardChunk, card_chunk, is_png, png_chunks
 
 __all__ = [
@@ -180,7 +181,6 @@ def _json_past_limits(error: orjson.JSONDecodeError) -> str | None:
 def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> object:
     """`text` as YAML, else JSON5; refused naming the YAML error, or `json_reason` when the
     text is JSON the JSON reader stopped on (a depth or number limit)."""
-    import json5
     import yaml
 
     reason = ""
@@ -197,16 +197,30 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
         reason = f"{error.problem or error.context or 'unreadable'}{where}"
     except (yaml.YAMLError, RecursionError, ValueError, TypeError) as error:
         reason = " ".join(str(error).split())[:160]
-    try:
-        return json5.loads(text)
-    except (ValueError, RecursionError, TypeError, OverflowError):
-        pass
+    found = _json5(text, file, json_reason)
+    if found is not NOT_JSON5:
+        return found
     if read_as_yaml:
         return scalar  # a YAML scalar (plain prose): refused as holding no object or list
     if json_reason is not None:
         raise ImportRefusedError(file, json_reason)
     why = f" (YAML: {reason})" if reason else ""
     raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+
+
+def _json5(text: str, file: str, json_reason: str | None) -> object:
+    """`text` as JSON5 (`NOT_JSON5` when it is not), refused as soon as it passes a limit.
+
+    Raises:
+        ImportRefusedError: the JSON5 nests too deep, holds too many values or a number too large
+            to read (`json_reason` instead, when the text is JSON the JSON reader stopped on).
+    """
+    try:
+        return read_json5(text, _MAX_DEPTH, _MAX_NODES)
+    except PastLimitError as past:
+        number = f"is JSON5 holding a number too large to read {past.where}".rstrip()
+        reason = {"depth": _TOO_DEEP, "values": _TOO_MANY, "number": number}[past.limit]
+        raise ImportRefusedError(file, json_reason or reason) from None
 
 
 def _load_yaml(text: str, file: str, json_reason: str | None) -> object:
