@@ -27,7 +27,6 @@ from typing import Any
 import orjson
 
 from trackerkit.errors import ImportRefusedError
-from trackerkit.formats.json5_document import NOT_JSON5, PastLimitError, read_json5
 from trackerkit.formats.png import MAX_TEXT_BYTES, CardChunk, card_chunk, is_png, png_chunks
 from trackerkit.formats.yaml_document import _UNBUILT, _build_yaml, _yaml_core_loader
 
@@ -186,6 +185,8 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
     text is JSON the JSON reader stopped on (a depth or number limit)."""
     import yaml
 
+    from trackerkit.formats.json5_document import NOT_JSON5
+
     reason = ""
     scalar: object = None
     read_as_yaml = False
@@ -218,6 +219,9 @@ def _json5(text: str, file: str, json_reason: str | None) -> object:
         ImportRefusedError: the JSON5 nests too deep, holds too many values or a number too large
             to read (`json_reason` instead, when the text is JSON the JSON reader stopped on).
     """
+    # Imported here, as the YAML reader is: most imports are JSON, and pyjson5 stays off start-up.
+    from trackerkit.formats.json5_document import PastLimitError, read_json5
+
     try:
         return read_json5(text, _MAX_DEPTH, _MAX_NODES)
     except PastLimitError as past:
