@@ -13,6 +13,7 @@ from typing import Any
 
 import pydantic
 
+from trackerkit._slots import slot_of
 from trackerkit.changes import (
     Bar,
     Change,
@@ -26,7 +27,6 @@ from trackerkit.errors import BadRequestError, TrackerkitError
 from trackerkit.line import fields_line, line_of
 from trackerkit.steps import plain_problems, problem_sentence
 from trackerkit.tracker import CHANGES_STYLES, Tracker
-from trackerkit.update import slot_of
 
 __all__ = ["ICON_SYMBOLS", "changes_html", "icon_html", "panel_html", "trouble_html"]
 
