@@ -69,7 +69,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 types: $(STAMP)
-	$(BIN)/mypy --strict trackerkit
+	$(BIN)/mypy --strict trackerkit benchmarks
 
 pytest: $(STAMP)
 	$(BIN)/pytest

@@ -24,6 +24,7 @@ def interleaved_ms(
     repeat: int,
     cpu: dict[str, list[float]] | None = None,
     faults: dict[str, list[int]] | None = None,
+    user: dict[str, list[float]] | None = None,
 ) -> dict[str, list[float]]:
     """Each run's wall times in ms over `repeat` rounds that run them all in turn.
 
@@ -32,21 +33,24 @@ def interleaved_ms(
     each run, and its result is dropped after the clock stops. Given `cpu`, each run's CPU
     time of this process (ms) is put there too: on a machine shared with other work it moves
     less than the wall time. Given `faults`, each run's minor page faults (fresh memory
-    touched for the first time) are put there.
+    touched for the first time) are put there. Given `user`, each run's user CPU time (ms):
+    the process's own work, without the kernel's (page faults are system time).
     """
     times: dict[str, list[float]] = {name: [] for name in runs}
     for round_ in range(repeat):
         for name in list(runs) if round_ % 2 == 0 else list(reversed(list(runs))):
             gc.collect()
-            start_faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            before = resource.getrusage(resource.RUSAGE_SELF)
             start, start_cpu = time.perf_counter(), time.process_time()
             result = runs[name]()
             times[name].append((time.perf_counter() - start) * 1000)
+            after = resource.getrusage(resource.RUSAGE_SELF)
             if cpu is not None:
                 cpu.setdefault(name, []).append((time.process_time() - start_cpu) * 1000)
             if faults is not None:
-                minor = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - start_faults
-                faults.setdefault(name, []).append(minor)
+                faults.setdefault(name, []).append(after.ru_minflt - before.ru_minflt)
+            if user is not None:
+                user.setdefault(name, []).append((after.ru_utime - before.ru_utime) * 1000)
             del result
     return times
 

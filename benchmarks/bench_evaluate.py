@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import statistics
@@ -115,10 +116,8 @@ def speedup(repeat: int = 3) -> tuple[int, int, float, float]:
             slow = Variant(name="slow", model="openai", base_url=url, model_name="n")
             times = interleaved_ms(
                 {
-                    str(n): (
-                        lambda n=n: evaluate(
-                            scenes, [slow], runs=4, concurrency=n, trackers=DATA / "trackers"
-                        )
+                    str(n): functools.partial(
+                        evaluate, scenes, [slow], runs=4, concurrency=n, trackers=DATA / "trackers"
                     )
                     for n in (1, 8)
                 },

@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 
 from benchmarks._timing import cold_load_encoding, median_ms
-from trackerkit.macros import MacroHandler, MacroLookupError, context_handlers, render_macros
+from trackerkit.errors import MacroLookupError
+from trackerkit.macros import MacroHandler, context_handlers, render_macros
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens, load_encoding
 
 _STATE = {

@@ -13,7 +13,8 @@ folder and deleted afterwards. Times are printed, never asserted.
 The floor and the readers it is compared with run in interleaved rounds (floor, reader,
 reader, floor, …), so a shared machine's slow minute weighs on both sides of each ratio; the
 ratio printed is the median of the per-round ratios, of wall time (`x floor`, the targets) and
-of this process's CPU time (`cpu x`, which other work on a shared machine moves less).
+of this process's CPU time (`cpu x`, which other work on a shared machine moves less), and of
+its user CPU time alone (`user x`: the process's own work, without the kernel's page faults).
 
 Two reference rows show what keeping the events costs before any checking: every line by
 `orjson.loads` kept in a list, and one msgspec call per block into events whose `data` is a
@@ -173,6 +174,7 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     print(f"\n### {name}: {day['lines']:,} lines, {size_mb:,.0f} MB "
           f"({clean.stat().st_size / int(day['lines']):.0f} bytes a line); median of {repeats} runs")  # type: ignore[call-overload]  # fmt: skip
     cpu: dict[str, list[float]] = {}
+    user: dict[str, list[float]] = {}
     faults: dict[str, list[int]] = {}
     paired = interleaved_ms(
         {
@@ -186,17 +188,15 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
         repeats,
         cpu,
         faults,
+        user,
     )
     floor_runs = paired["orjson.loads loop (floor)"]
     ratios = {
         name: statistics.median(r / f for r, f in zip(runs, floor_runs, strict=True))
         for name, runs in paired.items()
     }
-    floor_cpu = cpu["orjson.loads loop (floor)"]
-    cpu_ratios = {
-        name: statistics.median(r / f for r, f in zip(runs, floor_cpu, strict=True))
-        for name, runs in cpu.items()
-    }
+    cpu_ratios = _per_round(cpu)
+    user_ratios = _per_round(user)
     timings = {name: statistics.median(runs) for name, runs in paired.items()}
     timings['read_trace(data="lazy")'] = collected_median_ms(
         lambda: read_trace(clean, data="lazy"), repeats
@@ -207,11 +207,12 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
     timings["assemble_turns"] = _turns_ms(clean, repeats)
     floor = timings["orjson.loads loop (floor)"]
     pandas_ms = timings["pandas.read_json(lines=True)"]
-    print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'cpu x':>6} {'pandas/this':>12}")
+    print(f"\n{'operation':<40} {'median ms':>10} {'x floor':>8} {'cpu x':>6} {'user x':>6} {'pandas/this':>12}")  # fmt: skip
     for label, ms in timings.items():
         ratio = ratios.get(label, ms / floor)
         by_cpu = f"{cpu_ratios[label]:6.2f}" if label in cpu_ratios else f"{'':6}"
-        print(f"{label:<40} {ms:>10,.0f} {ratio:>8.2f} {by_cpu} {pandas_ms / ms:>12.2f}")
+        by_user = f"{user_ratios[label]:6.2f}" if label in user_ratios else f"{'':6}"
+        print(f"{label:<40} {ms:>10,.0f} {ratio:>8.2f} {by_cpu} {by_user} {pandas_ms / ms:>12.2f}")
     peak = _peak_mb(lambda: read_trace(clean))
     peak_raw = _peak_mb(lambda: read_trace(clean, data="raw"))
     reader = timings["read_trace (dicts)"]
@@ -231,9 +232,21 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
         f"\n  (CPU time per-round ratios, less moved by other work on the machine: dicts"
         f" {cpu_ratios['read_trace (dicts)']:.2f}, raw {cpu_ratios[raw]:.2f},"
         f" columns {cpu_ratios['read_trace(columns=3 paths)']:.2f})"
+        f"\n  (user CPU time alone, the process's own work without the kernel's, which holds"
+        f" the page faults: dicts {user_ratios['read_trace (dicts)']:.2f},"
+        f" raw {user_ratios[raw]:.2f}, columns {user_ratios['read_trace(columns=3 paths)']:.2f})"
     )
     _print_faults(paired, faults)
     return timings
+
+
+def _per_round(times: dict[str, list[float]]) -> dict[str, float]:
+    """Each run's median per-round ratio to the floor's time in the same round."""
+    floor = times["orjson.loads loop (floor)"]
+    return {
+        name: statistics.median(r / f for r, f in zip(runs, floor, strict=True))
+        for name, runs in times.items()
+    }
 
 
 def _print_faults(paired: dict[str, list[float]], faults: dict[str, list[int]]) -> None:

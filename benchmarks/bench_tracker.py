@@ -162,8 +162,8 @@ def main() -> None:
     width = max(len(row[0]) for row in chain_rows)
     print(f"\n| {'chain of tops':<{width}} |   median |   target | ok? |")
     print(f"|{'-' * (width + 2)}|---------:|---------:|:---:|")
-    for label, figure, target, ok in chain_rows:
-        print(f"| {label:<{width}} | {figure:>8} | {target:>8} | {ok:^3} |")
+    for label, figure, limit, met in chain_rows:
+        print(f"| {label:<{width}} | {figure:>8} | {limit:>8} | {met:^3} |")
 
 
 if __name__ == "__main__":
