@@ -209,18 +209,20 @@ def _by_line(view: memoryview, decode: Callable[[Any], list[Any]]) -> tuple[Any,
 
 def _stamps_of(
     block: bytes, start: int, words: np.ndarray[Any, Any], starts: Any, closes: Any, data_at: Any
-) -> tuple[Any, dict[int, str], Any] | None:
-    """Each line's `ts` (as words, plus the values of those not 24 long) and where its key span
-    opens; None when a `ts` is not plain text without escapes (the block goes line by line)."""
+) -> tuple[Any, Any, dict[int, str], Any] | None:
+    """Each line's `ts` (as words, which of them are `shaped`, and the values of those not 24
+    long) and where its key span opens; None when a `ts` is not plain text without escapes (the
+    block goes line by line)."""
     spans_at = starts + _STAMP_END  # where `","turn":"` opens, when `ts` is 24 long
     stamp_at = starts + len(_OPENING)
     stamps = np.stack([words[stamp_at], words[stamp_at + 8], words[stamp_at + 16]], axis=1)
     # Rows whose `ts` is not 24 long (their key span opens elsewhere) or not in the writer's form.
     other = words[spans_at] != _TURN_WORD
-    unusual = np.flatnonzero(other | ~shaped(stamps))
+    written = shaped(stamps)
+    unusual = np.flatnonzero(other | ~written)
     odd: dict[int, str] = {}
     if not len(unusual):
-        return stamps, odd, spans_at
+        return stamps, written, odd, spans_at
     found = _odd_stamps(block, starts + start, unusual, closes + start)
     if found is None:
         return None
@@ -232,7 +234,7 @@ def _stamps_of(
             return None
     if not (data_at >= spans_at + _SHORTEST_SPAN).all():
         return None
-    return stamps, odd, spans_at
+    return stamps, written, odd, spans_at
 
 
 def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
@@ -266,7 +268,7 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
     stamped = _stamps_of(block, start, words, starts, closes, data_at)
     if stamped is None:
         return None
-    stamps, odd, spans_at = stamped
+    stamps, written, odd, spans_at = stamped
     spans = _key_spans(view, spans_at, data_at)
     if spans is None:
         return None
@@ -276,6 +278,6 @@ def _block(parsed: Parsed, block: bytes, start: int, stop: int) -> int | None:
         return None
     for keeper in parsed.keepers[1:]:
         keeper.block(raws, sizes)
-    parsed.stamps.add_words(stamps, odd)
+    parsed.stamps.add_words(stamps, odd, written)
     parsed.add_block(*spans)
     return len(raws)

@@ -91,6 +91,7 @@ class Stamps:
 
     def __init__(self) -> None:
         self._chunks: list[np.ndarray[Any, Any]] = []  # (n, 3) little-endian words
+        self._written: list[np.ndarray[Any, Any]] = []  # each chunk's rows: `shaped`
         self._pending: list[Any] = []  # values read line by line, not yet in a chunk
         self._rows = 0  # rows in the chunks
         self.odd: dict[int, Any] = {}  # row -> value as written, when not 24 ASCII characters
@@ -99,14 +100,19 @@ class Stamps:
         """One row's `ts` as decoded from its line (any JSON value)."""
         self._pending.append(value)
 
-    def add_words(self, words: np.ndarray[Any, Any], odd: dict[int, str]) -> None:
+    def add_words(
+        self, words: np.ndarray[Any, Any], odd: dict[int, str], written: np.ndarray[Any, Any]
+    ) -> None:
         """A block's rows: `words` (n, 3) read at each `ts`, good except at the rows of `odd`,
-        whose `ts` is not 24 bytes long (row in the block -> the value)."""
+        whose `ts` is not 24 bytes long (row in the block -> the value); `written`: `shaped`
+        of `words`, as the block reader found it."""
         self._flush()
         for row, value in odd.items():
             words[row] = 0
+            written[row] = False
             self.odd[self._rows + row] = value
         self._chunks.append(words)
+        self._written.append(written)
         self._rows += len(words)
 
     def _flush(self) -> None:
@@ -127,6 +133,7 @@ class Stamps:
                 if not ok:
                     self.odd[self._rows + row] = pending[row]
         self._chunks.append(grid.view("<u8"))
+        self._written.append(shaped(self._chunks[-1]))
         self._rows += len(pending)
         self._pending = []
 
@@ -137,13 +144,14 @@ class Stamps:
             return np.zeros((0, 3), dtype="<u8")
         if len(self._chunks) > 1:
             self._chunks = [np.concatenate(self._chunks)]
+            self._written = [np.concatenate(self._written)]
         return self._chunks[0]
 
     def parse(self, bad: dict[int, str]) -> pd.DatetimeIndex:
         """Every row's `ts` as a UTC time; rows whose `ts` is not an ISO-8601 string join `bad`."""
         words = self.words()
         grid = words.view(np.uint8)
-        written = shaped(words)  # in the writer's form
+        written = self._written[0] if self._written else shaped(words)  # the writer's form
         good = written & _real(grid)  # and a real moment: numpy may parse these
         micros = np.zeros(len(words), dtype=np.int64)
         every = bool(good.all())
