@@ -48,12 +48,47 @@ def _text_of(notebook: Any) -> str:
     return "\n".join(parts)
 
 
-def test_there_are_three_notebooks() -> None:
-    assert [p.name for p in NOTEBOOKS] == [
-        "01_tracker_model.ipynb",
-        "02_update_tool_and_prompt.ipynb",
-        "03_reading_a_trace_day.ipynb",
-    ]
+def test_the_readme_table_lists_every_notebook() -> None:
+    """A writer's new notebook is named in the README's table of them (the failure says so)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `notebooks/([^`]+\.ipynb)` \|", readme, flags=re.MULTILINE)
+    assert listed == [p.name for p in NOTEBOOKS], (
+        "add a row for each notebook of notebooks/ to the README's table of documentation "
+        "notebooks (| `notebooks/NAME.ipynb` | what it shows |), in file-name order"
+    )
+    assert len(NOTEBOOKS) >= 3
+
+
+def test_trace_days_keep_their_line_endings_on_any_checkout() -> None:
+    """Notebook 03 shows each day file's size: a CRLF checkout (core.autocrlf) must not grow them."""
+    days = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "data" / "trace").glob("*.jsonl"))
+    done = subprocess.run(
+        ["git", "check-attr", "text", "--", *days], cwd=ROOT, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"not a git checkout: {done.stderr.strip()}")
+    assert done.stdout.splitlines() == [f"{day}: text: unset" for day in days]
+
+
+def test_nbval_runs_from_any_folder() -> None:
+    """pyproject.toml's sanitize file is found from the notebooks' folder too (the writer's)."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:randomly",
+            "02_update_tool_and_prompt.ipynb",
+        ],
+        cwd=ROOT / "notebooks",
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "passed" in done.stdout
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -102,6 +137,10 @@ class TestEveryNotebook:
                 if PLOTLY not in output.get("data", {}):
                     continue
                 assert "nbval-ignore-output" in cell.metadata.get("tags", []), cell.source
+                # nbval skips the whole cell: anything printed beside the figure goes unchecked.
+                assert len(cell.outputs) == 1, (
+                    f"a figure's cell shows the figure alone: {cell.source}"
+                )
                 image = base64.b64decode(output.data.get("image/png", ""))
                 assert image.startswith(PNG_MAGIC), f"no PNG beside the figure of: {cell.source}"
                 assert len(image) > 5000, "the PNG is too small to hold a drawn figure"
