@@ -7,16 +7,20 @@ Every plotly figure is stored twice in its output: the interactive figure (for J
 static PNG of it (for a repository page, `make docs` and any viewer without plotly.js). The PNG is
 drawn by kaleido driving the system's Chromium: `$BROWSER_PATH` when set, else the first of
 `chromium`, `chromium-browser`, `google-chrome` on PATH (Debian: `apt-get install chromium`). No
-browser is ever downloaded. Without one the notebooks still execute and each figure keeps a
-plain-text note in place of the image, which this script also prints. A cell that shows a figure
-is tagged `nbval-ignore-output` (in its metadata, out of the reader's sight): the figure's JSON
-carries ids that change from run to run.
+browser is ever downloaded. Without one the notebooks still execute, and a figure whose plotly
+JSON is the same as before executing keeps the PNG it had (it still shows that figure); a figure
+that changed or is new gets a plain-text note in place of the image, and the script then exits 1
+naming those notebooks. Figures are compared without their traces' `uid`s, the ids plotly.js and
+`FigureWidget` draw at random (two executions of notebook 03 under plotly 7.1 gave byte-identical
+JSON, so nothing else is stripped). A cell that shows a figure is tagged `nbval-ignore-output`
+(in its metadata, out of the reader's sight).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import shutil
 import sys
@@ -70,6 +74,33 @@ def figure_outputs(notebook: Any) -> list[tuple[Any, Any]]:
     ]
 
 
+def _without_uids(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_uids(v) for k, v in value.items() if k != "uid"}
+    if isinstance(value, list):
+        return [_without_uids(v) for v in value]
+    return value
+
+
+def figure_key(figure: Any) -> str:
+    """The figure's plotly JSON as one string, without the random trace `uid`s, to compare by."""
+    return json.dumps(_without_uids(figure), sort_keys=True)
+
+
+def stored_images(notebook: Any) -> dict[str, str]:
+    """Each figure that has a PNG, by its `figure_key`: the PNGs to keep when none can be drawn."""
+    return {
+        figure_key(output.data[PLOTLY]): output.data[PNG]
+        for _, output in figure_outputs(notebook)
+        if PNG in output.data
+    }
+
+
+def figures_without_image(notebook: Any) -> int:
+    """How many figures carry no PNG."""
+    return sum(PNG not in output.data for _, output in figure_outputs(notebook))
+
+
 async def _draw(figures: list[dict[str, Any]], browser: str) -> list[bytes]:
     with warnings.catch_warnings():
         # kaleido warns at import under plotly < 6.1.1 that `fig.write_image` will not work; this
@@ -91,11 +122,14 @@ async def _draw(figures: list[dict[str, Any]], browser: str) -> list[bytes]:
     return images
 
 
-def add_images(notebook: Any, browser: str | None, why: str = "") -> list[str]:
+def add_images(
+    notebook: Any, browser: str | None, why: str = "", stored: dict[str, str] | None = None
+) -> list[str]:
     """Store a PNG beside every plotly figure (or the note saying why not); returns what was done.
 
-    Also tags each figure's cell `nbval-ignore-output`. Raises RuntimeError, naming the browser,
-    when the browser is there but cannot draw.
+    Without a browser, a figure found in `stored` (see `stored_images`) keeps that PNG. Also tags
+    each figure's cell `nbval-ignore-output`. Raises RuntimeError, naming the browser, when the
+    browser is there but cannot draw.
     """
     found = figure_outputs(notebook)
     done: list[str] = []
@@ -110,9 +144,19 @@ def add_images(notebook: Any, browser: str | None, why: str = "") -> list[str]:
         output.data.pop(PNG, None)
         output.data.pop("text/plain", None)
     if browser is None:
+        kept = 0
         for _, output in found:
-            output.data["text/plain"] = NOTE.format(why=why)
-        return [*done, f"{len(found)} figures without a static image: {why}"]
+            image = (stored or {}).get(figure_key(output.data[PLOTLY]))
+            if image is None:
+                output.data["text/plain"] = NOTE.format(why=why)
+            else:
+                output.data[PNG] = image
+                kept += 1
+        if kept:
+            done.append(f"{kept} unchanged figures keep their stored PNG")
+        if kept < len(found):
+            done.append(f"{len(found) - kept} figures without a static image: {why}")
+        return done
     figures = [dict(output.data[PLOTLY]) for _, output in found]
     try:
         # A thread of its own: asyncio.run refuses to start where an event loop already runs (a
@@ -126,9 +170,18 @@ def add_images(notebook: Any, browser: str | None, why: str = "") -> list[str]:
     return [*done, f"{len(found)} figures drawn as PNG with {browser}"]
 
 
-def execute(path: Path, browser: str | None, why: str) -> None:
-    """Run every cell of one notebook with its folder as the working directory and save it."""
+def shown(path: Path) -> str:
+    """The notebook's path as the writer typed it from the repository root, when it is inside."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
+    """Run every cell of one notebook with its folder as the working directory and save it.
+
+    Returns what was done and how many figures are left without a PNG.
+    """
     notebook = nbformat.read(path, as_version=4)
+    stored = stored_images(notebook)
     NotebookClient(
         notebook,
         timeout=300,
@@ -137,18 +190,28 @@ def execute(path: Path, browser: str | None, why: str) -> None:
     ).execute()
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps only: they would make every run a diff
-    notes = add_images(notebook, browser, why)
+    notes = add_images(notebook, browser, why, stored)
     nbformat.write(notebook, path)
-    print(f"executed {path.relative_to(ROOT)}" + "".join(f"; {note}" for note in notes))
+    return notes, figures_without_image(notebook)
 
 
 def main(argv: list[str]) -> int:
     paths = [Path(a).resolve() for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     browser, why = find_browser()
+    without_image = []
     for path in paths:
-        execute(path, browser, why)
-    if browser is None:
-        print(f"note: {why}; the figures are stored without a static image.", file=sys.stderr)
+        notes, missing = execute(path, browser, why)
+        print(f"executed {shown(path)}" + "".join(f"; {note}" for note in notes))
+        if missing:
+            without_image.append(shown(path))
+    if without_image:
+        print(
+            f"execute_notebooks.py: figures without a static image in {', '.join(without_image)} "
+            f"({why}): install Chromium (Debian: apt-get install chromium) or set BROWSER_PATH to "
+            "one, then run `make notebooks` again.",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
