@@ -80,9 +80,12 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks
 
 # The documentation notebooks keep their outputs, and each figure a PNG drawn by the system's
-# Chromium ($$BROWSER_PATH, else chromium on PATH; without one a note stands in for the image).
+# Chromium ($$BROWSER_PATH, else chromium on PATH; without one an unchanged figure keeps its PNG,
+# a changed one gets a note and the run exits 1). All notebooks, or one:
+# `make notebooks NB=notebooks/03_reading_a_trace_day.ipynb` (several: NB="a.ipynb b.ipynb").
+NB ?=
 notebooks: $(STAMP)
-	$(BIN)/python scripts/execute_notebooks.py
+	$(BIN)/python scripts/execute_notebooks.py $(NB)
 
 # The documentation notebooks as HTML pages (git-ignored) under docs/notebooks/, with an index.
 docs: $(STAMP)

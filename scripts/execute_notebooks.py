@@ -1,7 +1,8 @@
 """Execute the documentation notebooks in place, so their committed outputs are the documentation.
 
-Run `make notebooks` (or `python scripts/execute_notebooks.py [NOTEBOOK ...]`) after changing a
-notebook or the code it shows; `pytest --nbval` then checks that the outputs still match.
+Run `make notebooks` (every notebook), `make notebooks NB=notebooks/03_….ipynb` (one; or
+`python scripts/execute_notebooks.py [NOTEBOOK ...]`) after changing a notebook or the code it
+shows; `pytest --nbval` then checks that the outputs still match.
 
 Every plotly figure is stored twice in its output: the interactive figure (for Jupyter) and a
 static PNG of it (for a repository page, `make docs` and any viewer without plotly.js). The PNG is
@@ -14,6 +15,11 @@ naming those notebooks. Figures are compared without their traces' `uid`s, the i
 `FigureWidget` draw at random (two executions of notebook 03 under plotly 7.1 gave byte-identical
 JSON, so nothing else is stripped). A cell that shows a figure is tagged `nbval-ignore-output`
 (in its metadata, out of the reader's sight).
+
+A cell that raises is reported on one line, `notebooks/X.ipynb, cell N: Error: message`, where N
+counts the notebook's code cells from 1, as Jupyter numbers them `[N]` after running all cells
+from a fresh kernel; that notebook's file is left as it was, the others are still executed, and
+the script exits 1 naming the notebooks that failed.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import asyncio
 import base64
 import json
 import os
+import re
 import shutil
 import sys
 import warnings
@@ -31,6 +38,7 @@ from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parent.parent
 PLOTLY = "application/vnd.plotly.v1+json"
@@ -42,6 +50,7 @@ NOTE = (
     "is stored because {why}; install Chromium (Debian: apt-get install chromium) and run "
     "`make notebooks` again."
 )
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 WIDTH, HEIGHT = 900, 450
 """The PNG's size when the figure's layout sets none (the interactive figure fills its cell)."""
 
@@ -170,24 +179,55 @@ def add_images(
     return [*done, f"{len(found)} figures drawn as PNG with {browser}"]
 
 
+class NotebookFailedError(Exception):
+    """A cell of a notebook raised (or the kernel failed): the one line that says where and what."""
+
+
 def shown(path: Path) -> str:
     """The notebook's path as the writer typed it from the repository root, when it is inside."""
     return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
+def _one_line(text: str) -> str:
+    return " ".join(ANSI.sub("", text).split())
+
+
+def failure(path: Path, notebook: Any, index: int | None, error: Exception) -> str:
+    """`notebooks/X.ipynb, cell N: Error: message`, N counting code cells from 1 (Jupyter's `[N]`)."""
+    where = shown(path)
+    if index is not None:
+        number = sum(cell.cell_type == "code" for cell in notebook.cells[: index + 1])
+        where += f", cell {number}"
+    if isinstance(error, CellExecutionError):
+        what = f"{error.ename}: {error.evalue}" if error.evalue else error.ename
+    else:
+        lines = str(error).strip().splitlines()
+        what = f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
+    return f"{where}: {_one_line(what)} (the kernel runs in {shown(path.parent)}/)"
+
+
 def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
     """Run every cell of one notebook with its folder as the working directory and save it.
 
-    Returns what was done and how many figures are left without a PNG.
+    Returns what was done and how many figures are left without a PNG. Raises NotebookFailedError,
+    with the line to print, when a cell raises; the file is then left as it was.
     """
     notebook = nbformat.read(path, as_version=4)
     stored = stored_images(notebook)
-    NotebookClient(
+    running: list[int] = []
+    client = NotebookClient(
         notebook,
         timeout=300,
         kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}},
-    ).execute()
+        on_cell_start=lambda cell, cell_index: running.append(cell_index),
+    )
+    try:
+        client.execute()
+    except Exception as error:  # a cell's error, a timeout, a kernel that died or is missing
+        raise NotebookFailedError(
+            failure(path, notebook, running[-1] if running else None, error)
+        ) from error
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps only: they would make every run a diff
     notes = add_images(notebook, browser, why, stored)
@@ -198,9 +238,14 @@ def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
 def main(argv: list[str]) -> int:
     paths = [Path(a).resolve() for a in argv] or sorted((ROOT / "notebooks").glob("*.ipynb"))
     browser, why = find_browser()
-    without_image = []
+    failed, without_image = [], []
     for path in paths:
-        notes, missing = execute(path, browser, why)
+        try:
+            notes, missing = execute(path, browser, why)
+        except NotebookFailedError as error:
+            print(error, file=sys.stderr)
+            failed.append(shown(path))
+            continue
         print(f"executed {shown(path)}" + "".join(f"; {note}" for note in notes))
         if missing:
             without_image.append(shown(path))
@@ -211,8 +256,13 @@ def main(argv: list[str]) -> int:
             "one, then run `make notebooks` again.",
             file=sys.stderr,
         )
-        return 1
-    return 0
+    if failed:
+        print(
+            f"execute_notebooks.py: {len(failed)} of {len(paths)} notebooks failed and were not "
+            f"saved: {', '.join(failed)}",
+            file=sys.stderr,
+        )
+    return 1 if failed or without_image else 0
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import subprocess
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -109,3 +110,67 @@ class TestFiguresWithoutABrowser:
             "install Chromium (Debian: apt-get install chromium) or set BROWSER_PATH to one, "
             "then run `make notebooks` again."
         ]
+
+
+class TestACellThatRaises:
+    def test_one_line_names_the_notebook_and_cell_and_the_others_still_run(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """No traceback, no ANSI codes; the failing file is left as it was; exit 1 with a summary."""
+        execute = _script()
+        draft = tmp_path / "02b_draft.ipynb"
+        nbformat.write(
+            _notebook(
+                "# Draft",
+                "1 + 1",
+                "# More",
+                "from trackerkit.trace import read_trace\nread_trace('data/trace')",
+            ),
+            draft,
+        )
+        later = tmp_path / "03_later.ipynb"
+        nbformat.write(_notebook("# Later", "2 + 2"), later)
+        draft_bytes = draft.read_bytes()
+
+        assert execute.main([str(draft), str(later)]) == 1
+
+        captured = capsys.readouterr()
+        assert draft.read_bytes() == draft_bytes
+        assert nbformat.read(later, as_version=4).cells[1].outputs[0].data["text/plain"] == "4"
+        assert f"executed {later}" in captured.out
+        err = captured.err.strip().splitlines()
+        assert len(err) == 2, captured.err
+        first = f"{draft}, cell 2: NotFoundError: data/trace does not exist"
+        assert err[0].startswith(first), err[0]
+        assert err[0].endswith(f"(the kernel runs in {tmp_path}/)")
+        assert err[1] == (
+            f"execute_notebooks.py: 1 of 2 notebooks failed and were not saved: {draft}"
+        )
+        assert "\x1b" not in captured.err + captured.out
+        assert "Traceback" not in captured.err + captured.out
+
+    def test_a_notebook_under_the_repository_is_named_from_its_root(self) -> None:
+        execute = _script()
+        path = ROOT / "notebooks" / "02b_draft.ipynb"
+        notebook = _notebook("# Draft", "x")
+        error = execute.CellExecutionError(
+            "tb", "NameError", "name '\x1b[31mx\x1b[0m' is not defined"
+        )
+        assert execute.failure(path, notebook, 1, error) == (
+            "notebooks/02b_draft.ipynb, cell 1: NameError: name 'x' is not defined "
+            "(the kernel runs in notebooks/)"
+        )
+
+
+def test_make_notebooks_takes_one_notebook_as_nb() -> None:
+    def recipe(*variables: str) -> str:
+        done = subprocess.run(
+            ["make", "-n", "-o", ".venv/.installed-stamp", "notebooks", *variables],
+            cwd=ROOT, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return done.stdout.strip().splitlines()[-1]
+
+    assert recipe("NB=notebooks/03_x.ipynb").endswith(
+        "scripts/execute_notebooks.py notebooks/03_x.ipynb"
+    )
+    assert recipe().endswith("scripts/execute_notebooks.py")
