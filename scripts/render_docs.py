@@ -2,10 +2,16 @@
 
     make docs        # or: .venv/bin/python scripts/render_docs.py [--out DIR] [NOTEBOOK ...]
 
-The pages show the notebooks as committed (`make notebooks` re-executes them first when the
-code changed): prose, code, tables and each figure's static PNG. They load nothing from the
-network, so they open from disk in any browser. The folder is git-ignored: the notebooks
-themselves are the documentation a repository page shows, and the pages are built from them.
+The pages show the notebooks as they are saved in the working tree, with the outputs stored in
+them (nothing is re-executed: `make notebooks` does that first when the code changed): prose,
+code, tables and each figure's static PNG. They load nothing from the network, so they open from
+disk in any browser. The folder is git-ignored: the notebooks themselves are the documentation a
+repository page shows, and the pages are built from them.
+
+Given notebooks, only their pages are written; the index always lists every notebooks/*.ipynb
+(and any notebook given from elsewhere), titles read from each. A page in the output folder
+whose notebook no longer exists is removed: only `*.html` pages this script wrote (it marks them
+with a `generator` meta tag), never other files.
 """
 
 from __future__ import annotations
@@ -22,14 +28,22 @@ from jinja2 import DictLoader
 from nbconvert import HTMLExporter
 
 ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
 OUT = ROOT / "docs" / "notebooks"
+MAKER = 'content="trackerkit scripts/render_docs.py"'
+GENERATOR = f'<meta name="generator" {MAKER}>'
+"""Marks the pages this script writes: only those are removed when their notebook is gone."""
 # nbconvert's lab page without its scripts: the pages hold text, tables and PNG images only, so
 # they load nothing from the network (no require.js, MathJax or mermaid from a CDN).
-TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
+TEMPLATE = (
+    """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}"""
+    + GENERATOR
+    + """{%- endblock html_head_js -%}
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 {%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
 """
+)
 PLOTLY = "application/vnd.plotly.v1+json"
 # Markdown as the notebooks write it (`**bold**`, `code`, links), with any raw HTML escaped.
 MARKDOWN = mistune.create_markdown(escape=True)
@@ -66,21 +80,21 @@ def figures_without_image(notebook: Any) -> int:
     )
 
 
-def render(paths: list[Path], out: Path) -> list[str]:
-    """Write one page per notebook and the index; returns the lines to print."""
+def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
+    """Write one page per notebook of `paths`, the index of every notebook, and remove the pages
+    whose notebook is gone; returns the lines to print."""
     out.mkdir(parents=True, exist_ok=True)
     exporter = HTMLExporter(
         extra_loaders=[DictLoader({"trackerkit_docs.html.j2": TEMPLATE})],
         template_file="trackerkit_docs.html.j2",
     )
-    entries, lines = [], []
+    lines = []
     for path in paths:
         notebook = nbformat.read(path, as_version=4)
-        title, lead = title_and_lead(notebook, path.stem)
+        title, _ = title_and_lead(notebook, path.stem)
         page, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
         target = out / f"{path.stem}.html"
         target.write_text(page, encoding="utf-8")
-        entries.append((target.name, title, lead))
         missing = figures_without_image(notebook)
         note = (
             f" ({missing} figures without a static image: run `make notebooks` with Chromium installed)"
@@ -88,23 +102,51 @@ def render(paths: list[Path], out: Path) -> list[str]:
             else ""
         )
         lines.append(f"wrote {target}{note}")
-    items = "\n".join(
-        f'<li><a href="{html.escape(name)}">{inline_html(title)}</a><p>{inline_html(lead)}</p></li>'
-        for name, title, lead in entries
-    )
+    listed = {p.stem: p for p in sorted(notebooks.glob("*.ipynb"))} | {p.stem: p for p in paths}
+    for page in sorted(out.glob("*.html")):
+        if page.name != "index.html" and page.stem not in listed and _written_here(page):
+            page.unlink()
+            lines.append(f"removed {page} (no notebook {page.stem}.ipynb any more)")
     index = out / "index.html"
-    index.write_text(
+    index.write_text(_index([listed[stem] for stem in sorted(listed)], out), encoding="utf-8")
+    unwritten = [stem for stem in sorted(listed) if not (out / f"{stem}.html").is_file()]
+    if unwritten:
+        lines.append(
+            f"note: no page yet for {', '.join(unwritten)}: the index lists them without a link; "
+            "`make docs` renders every notebook"
+        )
+    lines.append(f"open {index} in a browser")
+    return lines
+
+
+def _written_here(page: Path) -> bool:
+    with page.open(encoding="utf-8", errors="replace") as file:
+        return MAKER in file.read(4096)  # nbconvert reorders the meta tag's attributes
+
+
+def _index(paths: list[Path], out: Path) -> str:
+    """The index page: every notebook's title (a link to its page, when there is one) and lead."""
+    items = []
+    for path in paths:
+        title, lead = title_and_lead(nbformat.read(path, as_version=4), path.stem)
+        name = f"{path.stem}.html"
+        heading = (
+            f'<a href="{html.escape(name)}">{inline_html(title)}</a>'
+            if (out / name).is_file()
+            else f"{inline_html(title)} (no page yet: run <code>make docs</code>)"
+        )
+        items.append(f"<li>{heading}<p>{inline_html(lead)}</p></li>")
+    return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>trackerkit: documentation notebooks</title><style>"
+        + GENERATOR
+        + "<title>trackerkit: documentation notebooks</title><style>"
         "body{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;"
         "line-height:1.5}li{margin-bottom:1rem}li p{margin:.2rem 0;color:#444}</style></head><body>"
         "<h1>trackerkit: documentation notebooks</h1>"
-        "<p>Each page is a notebook of <code>notebooks/</code> as committed, with its outputs."
-        "</p>\n<ol>\n" + items + "\n</ol>\n</body></html>\n",
-        encoding="utf-8",
+        "<p>Each page is a notebook of <code>notebooks/</code> as saved in the working tree, with "
+        "the outputs stored in it (not re-executed: <code>make notebooks</code> does that)."
+        "</p>\n<ol>\n" + "\n".join(items) + "\n</ol>\n</body></html>\n"
     )
-    lines.append(f"open {index} in a browser")
-    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
