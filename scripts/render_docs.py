@@ -12,12 +12,19 @@ Given notebooks, only their pages are written; the index always lists every note
 (and any notebook given from elsewhere), titles read from each. A page in the output folder
 whose notebook no longer exists is removed: only `*.html` pages this script wrote (it marks them
 with a `generator` meta tag), never other files.
+
+Under a page's `wrote` line, a `note:` line says what a reader of it would see go wrong (the exit
+status stays 0): figures without a static PNG, code cells that never ran (their code is shown
+without output), saved errors (shown as a traceback) and text written to stderr. Cells are
+numbered by counting code cells from 1, as Jupyter numbers them `[N]` after running all cells
+from a fresh kernel.
 """
 
 from __future__ import annotations
 
 import argparse
 import html
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,6 +52,7 @@ TEMPLATE = (
 """
 )
 PLOTLY = "application/vnd.plotly.v1+json"
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 # Markdown as the notebooks write it (`**bold**`, `code`, links), with any raw HTML escaped.
 MARKDOWN = mistune.create_markdown(escape=True)
 
@@ -69,15 +77,48 @@ def title_and_lead(notebook: Any, fallback: str) -> tuple[str, str]:
     return fallback, ""
 
 
-def figures_without_image(notebook: Any) -> int:
-    """How many figures carry no static PNG (they would show as a note, not a picture)."""
-    return sum(
-        1
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.get("outputs", [])
-        if PLOTLY in output.get("data", {}) and "image/png" not in output.get("data", {})
-    )
+def _cells(numbers: list[int]) -> str:
+    return ("cell " if len(numbers) == 1 else "cells ") + ", ".join(map(str, numbers))
+
+
+def page_notes(notebook: Any) -> list[str]:
+    """What a reader of the notebook's page would see go wrong, one sentence each (see above)."""
+    figures, unrun, errors, stderr = [], [], [], []
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for number, cell in enumerate(code, start=1):
+        if cell.execution_count is None and cell.source.strip():
+            unrun.append(number)
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if PLOTLY in data and "image/png" not in data:
+                figures.append(number)
+            if output.output_type == "error":
+                what = ANSI.sub("", f"{output.get('ename', '')}: {output.get('evalue', '')}")
+                errors.append(f"{number} ({' '.join(what.split())})")  # one line, no colour
+            if output.output_type == "stream" and output.get("name") == "stderr":
+                stderr.append(number)
+    notes = []
+    if figures:
+        notes.append(
+            f"{len(figures)} figures without a static image ({_cells(sorted(set(figures)))}): "
+            "run `make notebooks` with Chromium installed"
+        )
+    if unrun:
+        notes.append(
+            f"code {_cells(unrun)} never ran: the page shows the code without its output; "
+            "run `make notebooks`"
+        )
+    if errors:
+        notes.append(
+            f"saved errors in {', '.join(f'cell {error}' for error in errors)}: the page shows "
+            "their tracebacks; fix the cells and run `make notebooks`"
+        )
+    if stderr:
+        notes.append(
+            f"{_cells(sorted(set(stderr)))} wrote to stderr: the page shows that text in red; "
+            "silence the warning or log, or mean to show it"
+        )
+    return notes
 
 
 def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
@@ -95,13 +136,8 @@ def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[st
         page, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
         target = out / f"{path.stem}.html"
         target.write_text(page, encoding="utf-8")
-        missing = figures_without_image(notebook)
-        note = (
-            f" ({missing} figures without a static image: run `make notebooks` with Chromium installed)"
-            if missing
-            else ""
-        )
-        lines.append(f"wrote {target}{note}")
+        lines.append(f"wrote {target}")
+        lines += [f"note: {_shown(path)}, {note}" for note in page_notes(notebook)]
     listed = {p.stem: p for p in sorted(notebooks.glob("*.ipynb"))} | {p.stem: p for p in paths}
     for page in sorted(out.glob("*.html")):
         if page.name != "index.html" and page.stem not in listed and _written_here(page):
@@ -117,6 +153,10 @@ def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[st
         )
     lines.append(f"open {index} in a browser")
     return lines
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def _written_here(page: Path) -> bool:

@@ -11,6 +11,7 @@ import nbformat
 from loaded import load_module
 
 ROOT = Path(__file__).resolve().parents[1]
+PLOTLY = "application/vnd.plotly.v1+json"
 
 
 def _render_docs() -> ModuleType:
@@ -97,3 +98,63 @@ def test_a_page_whose_notebook_is_gone_is_removed_and_nothing_else(tmp_path: Pat
     ]  # fmt: skip
     assert _links(out / "index.html") == ["01_a.html", "03_c.html"]
     assert f"removed {out / '02_b.html'} (no notebook 02_b.ipynb any more)" in lines
+
+
+def test_each_page_notes_unrun_cells_saved_errors_stderr_and_figures_without_png(
+    tmp_path: Path,
+) -> None:
+    """Notes name the code cells by number from 1; an empty cell that never ran is no news."""
+    v4 = nbformat.v4
+    notebook = v4.new_notebook()
+    warned = v4.new_code_cell("warn()", execution_count=1)
+    warned.outputs = [v4.new_output("stream", name="stderr", text="UserWarning: careful\n")]
+    failed = v4.new_code_cell("read_trace('data/trace')", execution_count=3)
+    failed.outputs = [
+        v4.new_output(
+            "error",
+            ename="NotFoundError",
+            evalue="data/trace \x1b[31mdoes not exist\x1b[0m",
+            traceback=["\x1b[31mNotFoundError\x1b[0m: data/trace does not exist"],
+        )
+    ]
+    figure = v4.new_code_cell("fig", execution_count=4)
+    figure.outputs = [
+        v4.new_output(
+            "display_data", data={PLOTLY: {"data": [], "layout": {}}, "text/plain": "a note"}
+        )
+    ]
+    notebook.cells = [
+        v4.new_markdown_cell("# Draft"),
+        warned,
+        v4.new_code_cell("x = 1"),
+        v4.new_code_cell(""),
+        failed,
+        figure,
+        v4.new_code_cell("y = 2"),
+    ]
+    path = tmp_path / "04_draft.ipynb"
+    nbformat.write(notebook, path)
+    lines = _render_docs().render([path], tmp_path / "out", tmp_path)
+    assert lines == [
+        f"wrote {tmp_path / 'out' / '04_draft.html'}",
+        f"note: {path}, 1 figures without a static image (cell 5): run `make notebooks` with "
+        "Chromium installed",
+        f"note: {path}, code cells 2, 6 never ran: the page shows the code without its output; "
+        "run `make notebooks`",
+        f"note: {path}, saved errors in cell 4 (NotFoundError: data/trace does not exist): the "
+        "page shows their tracebacks; fix the cells and run `make notebooks`",
+        f"note: {path}, cell 1 wrote to stderr: the page shows that text in red; silence the "
+        "warning or log, or mean to show it",
+        f"open {tmp_path / 'out' / 'index.html'} in a browser",
+    ]
+    assert _render_docs().main([str(path), "--out", str(tmp_path / "out")]) == 0
+
+
+def test_a_clean_page_has_no_notes(tmp_path: Path) -> None:
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("1 + 1", execution_count=1)
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "2"})]
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Clean"), cell]
+    path = tmp_path / "01_clean.ipynb"
+    nbformat.write(notebook, path)
+    assert _render_docs().page_notes(nbformat.read(path, as_version=4)) == []
