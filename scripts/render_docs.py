@@ -13,9 +13,18 @@ Given notebooks, only their pages are written; the index always lists every note
 whose notebook no longer exists is removed: only `*.html` pages this script wrote (it marks them
 with a `generator` meta tag), never other files.
 
+Links and images in a notebook's prose are written relative to its folder (notebooks/), as Jupyter
+and a repository page read them; on the pages (and in the index's leads) each relative one is
+rewritten: a link to a listed notebook (`01_tracker_model.ipynb#Fragment`) leads to its page
+(`01_tracker_model.html#Fragment`), any other file (`../docs/simulator.png`) is reached by a path
+relative to the output folder (`../simulator.png` from docs/notebooks/), not embedded, so the pages
+keep working where they are written but not copied elsewhere alone. Absolute URLs, `/paths`,
+`#anchors`, `data:` and `attachment:` URIs are left as they are.
+
 Under a page's `wrote` line, a `note:` line says what a reader of it would see go wrong (the exit
 status stays 0): figures without a static PNG, code cells that never ran (their code is shown
-without output), saved errors (shown as a traceback) and text written to stderr. Cells are
+without output), saved errors (shown as a traceback), text written to stderr, and a relative
+link or image whose file does not exist (left as written). Cells are
 numbered by counting code cells from 1, as Jupyter numbers them `[N]` after running all cells
 from a fresh kernel.
 """
@@ -24,10 +33,12 @@ from __future__ import annotations
 
 import argparse
 import html
+import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote, urlsplit
 
 import mistune
 import nbformat
@@ -53,6 +64,8 @@ TEMPLATE = (
 )
 PLOTLY = "application/vnd.plotly.v1+json"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+REFERENCE = re.compile(r"""(<a\b[^>]*?\shref=|<img\b[^>]*?\ssrc=)(["'])([^"']*)\2""")
+"""A link's href or an image's src in rendered HTML (nbconvert and mistune quote attributes)."""
 # Markdown as the notebooks write it (`**bold**`, `code`, links), with any raw HTML escaped.
 MARKDOWN = mistune.create_markdown(escape=True)
 
@@ -121,6 +134,36 @@ def page_notes(notebook: Any) -> list[str]:
     return notes
 
 
+def relink(page: str, notebook: Path, out: Path, listed: dict[str, Path]) -> tuple[str, list[str]]:
+    """The page with its relative links and images made to work from `out` (see above), and a
+    note for each whose file does not exist."""
+    pages = {path.resolve(): f"{path.stem}.html" for path in listed.values()}
+    notes = []
+
+    def rewrite(match: re.Match[str]) -> str:
+        start, quote_mark, written = match.groups()
+        url = html.unescape(written)
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc or not parts.path or url.startswith("/"):
+            return match.group(0)
+        file = (notebook.parent / unquote(parts.path)).resolve()
+        if not file.exists():
+            kind = "link to" if start.startswith("<a") else "image"
+            notes.append(f"the {kind} {url} leads to no file ({_shown(file)})")
+            return match.group(0)
+        if file in pages:
+            new = pages[file]
+        else:
+            try:
+                new = quote(Path(os.path.relpath(file, out.resolve())).as_posix())
+            except ValueError:  # another drive (Windows): no relative path leads there
+                new = file.as_uri()
+        new += f"#{parts.fragment}" if parts.fragment else ""
+        return f"{start}{quote_mark}{html.escape(new)}{quote_mark}"
+
+    return REFERENCE.sub(rewrite, page), notes
+
+
 def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[str]:
     """Write one page per notebook of `paths`, the index of every notebook, and remove the pages
     whose notebook is gone; returns the lines to print."""
@@ -130,21 +173,23 @@ def render(paths: list[Path], out: Path, notebooks: Path = NOTEBOOKS) -> list[st
         template_file="trackerkit_docs.html.j2",
     )
     lines = []
+    listed = {p.stem: p for p in sorted(notebooks.glob("*.ipynb"))} | {p.stem: p for p in paths}
     for path in paths:
         notebook = nbformat.read(path, as_version=4)
         title, _ = title_and_lead(notebook, path.stem)
         page, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
+        page, broken = relink(page, path, out, listed)
         target = out / f"{path.stem}.html"
         target.write_text(page, encoding="utf-8")
         lines.append(f"wrote {target}")
-        lines += [f"note: {_shown(path)}, {note}" for note in page_notes(notebook)]
-    listed = {p.stem: p for p in sorted(notebooks.glob("*.ipynb"))} | {p.stem: p for p in paths}
+        notes = [*page_notes(notebook), *broken]
+        lines += [f"note: {_shown(path)}, {note}" for note in notes]
     for page in sorted(out.glob("*.html")):
         if page.name != "index.html" and page.stem not in listed and _written_here(page):
             page.unlink()
             lines.append(f"removed {page} (no notebook {page.stem}.ipynb any more)")
     index = out / "index.html"
-    index.write_text(_index([listed[stem] for stem in sorted(listed)], out), encoding="utf-8")
+    index.write_text(_index(listed, out), encoding="utf-8")
     unwritten = [stem for stem in sorted(listed) if not (out / f"{stem}.html").is_file()]
     if unwritten:
         lines.append(
@@ -164,10 +209,11 @@ def _written_here(page: Path) -> bool:
         return MAKER in file.read(4096)  # nbconvert reorders the meta tag's attributes
 
 
-def _index(paths: list[Path], out: Path) -> str:
+def _index(listed: dict[str, Path], out: Path) -> str:
     """The index page: every notebook's title (a link to its page, when there is one) and lead."""
     items = []
-    for path in paths:
+    for stem in sorted(listed):
+        path = listed[stem]
         title, lead = title_and_lead(nbformat.read(path, as_version=4), path.stem)
         name = f"{path.stem}.html"
         heading = (
@@ -175,7 +221,8 @@ def _index(paths: list[Path], out: Path) -> str:
             if (out / name).is_file()
             else f"{inline_html(title)} (no page yet: run <code>make docs</code>)"
         )
-        items.append(f"<li>{heading}<p>{inline_html(lead)}</p></li>")
+        lead_html, _ = relink(inline_html(lead), path, out, listed)  # its page notes a broken one
+        items.append(f"<li>{heading}<p>{lead_html}</p></li>")
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         + GENERATOR

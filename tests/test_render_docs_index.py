@@ -158,3 +158,43 @@ def test_a_clean_page_has_no_notes(tmp_path: Path) -> None:
     path = tmp_path / "01_clean.ipynb"
     nbformat.write(notebook, path)
     assert _render_docs().page_notes(nbformat.read(path, as_version=4)) == []
+
+
+def test_relative_links_and_images_in_prose_work_from_the_pages(tmp_path: Path) -> None:
+    """Written relative to notebooks/: a notebook link leads to its page (fragment kept), an
+    image is reached from the output folder; absolute URLs, anchors and data: URIs stay; a file
+    that is not there is left as written and noted."""
+    notebooks, out = tmp_path / "notebooks", tmp_path / "docs" / "notebooks"
+    notebooks.mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "simulator.png").write_bytes(b"png")
+    first = _notebooks(notebooks, "01_a")[0]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell(
+            "# B\n\nBuilt on [the model](01_a.ipynb#The-model).\n\n"
+            "See [the web](https://example.com/x.ipynb), [the top](#B), "
+            "[a missing one](03_none.ipynb) and [the folder's file](../docs/simulator.png).\n\n"
+            "![The simulator](../docs/simulator.png) ![gone](../docs/nope.png) "
+            "![dot](data:image/png;base64,iVBORw0KGgo=)"
+        )
+    ]
+    second = notebooks / "02_b.ipynb"
+    nbformat.write(notebook, second)
+    lines = _render_docs().render([first, second], out, notebooks)
+    page = (out / "02_b.html").read_text(encoding="utf-8")
+    assert '<a href="01_a.html#The-model">the model</a>' in page
+    assert '<a href="https://example.com/x.ipynb">' in page
+    assert '<a href="#B">the top</a>' in page
+    assert '<a href="../simulator.png">the folder' in page
+    assert '<img alt="The simulator" src="../simulator.png"' in page
+    assert (out / "../simulator.png").is_file()
+    assert 'src="data:image/png;base64,iVBORw0KGgo="' in page
+    assert '<a href="03_none.ipynb">a missing one</a>' in page
+    assert 'src="../docs/nope.png"' in page
+    assert [line for line in lines if "leads to no file" in line] == [
+        f"note: {second}, the link to 03_none.ipynb leads to no file ({notebooks / '03_none.ipynb'})",
+        f"note: {second}, the image ../docs/nope.png leads to no file ({tmp_path / 'docs' / 'nope.png'})",
+    ]
+    index = (out / "index.html").read_text(encoding="utf-8")
+    assert '<p>Built on <a href="01_a.html#The-model">the model</a>.</p>' in index
