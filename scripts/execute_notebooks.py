@@ -210,7 +210,8 @@ def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
     """Run every cell of one notebook with its folder as the working directory and save it.
 
     Returns what was done and how many figures are left without a PNG. Raises NotebookFailedError,
-    with the line to print, when a cell raises; the file is then left as it was.
+    with the line to print, when a cell raises or the browser cannot draw; the file is then left
+    as it was.
     """
     notebook = nbformat.read(path, as_version=4)
     stored = stored_images(notebook)
@@ -230,7 +231,10 @@ def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
         ) from error
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps only: they would make every run a diff
-    notes = add_images(notebook, browser, why, stored)
+    try:
+        notes = add_images(notebook, browser, why, stored)
+    except RuntimeError as error:  # the browser is there but could not draw
+        raise NotebookFailedError(f"{shown(path)}: {_one_line(str(error))}") from error
     nbformat.write(notebook, path)
     return notes, figures_without_image(notebook)
 

@@ -149,6 +149,28 @@ class TestACellThatRaises:
         assert "\x1b" not in captured.err + captured.out
         assert "Traceback" not in captured.err + captured.out
 
+    def test_a_browser_that_cannot_draw_is_one_line_too(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        execute = _script()
+        monkeypatch.setattr(execute, "find_browser", lambda: ("/opt/chromium", ""))
+
+        async def cannot_draw(figures: list[Any], browser: str) -> list[bytes]:
+            raise OSError("no display")
+
+        monkeypatch.setattr(execute, "_draw", cannot_draw)
+        path = tmp_path / "fig.ipynb"
+        nbformat.write(
+            _notebook("import plotly.graph_objects as go\ngo.Figure(go.Bar(y=[1]))"), path
+        )
+        before = path.read_bytes()
+        assert execute.main([str(path)]) == 1
+        assert path.read_bytes() == before
+        assert capsys.readouterr().err.splitlines() == [
+            f"{path}: /opt/chromium could not draw the figures: OSError('no display')",
+            f"execute_notebooks.py: 1 of 1 notebooks failed and were not saved: {path}",
+        ]
+
     def test_a_notebook_under_the_repository_is_named_from_its_root(self) -> None:
         execute = _script()
         path = ROOT / "notebooks" / "02b_draft.ipynb"
