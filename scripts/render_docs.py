@@ -24,9 +24,8 @@ keep working where they are written but not copied elsewhere alone. Absolute URL
 Under a page's `wrote` line, a `note:` line says what a reader of it would see go wrong (the exit
 status stays 0): figures without a static PNG, code cells that never ran (their code is shown
 without output), saved errors (shown as a traceback), text written to stderr, and a relative
-link or image whose file does not exist (left as written). Cells are
-numbered by counting code cells from 1, as Jupyter numbers them `[N]` after running all cells
-from a fresh kernel.
+link or image whose file does not exist (left as written). Cells are numbered by counting code
+cells from 1, as Jupyter numbers them `[N]` after running all cells from a fresh kernel.
 """
 
 from __future__ import annotations
