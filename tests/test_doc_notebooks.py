@@ -80,6 +80,9 @@ def test_nbval_runs_from_any_folder() -> None:
             "-q",
             "-p",
             "no:randomly",
+            # Outputs are compared by `make test`'s nbval run, not here (the floors' lowest
+            # versions may print otherwise); the sanitize file is read at setup either way.
+            "--nbval-lax",
             "02_update_tool_and_prompt.ipynb",
         ],
         cwd=ROOT / "notebooks",
