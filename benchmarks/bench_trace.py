@@ -191,10 +191,7 @@ def _measure(name: str, day: dict[str, object], repeats: int) -> dict[str, float
         user,
     )
     floor_runs = paired["orjson.loads loop (floor)"]
-    ratios = {
-        name: statistics.median(r / f for r, f in zip(runs, floor_runs, strict=True))
-        for name, runs in paired.items()
-    }
+    ratios = _per_round(paired)
     cpu_ratios = _per_round(cpu)
     user_ratios = _per_round(user)
     timings = {name: statistics.median(runs) for name, runs in paired.items()}
@@ -290,11 +287,7 @@ def _spaced(folder: Path, plain: Path, lines: int, repeats: int) -> None:
         },
         repeats,
     )
-    floor = paired["orjson.loads loop (floor)"]
-    ratios = {
-        name: statistics.median(r / f for r, f in zip(runs, floor, strict=True))
-        for name, runs in paired.items()
-    }
+    ratios = _per_round(paired)
     print(
         f"a spaced day ({lines:,} lines as json.dumps writes them, not the compact form):"
         f" read_trace dicts {ratios['read_trace (dicts)']:.2f}x its floor,"
@@ -324,14 +317,7 @@ def main() -> None:
             },
             repeats,
         )
-        ratio = statistics.median(
-            r / f
-            for r, f in zip(
-                paired["read_trace (broken lines)"],
-                paired["orjson.loads loop (floor)"],
-                strict=True,
-            )
-        )
+        ratio = _per_round(paired)["read_trace (broken lines)"]
         print(f"read_trace on the plain day with {BROKEN} broken lines: {ratio:.2f}x the floor")
         _spaced(Path(folder, "spaced"), plain_path, max(1, lines // 5), repeats)
         _measure("the plain day (few sessions, ASCII)", plain, repeats)
