@@ -214,7 +214,7 @@ def execute(path: Path, browser: str | None, why: str) -> tuple[list[str], int]:
     as it was.
     """
     notebook = nbformat.read(path, as_version=4)
-    stored = stored_images(notebook)
+    stored = stored_images(notebook) if browser is None else {}  # kept only when none can draw
     running: list[int] = []
     client = NotebookClient(
         notebook,
