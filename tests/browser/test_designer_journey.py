@@ -597,9 +597,11 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     for typed in ("", "../evil"):
         new_id.fill(typed)
         save_as.click()
-        expect(_outcome(page)).to_contain_text("Not saved: ")
+        # This attempt's own refusal (the last one's still reads "Not saved: "); the box keeps
+        # what was typed, for the retry.
+        expect(_outcome(page)).to_contain_text(f"Not saved: '{typed}' is not a tracker id")
         expect(_outcome(page)).not_to_contain_text("was opened at revision")
-        expect(new_id).to_be_visible()
+        expect(new_id).to_have_value(typed)
         expect(reload).to_be_visible()
     screenshot(page, "designer-save-as-refused")
     new_id.fill("health-mine")
