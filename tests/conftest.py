@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import settings
+
+from trackerkit import Library
 
 # No hypothesis deadline: timings are not asserted in tests (the machines are shared and noisy,
 # and a first example pays one-time loads such as tiktoken's or pypinyin's tables, which
@@ -88,6 +91,13 @@ def _no_real_user_data(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
     for name in ("TRACKERKIT_DATA", "ASSISTANT_DATA_DIR", "ASSISTANT_TIMEZONE"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Library:
+    """A writable copy of the bundled trackers (data/trackers) in the test's own folder."""
+    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
+    return Library(tmp_path / "trackers")
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import zlib
 from pathlib import Path
@@ -51,12 +50,6 @@ ST = {
                                     "nestedFields": {}}}},
     }
 }  # fmt: skip
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
-    return Library(tmp_path / "trackers")
 
 
 @pytest.fixture

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import DATA_TRACKERS, HEALTH
+from conftest import HEALTH
 
 from trackerkit import Library
 from trackerkit.design import attempt, check_raw, raw_text, readable, refused_files, save_raw
@@ -28,10 +26,10 @@ BROKEN = {
 
 
 @pytest.fixture
-def library(tmp_path: Path) -> Library:
-    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
-    (tmp_path / "trackers" / "broken.json").write_text(json.dumps(BROKEN, indent=2))
-    return Library(tmp_path / "trackers")
+def library(library: Library) -> Library:
+    """The bundled trackers and a refused one."""
+    (library.path / "broken.json").write_text(json.dumps(BROKEN, indent=2))
+    return library
 
 
 class TestRefused:

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
-from conftest import DATA_TRACKERS
 
 from trackerkit import Draft, Library
 from trackerkit.design import holds, id_problem, save, suggest_id
 from trackerkit.formats import export_wtracker
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
-    return Library(tmp_path / "trackers")
 
 
 class TestIds:

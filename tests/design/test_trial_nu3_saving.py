@@ -5,21 +5,11 @@ written, in the words Import's refusal uses."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
-from conftest import DATA_TRACKERS
 
 from trackerkit import Draft, Library
 from trackerkit.design import duplicates, save, suggest_id, suggest_name
 from trackerkit.formats.imported import Imported, ImportReport
-
-
-@pytest.fixture
-def library(tmp_path: Path) -> Library:
-    shutil.copytree(DATA_TRACKERS, tmp_path / "trackers")
-    return Library(tmp_path / "trackers")
 
 
 class TestSuggestName:
