@@ -364,3 +364,26 @@ def test_no_exported_name_hides_a_sub_package() -> None:
     for name in packages:
         module = importlib.import_module(f"trackerkit.{name}")
         assert getattr(trackerkit, name) is module
+
+
+def _flat_modules() -> tuple[list[str], list[str]]:
+    """The core's flat modules by name: the public ones and the private helpers (`_x`)."""
+    names = [p.stem for p in sorted(PACKAGE.glob("*.py")) if p.stem != "__init__"]
+    return [n for n in names if not n.startswith("_")], [n for n in names if n.startswith("_")]
+
+
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        ("trackerkit/__init__.py", importlib.import_module("trackerkit").__doc__ or ""),
+        (
+            "README.md's Layout",
+            (ROOT / "README.md").read_text(encoding="utf-8").split("## Layout")[1],
+        ),
+    ],
+)
+def test_the_layout_names_every_module(where: str, text: str) -> None:
+    """The package's docstring and the README's Layout name every core module, helpers too."""
+    public, private = _flat_modules()
+    missing = [n for n in public + private if f"`{n}`" not in text and f"    {n} " not in text]
+    assert not missing, f"{where} does not name {missing}: add them where the others are listed"

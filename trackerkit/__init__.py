@@ -10,6 +10,7 @@ The core is the flat modules of this package, one noun each; none imports an app
     macros     the template macros, evaluated read-only
     tracker    the tracker piece and its strict decoder
     library    a folder of tracker pieces: revisions, patch saves, where each is linked
+    renames    the field renames and deletions a save records, so history follows them
     scene      a scene file and what a turn loads of it (`read_scene` reports every problem)
     steps      a scene's scripted steps (the scenario format) and `TurnPlan`
     state      where values live: deltas on versions, messages, takes (`Take` owns each write)
@@ -21,8 +22,9 @@ The core is the flat modules of this package, one noun each; none imports an app
     workspace  the folder an app reads and saves
     cli        the `trackerkit` command (its commands in `trackerkit.commands`)
 
-`_arguments`, `_json`, `_pieces`, `_problems`, `_rules` and `_slots` are the core's private helpers. The
-sub-packages hold the rest:
+`_arguments`, `_items`, `_json`, `_names`, `_pieces`, `_problems`, `_readings`, `_request`,
+`_results`, `_rules`, `_saves`, `_slots`, `_stored`, `_tracker_texts` and `_writes` are the core's
+private helpers. The sub-packages hold the rest:
 
     trackerkit.trace     the trace journal: the reader, turns, derived tables, writer, plots
     trackerkit.design    the designer's logic: the draft, its parts, the rail, saving, importing
