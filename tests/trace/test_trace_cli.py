@@ -40,12 +40,13 @@ class TestDays:
 
 class TestTurns:
     def test_table_and_footer(self, capsys: pytest.CaptureFixture[str]) -> None:
-        """`trace turns DAY` prints the turns, then counts of turns, orphans and broken lines."""
+        """`trace turns DAY` prints the turns (durations in seconds, `duration_s`), then counts of
+        turns, orphans and broken lines."""
         code, out, _ = _run(capsys, "trace", "turns", "2026-03-01", "--dir", str(DAYS / "tc14"))
         lines = out.splitlines()
         assert code == 0
         assert lines[0].split() == [
-            "name", "kind", "source", "start", "duration", "events", "steps", "tokens_in", "tokens_out",
+            "name", "kind", "source", "start", "duration_s", "events", "steps", "tokens_in", "tokens_out",
             "cost_usd", "steps_without_cost", "tool_calls", "failures", "delivered", "fell_back",
             "status", "error_class", "orphans",
         ]  # fmt: skip

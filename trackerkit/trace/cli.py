@@ -101,7 +101,9 @@ def _turns(args: argparse.Namespace) -> int:
     ].copy()
     # UTC, with its date: a turn begun before UTC midnight may belong to the next day's file.
     shown["start"] = shown["start"].map(lambda t: "" if pd.isna(t) else f"{_date(t)}T{_time(t)}Z")
+    # In seconds, and the header says so (`--json` writes the same number under "duration").
     shown["duration"] = shown["duration"].dt.total_seconds().round(3)
+    shown = shown.rename(columns={"duration": "duration_s"})
     # Six significant digits each: a $0.0000001 turn is not printed 0.0 beside a $0.5 one.
     shown["cost_usd"] = shown["cost_usd"].map(lambda cost: f"{cost:.6g}")
     print(_table(shown))
