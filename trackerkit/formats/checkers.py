@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from trackerkit.errors import Location, Problem
-from trackerkit.formats.providers import Provider
+from trackerkit.formats.providers import Provider, _known_provider
 
 __all__ = [
     "MAY_REFUSE",
@@ -441,7 +441,7 @@ def _gemini_nullable_required(where: Location, schema: Mapping[str, Any]) -> lis
     return problems
 
 
-_CHECKERS: dict[str, Callable[[object], list[Problem]]] = {
+_CHECKERS: dict[Provider, Callable[[object], list[Problem]]] = {
     "openai": check_openai,
     "anthropic": check_anthropic,
     "gemini": check_gemini,
@@ -449,8 +449,27 @@ _CHECKERS: dict[str, Callable[[object], list[Problem]]] = {
 
 
 def check_provider_tool(provider: Provider, tool: object) -> list[Problem]:
-    """The checker for `provider` applied to `tool`: every problem, with its path."""
-    return _CHECKERS[provider](tool)
+    """The checker for `provider` applied to `tool`: every problem, with its path.
+
+    `tool` is one tool (what `provider_tool` returns) or the provider's `tools` list that
+    `trackerkit export --to PROVIDER` writes: each tool in the list is checked, and its
+    problems' paths start with its index (`[0].function.name`). An empty list is a problem.
+
+    Raises:
+        BadRequestError: `provider` is not `openai`, `anthropic` or `gemini` (`OpenAI` neither).
+    """
+    check = _CHECKERS[_known_provider(provider)]
+    if not isinstance(tool, list):
+        return check(tool)
+    if not tool:
+        return [Problem((), "must list at least one tool; found []")]
+    return [_at_index(i, p) for i, one in enumerate(tool) for p in check(one)]
+
+
+def _at_index(index: int, problem: Problem) -> Problem:
+    """`problem` of one tool, placed under its index in the `tools` list."""
+    other = None if problem.other is None else (index, *problem.other)
+    return Problem((index, *problem.where), problem.message, problem.code, other)
 
 
 def is_warning(problem: Problem) -> bool:

@@ -19,10 +19,11 @@ lines of TR-36), and trackerkit's own clamps hold values to them (TR-13).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from trackerkit.errors import BadRequestError
 from trackerkit.fields import BooleanField, ChoiceField, NumberField
 from trackerkit.tokens import ENCODINGS, count_tokens
 from trackerkit.tool import (
@@ -189,15 +190,36 @@ def gemini_tool(trackers: Sequence[Tracker], taken: Collection[str] = ()) -> dic
     return {"functionDeclarations": [declaration]}
 
 
+def _known_provider(provider: object) -> Provider:
+    """`provider` itself when it is one of `PROVIDERS`, spelled as they are (lower case).
+
+    Raises:
+        BadRequestError: any other name (`OpenAI`, `claude`), or something that is no name.
+    """
+    for known in PROVIDERS:
+        if provider == known:
+            return known
+    names = f"{', '.join(PROVIDERS[:-1])} or {PROVIDERS[-1]}"
+    raise BadRequestError(f"unknown provider {provider!r}; use {names}")
+
+
+_EXPORTS: dict[Provider, Callable[[Sequence[Tracker], Collection[str]], dict[str, Any]]] = {
+    "openai": openai_tool,
+    "anthropic": anthropic_tool,
+    "gemini": gemini_tool,
+}
+
+
 def provider_tool(
     provider: Provider, trackers: Sequence[Tracker], taken: Collection[str] = ()
 ) -> dict[str, Any]:
-    """The export for `provider` (`openai`, `anthropic` or `gemini`)."""
-    if provider == "openai":
-        return openai_tool(trackers, taken)
-    if provider == "anthropic":
-        return anthropic_tool(trackers, taken)
-    return gemini_tool(trackers, taken)
+    """The export for `provider` (`openai`, `anthropic` or `gemini`).
+
+    Raises:
+        BadRequestError: `provider` is none of those three names as written here (`OpenAI` and
+            `claude` are refused, not read as another provider).
+    """
+    return _EXPORTS[_known_provider(provider)](trackers, taken)
 
 
 def strict_arguments(trackers: Sequence[Tracker], arguments: dict[str, Any]) -> dict[str, Any]:
