@@ -206,6 +206,11 @@ def argument_texts(draw: st.DrawFn) -> str:
     return draw(st.text(max_size=40))
 
 
+def _utf8(text: str) -> bytes:
+    """The text's bytes as a client reads them off the wire (a lone surrogate kept, as JSON allows)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
 # --- the laws --------------------------------------------------------------------------------
 
 
@@ -320,6 +325,27 @@ class TestSessionTurn:
         values = session.values()
         assert 0 <= values["Health"]["hp"] <= values["Health"]["hp_max"]
         assert all(0 <= row["kg"] <= 500 for row in values["Load"].values())
+
+
+class TestTurnCallText:
+    """TR-37: the same texts handed to `Turn.call` as text (OpenAI's argument string): applied or answered, never raised."""
+
+    @FUZZ
+    @given(st.one_of(argument_texts(), argument_texts().map(_utf8), st.binary(max_size=40)))
+    def test_any_text_is_applied_or_answered(self, text: str | bytes) -> None:
+        """Text reads as the object it decodes to; a call not accepted leaves nothing pending."""
+        chat = Chat(_scene(), _pieces())
+        chat.add_user("go")
+        turn = chat.begin_turn()
+        before = turn.state
+        result = turn.call(text)
+        _check_result(FIXED, before, result)
+        arguments, problem = read_arguments(text)
+        if problem is None:
+            assert result == apply_tracker_updates(FIXED, before, arguments)
+        assert turn.pending == list(result.deltas)
+        if not result.ok:
+            assert turn.state == before
 
 
 class TestEditPath:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from conftest import DATA_TRACKERS, HEALTH
+from conftest import HEALTH
 
-from trackerkit import Chat, apply_tracker_updates, decode_tracker, load_scene
+from trackerkit import apply_tracker_updates, decode_tracker
 
 
 class TestTextArguments:
@@ -31,13 +31,3 @@ class TestTextArguments:
         result = apply_tracker_updates([decode_tracker(HEALTH)], {}, text)
         assert not result.ok
         assert result.answer.splitlines()[1] == f"- the call: {reason}"
-
-    def test_turn_call_says_so(self) -> None:
-        """`Turn.call` with the string OpenAI returns says to decode it; nothing is written."""
-        chat = Chat(load_scene(DATA_TRACKERS.parent / "scenes" / "typical.json"), DATA_TRACKERS)
-        chat.add_user("x")
-        turn = chat.begin_turn()
-        result = turn.call('{"updates": [{"tracker": "Health", "set": {"hp": 3}}]}')
-        assert not result.ok
-        assert "decode it, e.g. with json.loads" in result.answer
-        assert turn.pending == []

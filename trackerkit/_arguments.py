@@ -29,22 +29,31 @@ def _constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON; send a number")
 
 
-def read_arguments(text: str, *, block: str | None = None) -> tuple[object, str | None]:
+def read_arguments(text: str | bytes, *, block: str | None = None) -> tuple[object, str | None]:
     """The arguments as JSON, or `(None, reason)`; never raises.
 
-    Empty text reads as `{}`. `NaN` and `Infinity` are refused (JSON has no such literals); an
-    integer too long for the interpreter reads as an infinity of its sign; nesting too deep for
-    the interpreter is refused with a reason. Lone surrogates are kept: the update rules refuse
+    Bytes are read as UTF-8 (bytes that are not UTF-8 are refused with a reason). Empty text reads
+    as `{}`. `NaN` and `Infinity` are refused (JSON has no such literals); an integer too long for
+    the interpreter reads as an infinity of its sign; nesting too deep for the interpreter is
+    refused with a reason. Lone surrogates are kept: the update rules refuse
     text holding one wherever it would be written (see `unicode_problem`).
 
     Args:
-        text: the JSON text as the model wrote it.
+        text: the JSON text as the model wrote it (or its UTF-8 bytes).
         block: the label of the text protocol's fenced block when the text is its body (the
             reasons then name the block); both ways of sending a call read alike (TR-37).
     """
     subject, are, nest = (
         ("the arguments", "are", "nest") if block is None else (f"the {block} block", "is", "nests")
     )
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return (
+                None,
+                f"{subject} {are} not valid JSON (not UTF-8: {exc.reason} at byte {exc.start})",
+            )
     if not text.strip():
         return {}, None
     try:

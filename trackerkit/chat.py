@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
+from trackerkit._arguments import read_arguments
+from trackerkit._items import ItemRefusal
 from trackerkit.errors import BadRequestError, EditRefusedError, NotFoundError, TurnError
 from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
 from trackerkit.state import Delta, Message, State, Take, fold
@@ -110,6 +112,12 @@ class Turn:
     def call(self, arguments: object, *, null_is_absent: bool = False) -> UpdateResult:
         """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38).
 
+        `arguments` is the call's arguments as the model sent them: the JSON text (a `str`, or
+        UTF-8 `bytes`; OpenAI's `tool_calls[i].function.arguments` passed as it is) or the object
+        it decodes to (Anthropic's `input`). Text is read as the simulator's `Session` reads it
+        (`NaN` refused, an integer past the digit limit taken as too large); text that is not
+        JSON is refused in the answer, and nothing is written.
+
         `null_is_absent=True` is for a call the model made through an OpenAI strict or Gemini
         export (`trackerkit export --to openai|gemini`): those schemas list every field, required
         and nullable, so `null` there means "not given" rather than a value to write.
@@ -130,9 +138,16 @@ class Turn:
             return UpdateResult(
                 False, answer="No tracker tool is offered on this turn; nothing was written."
             )
-        result = apply_tracker_updates(
-            self.trackers, self.state, arguments, null_is_absent=null_is_absent
-        )
+        problem = None
+        if isinstance(arguments, str | bytes):
+            arguments, problem = read_arguments(arguments)
+        if problem is not None:
+            refused = (ItemRefusal(-1, None, problem),)
+            result = UpdateResult(False, answer=f"Nothing was written: {problem}.", errors=refused)
+        else:
+            result = apply_tracker_updates(
+                self.trackers, self.state, arguments, null_is_absent=null_is_absent
+            )
         if result.ok:
             self.pending.extend(result.deltas)
         self.results.append(result)

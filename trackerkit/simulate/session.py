@@ -370,13 +370,15 @@ class Session(_Scripts, _Turns, _Requests):
                 return answer(False, f"Nothing was written: {too_long}.", failure="error")
             return answer(False, f"The call was not run: {too_long}.", failure="error")
         if turn.tool is not None and call.name == turn.tool.name:
-            arguments, problem = read_arguments(call.arguments)
+            _arguments, problem = read_arguments(call.arguments)
             if problem is not None:
                 return answer(False, f"Nothing was written: {problem}.", failure="error")
             # A model offered a strict export's tool sends null for every field it leaves alone.
             strict = getattr(self.model, "null_is_absent", False) is True
-            # Never shortened, never refused for time (TR-39).
-            result = turn.call(arguments, null_is_absent=strict)
+            # The text as the model sent it: `Turn.call` reads text itself, and handing it the
+            # decoded value would read a JSON string (`"{...}"`) a second time. Never shortened,
+            # never refused for time (TR-39).
+            result = turn.call(call.arguments, null_is_absent=strict)
             return answer(
                 result.ok, result.answer, result.change_count, None if result.ok else "ok:false"
             )
