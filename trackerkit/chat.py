@@ -7,7 +7,6 @@ reply version (`fail` drops them). A person's edit writes message-level deltas o
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,17 +202,18 @@ class Chat:
             raise BadRequestError(f"a chat needs a Scene (see load_scene); found {_kind(scene)}")
         self.scene = scene
         self.source = source_for(pieces)
-        self._take_ids = itertools.count(1)
-        # One counter for every take's version, so a version read on one take names it (TR-27),
-        # and one for every take's message ids, so ids count per chat: the same steps played
-        # again give the same ids.
-        first = Take(self._new_take_id(), stamps=itertools.count(), ids=itertools.count(1))
+        self._takes_made = 0
+        # The first take's version and message id counters are shared by every take forked from
+        # it: a version read on one take names it (TR-27), and ids count per chat, so the same
+        # steps played again give the same ids.
+        first = Take(self._new_take_id())
         self.takes: dict[str, Take] = {first.id: first}
         self.current = first.id
         self._turn: Turn | None = None
 
     def _new_take_id(self) -> str:
-        return f"t{next(self._take_ids)}"
+        self._takes_made += 1
+        return f"t{self._takes_made}"
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ every tracker where the visible history says.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
@@ -128,6 +127,27 @@ class Message:
         return [*self.version.deltas, *self.edits]
 
 
+class _Count:
+    """Counts up from `start`, as `itertools.count` does, but pickles and deep-copies.
+
+    Chats are pickled to be stored, and itertools objects no longer pickle or copy from Python
+    3.14 (deprecated in 3.12).
+    """
+
+    __slots__ = ("next_value",)
+
+    def __init__(self, start: int = 0) -> None:
+        self.next_value = start
+
+    def __iter__(self) -> _Count:
+        return self
+
+    def __next__(self) -> int:
+        value = self.next_value
+        self.next_value += 1
+        return value
+
+
 def is_message_id(text: object) -> bool:
     """True when `text` has the shape of a message id (`m` and digits)."""
     return isinstance(text, str) and len(text) > 1 and text[0] == "m" and text[1:].isdigit()
@@ -163,10 +183,10 @@ class Take:
         self.id = take_id
         #: The live messages, oldest first: read them; write through the take's methods.
         self.messages: list[Message] = list(messages)
-        self._stamps = stamps if stamps is not None else itertools.count()
+        self._stamps = stamps if stamps is not None else _Count()
         if ids is None:
             numbers = (int(m.id[1:]) for m in self.messages if is_message_id(m.id))
-            ids = itertools.count(max(numbers, default=0) + 1)
+            ids = _Count(max(numbers, default=0) + 1)
         self._ids = ids
         self.version = next(self._stamps)
         self._index: dict[str, int] = {m.id: i for i, m in enumerate(self.messages)}
