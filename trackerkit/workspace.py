@@ -36,6 +36,7 @@ show. The bundled sample days are not copied: retention (TC-3) would delete them
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -54,6 +55,7 @@ __all__ = [
     "DATA_ENV",
     "AppArgs",
     "Workspace",
+    "check_trace_root",
     "in_bundled",
     "trace_root",
     "unread_workspace",
@@ -313,6 +315,47 @@ def trace_root(cli_args: AppArgs | None = None, environ: Mapping[str, str] | Non
     chosen = _choose(cli_args, environ, BUNDLED)
     _check_trace_folder(chosen)
     return chosen.trace_root
+
+
+def check_trace_root(path: Path, fix: str, *, bundled: Path = BUNDLED) -> Path:
+    """Return `path` unless no trace may go under it: the bundled data, or a link that loops.
+
+    The one check, run by the commands (`trackerkit.simulate.check_data_dir`) and by the library's
+    `TraceWriter`: the bundled `trace/` holds the sample days, which retention (TC-3) would
+    start deleting a month after their date.
+
+    Args:
+        path: the data directory whose `trace/` folder would receive the day files.
+        fix: the sentence that ends a refusal: how the caller names another folder.
+        bundled: the bundled data folder.
+    Raises:
+        BadRequestError: `path` is the bundled data folder (by any spelling that resolves to it)
+            while its `trace/` is there, or a symbolic link that loops.
+    """
+    try:
+        where = path.resolve()
+    except RuntimeError:  # Python 3.11 and 3.12 raise it for a loop; 3.13 resolves it as is
+        where = None
+    if where is None or _loops(path):
+        raise BadRequestError(
+            f"{path} is a symbolic link that loops (it leads back to itself), so no trace can be "
+            f"written under it. {fix}"
+        )
+    if where == bundled.resolve() and (bundled / "trace").is_dir():
+        raise BadRequestError(
+            f"{path} is the repository's bundled data, whose trace/ holds the sample days; no "
+            f"trace is written there (retention would delete them). {fix}"
+        )
+    return path
+
+
+def _loops(path: Path) -> bool:
+    """Whether `path` (or a link on the way to it) is a symbolic link that loops."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def unread_workspace(

@@ -12,14 +12,13 @@ their date.
 
 from __future__ import annotations
 
-import errno
 import os
 import zoneinfo
 from collections.abc import Mapping
 from pathlib import Path
 
 from trackerkit.errors import BadRequestError
-from trackerkit.workspace import ASSISTANT_ENV, trace_root
+from trackerkit.workspace import ASSISTANT_ENV, BUNDLED, check_trace_root, trace_root
 
 __all__ = [
     "BUNDLED_DATA",
@@ -35,7 +34,7 @@ DATA_DIR_ENV = ASSISTANT_ENV
 #: The variable naming the installation's time zone (TC-2).
 TIMEZONE_ENV = "ASSISTANT_TIMEZONE"
 #: The repository's bundled data (`data/trace` holds the sample days); absent in an installed wheel.
-BUNDLED_DATA = Path(__file__).resolve().parents[2] / "data"
+BUNDLED_DATA = BUNDLED
 
 
 def data_dir(
@@ -61,35 +60,13 @@ def data_dir(
 def check_data_dir(path: Path) -> Path:
     """Return `path` unless it is the repository's bundled data, whose sample days must stay.
 
+    The commands' wording of `trackerkit.workspace.check_trace_root`, which `TraceWriter` runs too.
+
     Raises:
         BadRequestError: `path` is the bundled `data/` folder (its `trace/` holds the samples), or
             a symbolic link that loops (no trace could be written under it).
     """
-    try:
-        where = path.resolve()
-    except RuntimeError:  # Python 3.11 and 3.12 raise it for a loop; 3.13 resolves it as is
-        where = None
-    if where is None or _loops(path):
-        raise BadRequestError(
-            f"{path} is a symbolic link that loops (it leads back to itself), so no trace can be "
-            "written under it. Pass --data a folder, or set TRACKERKIT_DATA to one"
-        )
-    if where == BUNDLED_DATA and (BUNDLED_DATA / "trace").is_dir():
-        raise BadRequestError(
-            f"{path} is the repository's bundled data, whose trace/ holds the sample days; the "
-            "simulator never writes there. Pass --data DIR or set TRACKERKIT_DATA to another "
-            "folder"
-        )
-    return path
-
-
-def _loops(path: Path) -> bool:
-    """Whether `path` (or a link on the way to it) is a symbolic link that loops."""
-    try:
-        os.stat(path)
-    except OSError as exc:
-        return exc.errno == errno.ELOOP
-    return False
+    return check_trace_root(path, "Pass --data DIR or set TRACKERKIT_DATA to another folder")
 
 
 def time_zone(

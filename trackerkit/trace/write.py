@@ -23,6 +23,8 @@ generated days never deletes a real journal:
 * It never deletes a file newer than the kept window, the day file being opened, or any day
   file this writer has written to.
 * `keep_days=None` turns it off: generators of synthetic days leave every other file alone.
+* A writer with retention on refuses, when made, the repository's bundled `data/`, whose
+  sample days retention would delete a month after their date (the commands' own check).
 * Nothing goes unsaid: each removed file is logged as a warning on the `trackerkit.trace`
   logger (Python prints it to stderr when no handler is set) and listed in `writer.removed`.
 
@@ -62,6 +64,7 @@ from trackerkit.trace._event_line import KEY_LIMIT, LINE_LIMIT, _side, _utc, enc
 from trackerkit.trace._event_line import MAX_DEPTH as MAX_DEPTH
 from trackerkit.trace._event_line import UNREADABLE as UNREADABLE
 from trackerkit.trace.read import day_of
+from trackerkit.workspace import check_trace_root
 
 __all__ = [
     "CONTENT_FIELDS",
@@ -80,6 +83,11 @@ RETENTION_DAYS = 30
 """Days kept: today's file and the 29 before (TC-3)."""
 
 _LOG = logging.getLogger("trackerkit.trace")
+#: How a refused writer's caller names another data folder.
+_OTHER_FOLDER = (
+    "Give TraceWriter another data folder, such as trackerkit.workspace.trace_root() (the one "
+    "the commands use)"
+)
 
 
 def _real_now() -> dt.datetime:
@@ -95,6 +103,23 @@ def capture_content_setting(data_dir: str | os.PathLike[str]) -> bool:
         return True
     value = settings.get("captureContent", True) if isinstance(settings, dict) else True
     return value if isinstance(value, bool) else True
+
+
+def _zone(timezone: str | dt.tzinfo) -> dt.tzinfo:
+    """The writer's time zone: `timezone` itself, or the IANA zone it names.
+
+    Raises:
+        BadRequestError: the name is not a time zone this machine knows.
+    """
+    if not isinstance(timezone, str):
+        return timezone
+    try:
+        return zoneinfo.ZoneInfo(timezone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise BadRequestError(
+            f"timezone {timezone!r} is not a time zone this machine knows; use an IANA name such "
+            "as Europe/Moscow or UTC (zoneinfo.available_timezones() lists them all)"
+        ) from None
 
 
 def _not_regular(path: Path, mode: int) -> str:
@@ -130,10 +155,16 @@ class TraceWriter:
             tests should set it.
 
     Raises:
-        BadRequestError: `keep_days` is not a whole number of 1 or more, nor None.
+        BadRequestError: `keep_days` is not a whole number of 1 or more, nor None; `timezone` is
+            not a time zone this machine knows; or, with retention on, `data_dir` is the
+            repository's bundled `data/` (whose sample days retention would delete) or a
+            symbolic link that loops (`trackerkit.workspace.check_trace_root`, the commands'
+            check). Only a writer of generated days (`keep_days=None`, as `write_sample`
+            regenerating the samples) may write into the bundled folder.
 
     Example:
-        >>> writer = TraceWriter("data", timezone="Europe/Moscow")  # doctest: +SKIP
+        >>> from trackerkit.workspace import trace_root
+        >>> writer = TraceWriter(trace_root(), timezone="Europe/Moscow")  # doctest: +SKIP
         >>> writer.write(turn="turn_0", session="wrun_1", source="telegram",
         ...              kind="eve", name="step.completed", data={"stepIndex": 0})  # doctest: +SKIP
     """
@@ -155,8 +186,10 @@ class TraceWriter:
                 f"keep_days must be a whole number of days, 1 or more (0 would delete today's "
                 f"file), or None to never delete; found {keep_days!r}"
             )
+        if keep_days is not None:
+            check_trace_root(Path(data_dir), _OTHER_FOLDER)
         self.directory = Path(data_dir, "trace")
-        self.timezone = zoneinfo.ZoneInfo(timezone) if isinstance(timezone, str) else timezone
+        self.timezone = _zone(timezone)
         self.capture_content = (
             capture_content_setting(data_dir) if capture_content is None else capture_content
         )
