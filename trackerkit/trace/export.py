@@ -185,6 +185,31 @@ def _export_kinds(files: list[Path], specs: list[ColumnSpec]) -> dict[str, tuple
     return found
 
 
+class _EmptyColumn(UserWarning):
+    """A column asked for whose path no event's data has: the column is all null (the command
+    says so on standard error, apart from the notes on what was written)."""
+
+
+_ABSENT = object()
+
+
+def _absent_paths(files: list[Path], specs: list[ColumnSpec]) -> list[ColumnSpec]:
+    """Those of `specs` whose path no event of `files` has (a `null` there is having it).
+
+    Reads the files once more for those paths alone, each with a default that no JSON value is.
+    """
+    if not specs:
+        return []
+    probes = [ColumnSpec(spec.name, spec.path, "object", _ABSENT) for spec in specs]
+    found, _broken = read_trace(files, data="none", columns=probes)
+    return [spec for spec in specs if all(v is _ABSENT for v in found[spec.name].tolist())]
+
+
+def _absent_sentence(spec: ColumnSpec) -> str:
+    named = "" if spec.name == spec.path else f" {spec.name!r}"
+    return f"no event's data has the path {spec.path!r}; its column{named} is empty"
+
+
 def export_parquet(
     path_or_dir: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
@@ -204,6 +229,8 @@ def export_parquet(
     column keeps its values (integers past 64 bits as decimal or text, inf as inf). A typed
     column's values of another kind are written as its default (null unless the spec sets one):
     a `UserWarning` counts them by path, as `read_trace` counts them in `attrs["skipped"]`.
+    A column whose path no event's data has is all null, and a `UserWarning` says so by path
+    (found by reading the files once more for such paths alone, only when a column is empty).
 
     Returns:
         The files written with their rows, and the broken lines left out (TC-19).
@@ -235,10 +262,12 @@ def export_parquet(
     errors: list[TraceLineError] = []
     lost: Counter[str] = Counter()
     like = _export_kinds(files, specs)
+    empty = {spec.name for spec in specs}
     for source, target in zip(files, targets, strict=True):
         events, broken = read_trace(source, data="raw", columns=columns)
         errors.extend(broken)
         lost.update(events.attrs.get(SKIPPED, {}))
+        empty -= {name for name in empty if events[name].notna().any()}
         table = _table(events, like)
         try:
             # Through a temporary renamed over the day's file: a failed write keeps the old one.
@@ -258,4 +287,6 @@ def export_parquet(
             UserWarning,
             stacklevel=2,
         )
+    for spec in _absent_paths(files, [s for s in specs if s.name in empty]):
+        warnings.warn(_absent_sentence(spec), _EmptyColumn, stacklevel=2)
     return written, errors
