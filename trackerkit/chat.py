@@ -69,6 +69,16 @@ def _kind(value: object) -> str:
     return f"{type(value).__name__} {shown}"
 
 
+def _no_folder(path: Path) -> str:
+    """Why `path` cannot be a chat's tracker folder: it does not exist, or it is not a folder."""
+    found = "is not a folder" if path.exists() else "does not exist"
+    where = "" if path.is_absolute() else f" (looked for {path.absolute()})"
+    return (
+        f"the tracker folder {str(path)!r} {found}{where}; check the path: it should name "
+        "the folder that holds the tracker pieces, one <id>.json each, such as data/trackers"
+    )
+
+
 class Turn:
     """One reply being written: the state it sees, pending deltas, and the tool it may call."""
 
@@ -191,6 +201,11 @@ class Chat:
         scene: the scene (its linked tracker ids, card, names, window).
         pieces: where tracker pieces are read from at each turn: a folder (`data/trackers`), a
             mapping of id to piece JSON or `Tracker`, a list of trackers, or a `PieceSource`.
+
+    Raises:
+        BadRequestError: `scene` is not a `Scene`.
+        NotFoundError: `pieces` is a folder path that does not exist (or is no folder). A folder
+            that lacks a linked tracker's piece is no error: the turn leaves it out (TR-25).
     """
 
     def __init__(
@@ -200,6 +215,8 @@ class Chat:
     ) -> None:
         if not isinstance(scene, Scene):
             raise BadRequestError(f"a chat needs a Scene (see load_scene); found {_kind(scene)}")
+        if isinstance(pieces, str | Path) and not Path(pieces).is_dir():
+            raise NotFoundError(_no_folder(Path(pieces)))
         self.scene = scene
         self.source = source_for(pieces)
         self._takes_made = 0
