@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import shlex
-import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,7 +40,7 @@ from trackerkit.trace._cli_output import _count, _date, _json, _records, _table,
 from trackerkit.trace._columns import SKIPPED
 from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.days import read_day_turns
-from trackerkit.trace.export import _EmptyColumn, export_parquet
+from trackerkit.trace.export import export_parquet
 from trackerkit.trace.read import read_trace, trace_days
 from trackerkit.trace.turns import turn_events
 
@@ -201,9 +200,7 @@ def _export(args: argparse.Namespace) -> int:
                 f"({exc.strerror or exc}); --parquet takes a folder this user can make and "
                 "write files into"
             ) from None
-    notes = [str(w.message) for w in caught if not issubclass(w.category, _EmptyColumn)]
-    for empty in (w for w in caught if issubclass(w.category, _EmptyColumn)):
-        print(f"note: {empty.message}", file=sys.stderr)  # stdout stays the export's (--json)
+    notes = [str(w.message) for w in caught]
     if args.json:
         _json(
             {
