@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 from conftest import BAG, HEALTH
 
-from trackerkit import BadRequestError, Chat, EditRefusedError, NotFoundError, Scene, TurnError
+from trackerkit import (
+    BadRequestError,
+    Chat,
+    EditRefusedError,
+    NotFoundError,
+    Scene,
+    TurnError,
+    tracker_changes_between,
+)
 from trackerkit.formats import strict_arguments
 from trackerkit.scene import Prompting
 
@@ -507,3 +515,23 @@ class TestStrictExportCalls:
         turn = chat.begin_turn()
         with pytest.raises(BadRequestError, match="null_is_absent must be True or False"):
             turn.call({"updates": []}, null_is_absent="yes")  # type: ignore[arg-type]
+
+
+class TestPanelAgreesWithTheChangesRead:
+    """TR-26 with TR-43: the panel's last change is a message the changes read lists for it."""
+
+    def test_a_change_an_edit_undid_is_not_the_last(self) -> None:
+        """A reply set hp 10 -> 20 and a person's edit set it back: the earlier reply changed it."""
+        chat = _chat()
+        first = _say(chat, _set_hp(10))
+        second = _say(chat, _set_hp(20))
+        chat.edit("Health", set={"hp": 10})
+        assert tracker_changes_between(chat, None, first).of(second) is None
+        assert chat.panel()[0].changed_by == first
+
+    def test_a_write_of_the_same_value_is_not_a_change(self) -> None:
+        """A reply that writes the value already there changed nothing."""
+        chat = _chat()
+        first = _say(chat, _set_hp(10))
+        _say(chat, _set_hp(10))
+        assert chat.panel()[0].changed_by == first

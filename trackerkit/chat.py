@@ -27,7 +27,7 @@ from trackerkit.update import (
     tracker_value,
     tracker_values,
 )
-from trackerkit.values import Value
+from trackerkit.values import Value, same_value
 
 __all__ = ["Chat", "PanelEntry", "Turn", "TurnKind"]
 
@@ -304,17 +304,17 @@ class Chat:
         return tracker_values(self.linked().trackers, state)
 
     def panel(self) -> list[PanelEntry]:
-        """The Trackers panel (TR-26): each linked tracker's value at the tip and the reply that last changed it."""
+        """The Trackers panel (TR-26): each linked tracker's value at the tip and the reply that
+        last changed it, as the changes read counts a change (TR-43): the last message whose
+        writes left the tracker's value, read as a turn reads it, other than they found it. A
+        reply whose change a person's edit undid, or that wrote the values already there, is
+        not it."""
         take = self.take
         state = take.state_at()
         entries = []
         for tracker in self.linked().trackers:
-            slot = slot_of(tracker)
-            changed_by = next(
-                (m.id for m in reversed(take.messages) if any(d.slot == slot for d in m.deltas())),
-                None,
-            )
-            entries.append(PanelEntry(tracker, tracker_value(tracker, state), changed_by))
+            value = tracker_value(tracker, state)
+            entries.append(PanelEntry(tracker, value, _last_change(take, tracker)))
         return entries
 
     # --- writing ---------------------------------------------------------------------------
@@ -500,3 +500,17 @@ class Chat:
         raw = self.source.raw(tracker_id)
         name = raw.get("name") if isinstance(raw, dict) else None
         return name if isinstance(name, str) else None
+
+
+def _last_change(take: Take, tracker: Tracker) -> str | None:
+    """The id of the last message of `take` that changed `tracker`'s value (TR-43's net change),
+    or None; only the messages that write its slot are read, newest first."""
+    slot = slot_of(tracker)
+    for index in range(len(take.messages) - 1, -1, -1):
+        message = take.messages[index]
+        if not any(d.slot == slot for d in message.deltas()):
+            continue
+        before = tracker_value(tracker, take.state_before(index))
+        if not same_value(before, tracker_value(tracker, take.state_before(index + 1))):
+            return message.id
+    return None
