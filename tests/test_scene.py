@@ -14,7 +14,14 @@ import pytest
 from conftest import BAG, HEALTH
 from unopened import never_opened
 
-from trackerkit import NotFoundError, Scene, TrackerkitError, decode_tracker, load_scene
+from trackerkit import (
+    NotFoundError,
+    Scene,
+    SceneDecodeError,
+    TrackerkitError,
+    decode_tracker,
+    load_scene,
+)
 from trackerkit._pieces import MAX_PIECE_BYTES
 from trackerkit.scene import (
     FolderSource,
@@ -134,9 +141,12 @@ class TestReadScene:
             "turns[1].message",
             "turns[2]",
         ]
-        with pytest.raises(TrackerkitError) as caught:
+        with pytest.raises(SceneDecodeError) as caught:
             load_scene(path)
         assert str(caught.value) == f"{path}: " + "; ".join(map(str, read.problems))
+        # Its own kind of the one family, carrying what a caller acts on (integrator trial).
+        assert isinstance(caught.value, TrackerkitError)
+        assert (caught.value.problems, caught.value.path) == (list(read.problems), read.path)
 
     def test_bad_steps_keep_the_settings(self, tmp_path: Path) -> None:
         """A scene whose settings read is kept without its steps, which are listed as problems."""

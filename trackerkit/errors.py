@@ -2,6 +2,7 @@
 
     TrackerkitError
     ├── TrackerDecodeError      a tracker piece the strict decoder refuses (every problem, with paths)
+    ├── SceneDecodeError        a scene file that cannot be read or is not a scene (every problem)
     ├── StaleRevisionError      a save on a revision that moved since the piece was opened
     ├── EditRefusedError        a person's edit refused whole (unlinked tracker, open turn, moved take)
     ├── TurnError               a turn that cannot run or failed (no turn open, a refusing model, ...)
@@ -40,6 +41,7 @@ __all__ = [
     "NotFoundError",
     "Problem",
     "PromptTooLargeError",
+    "SceneDecodeError",
     "StaleRevisionError",
     "ToolsRefusedError",
     "TraceLineError",
@@ -108,6 +110,16 @@ class TrackerDecodeError(TrackerkitError):
         count = len(self.problems)
         noun = "problem" if count == 1 else "problems"
         super().__init__(f"{where}tracker refused with {count} {noun}: {lines}")
+
+
+class SceneDecodeError(TrackerkitError):
+    """A scene file that cannot be read, is not JSON or is not a scene; `.problems` lists every
+    reason found (`.path` is the file), and the message names the file and each problem."""
+
+    def __init__(self, message: str, problems: list[Problem], path: Path | None = None) -> None:
+        self.problems = list(problems)
+        self.path = path
+        super().__init__(message)
 
 
 class StaleRevisionError(TrackerkitError):

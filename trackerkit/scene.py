@@ -23,8 +23,8 @@ from trackerkit.errors import (
     BadRequestError,
     NotFoundError,
     Problem,
+    SceneDecodeError,
     TrackerDecodeError,
-    TrackerkitError,
 )
 from trackerkit.fields import MAX_SAFE_INTEGER, describe_value
 from trackerkit.steps import plain_problems, problem_sentence, step_problems
@@ -253,16 +253,17 @@ def load_scene(path: str | Path) -> Scene:
 
     Raises:
         NotFoundError: no such file.
-        TrackerkitError: the file cannot be read (not a regular file, too large), is not JSON, or
-            is not a scene; one line naming the file and every problem with its path:
-            `fight.json: window: must be a whole number, 1 or more; found 0; turns[3].set: is
-            not a known key`.
+        SceneDecodeError: the file cannot be read (not a regular file, too large), is not JSON,
+            or is not a scene (a `TrackerkitError`; `.problems` holds each); one line naming the
+            file and every problem with its path: `fight.json: window: must be a whole number,
+            1 or more; found 0; turns[3].set: is not a known key`.
     """
     read = read_scene(path)
     if read.missing:
         raise NotFoundError(f"no scene file at {read.path}")
     if read.scene is None or read.problems:
-        raise TrackerkitError(f"{read.path}: {problem_sentence(read.problems)}")
+        message = f"{read.path}: {problem_sentence(read.problems)}"
+        raise SceneDecodeError(message, list(read.problems), read.path)
     return read.scene
 
 
