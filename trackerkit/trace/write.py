@@ -70,9 +70,11 @@ __all__ = [
     "CONTENT_FIELDS",
     "CONTENT_LIMIT",
     "KEY_LIMIT",
+    "KINDS",
     "LINE_LIMIT",
     "REBUILD_LIMIT",
     "RETENTION_DAYS",
+    "SOURCES",
     "TraceWriter",
     "capture_content_setting",
     "encode_event",
@@ -138,6 +140,25 @@ def _not_regular(path: Path, mode: int) -> str:
         f"the trace day file {path} is {kind}, not a regular file; nothing is written to it "
         "(move it away and the next write makes the file)"
     )
+
+
+#: The event kinds and sources the contract names (TC-4), `digest` among the sources as the
+#: journals of 0.4.11 and older hold it (the sample days write one such line).
+KINDS = frozenset({"bridge", "inbound", "gate", "context", "turn", "eve", "outbox", "stop"})
+SOURCES = frozenset(
+    {"telegram", "bridge", "web", "http", "rollup", "watch", "brief", "insight", "cron", "unknown"}
+    | {"digest"}
+)
+
+
+def _check_names(kind: object, source: object) -> None:
+    """Refuse a kind or source the contract does not name (BadRequestError, with the list)."""
+    for what, value, known in (("kind", kind, KINDS), ("source", source, SOURCES)):
+        if not isinstance(value, str) or value not in known:
+            raise BadRequestError(
+                f"the event's {what} {value!r} is not one of the contract's ("
+                f"{', '.join(sorted(known))}); the event was not written"
+            )
 
 
 class TraceWriter:
@@ -242,13 +263,16 @@ class TraceWriter:
     ) -> bool:
         """Append one event; True when it was written, False when it was not (logged, TC-20).
 
-        False means the file could not be written, or `ts` (or the clock) names a moment no day
+        False means the file could not be written, `kind` or `source` is none of the contract's
+        (`KINDS`, `SOURCES`, TC-4: a reader would class the turn wrongly), or `ts` (or the clock)
+        names a moment no day
         file can hold: its day in the writer's time zone, or the moment in UTC, is outside the
         years 1 to 9999 (`path_for` and `format_ts` say which, and the log gives their sentence);
         or `ts` is not a datetime (only None stamps the clock's time).
         Every event fits a line (`encode_event`): none is dropped for its values.
         """
         try:
+            _check_names(kind, source)
             moment = self._clock() if ts is None else ts  # ts=0 is a (refused) ts
             encoded = encode_event(
                 format_ts(moment),
