@@ -55,7 +55,7 @@ from trackerkit.changes import (
     TrackerChanges,
     tracker_changes_between,
 )
-from trackerkit.chat import Chat, PanelEntry, Turn
+from trackerkit.chat import Chat, PanelEntry, Turn, TurnKind
 from trackerkit.design.draft import Draft, DraftField, DraftVerdict, save_draft
 from trackerkit.design.rail import Rail, rail
 from trackerkit.errors import (
@@ -80,6 +80,7 @@ from trackerkit.formats import (
     ExportCost,
     Imported,
     ImportReport,
+    Provider,
     ReportLine,
     TextUpdates,
     WTrackerExport,
@@ -126,6 +127,7 @@ from trackerkit.prompt import (
     tool_token_costs,
 )
 from trackerkit.scene import LeftOut, Linked, Scene, SceneFile, load_scene, read_scene
+from trackerkit.simulate.completion import ModelReply, ModelRequest, ToolCall
 from trackerkit.simulate.model import Model, OpenAIModel, ScriptedModel
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.session import ReadTool, Session
@@ -173,6 +175,8 @@ __all__ = [
     "MessageChanges",
     "Model",
     "ModelError",
+    "ModelReply",
+    "ModelRequest",
     "NotFoundError",
     "NumberField",
     "OpenAIModel",
@@ -180,6 +184,7 @@ __all__ = [
     "Problem",
     "PromptContext",
     "PromptTooLargeError",
+    "Provider",
     "Rail",
     "ReadTool",
     "ReportLine",
@@ -194,6 +199,7 @@ __all__ = [
     "Take",
     "TextField",
     "TextUpdates",
+    "ToolCall",
     "ToolDefinition",
     "TraceLineError",
     "Tracker",
@@ -203,6 +209,7 @@ __all__ = [
     "TrackerkitError",
     "Turn",
     "TurnError",
+    "TurnKind",
     "TurnPlan",
     "TurnReport",
     "UpdateResult",

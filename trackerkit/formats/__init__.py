@@ -18,6 +18,7 @@ from trackerkit.formats.mvu import import_mvu
 from trackerkit.formats.providers import (
     PROVIDERS,
     ExportCost,
+    Provider,
     anthropic_tool,
     export_costs,
     gemini_tool,
@@ -43,6 +44,7 @@ __all__ = [
     "ExportCost",
     "ImportReport",
     "Imported",
+    "Provider",
     "ReportLine",
     "TextUpdates",
     "WTrackerExport",
