@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias
 from trackerkit._arguments import read_arguments
 from trackerkit._items import ItemRefusal
 from trackerkit.errors import BadRequestError, EditRefusedError, NotFoundError, TurnError
+from trackerkit.renames import follow_renames
 from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
 from trackerkit.state import Delta, Message, State, Take, fold
 from trackerkit.tool import ToolDefinition, update_trackers_tool
@@ -227,6 +228,12 @@ class Chat:
         self.takes: dict[str, Take] = {first.id: first}
         self.current = first.id
         self._turn: Turn | None = None
+        # Per tracker id, the revision whose field names the stored deltas hold (TR-44).
+        self._seen: dict[str, int] = {}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # A chat stored before renames were followed holds its values in the names it reads next.
+        self.__dict__.update({"_seen": {}, **state})
 
     def _new_take_id(self) -> str:
         self._takes_made += 1
@@ -246,6 +253,7 @@ class Chat:
             BadRequestError: `take_id` is neither text nor None.
             NotFoundError: no take has that id.
         """
+        self.linked()  # what the take holds is read in today's field names
         if take_id is None:
             return self.take
         _text(take_id, "a take id")
@@ -288,8 +296,12 @@ class Chat:
         return messages[message].id
 
     def linked(self) -> Linked:
-        """Load the linked trackers through the strict decoder, as a turn does (TR-25)."""
-        return load_linked(self.scene, self.source)
+        """Load the linked trackers through the strict decoder, as a turn does (TR-25); every
+        take's values follow the field renames saved since the last read (TR-44), once no turn is open."""
+        linked = load_linked(self.scene, self.source)
+        if self._turn is None:
+            follow_renames(self._seen, linked.trackers, self.source, self.takes.values())
+        return linked
 
     def values(self, message_id: str | None = None) -> dict[str, Any]:
         """Each linked tracker's value at a message (the tip when None), by tracker name.
@@ -300,8 +312,8 @@ class Chat:
         """
         if message_id is not None:
             _text(message_id, "a message id")
-        state = self.take.state_at(message_id)
-        return tracker_values(self.linked().trackers, state)
+        trackers = self.linked().trackers
+        return tracker_values(trackers, self.take.state_at(message_id))
 
     def panel(self) -> list[PanelEntry]:
         """The Trackers panel (TR-26): each linked tracker's value at the tip and the reply that
@@ -309,10 +321,11 @@ class Chat:
         writes left the tracker's value, read as a turn reads it, other than they found it. A
         reply whose change a person's edit undid, or that wrote the values already there, is
         not it."""
+        trackers = self.linked().trackers
         take = self.take
         state = take.state_at()
         entries = []
-        for tracker in self.linked().trackers:
+        for tracker in trackers:
             value = tracker_value(tracker, state)
             entries.append(PanelEntry(tracker, value, _last_change(take, tracker)))
         return entries

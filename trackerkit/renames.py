@@ -19,21 +19,39 @@ A step written before revision 4 then drops its writes to `mood` (the rest of it
 save the deletions apply first: a field deleted and its name given to another field are two
 fields. A record written before deletions were recorded reads as renames only. A layout change
 is not followed.
+
+A chat's stored values follow the record too (`follow_renames`). A delta names its field as the
+tracker named it when it was written and records no revision, so a chat remembers, per tracker,
+the revision whose names its deltas hold (the one it last read). When a read finds a newer
+revision, every take's deltas of that tracker are rewritten by revision, not by name (a swap of
+`hp` and `mp` comes out right): a record's key, and each key of a list row, named as now; a
+deleted field's delta or row key dropped. Messages that takes share (a fork) stay shared.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from trackerkit._pieces import check_tracker_id, read_piece_file, write_atomically
+from trackerkit._slots import LIST_PREFIX, RECORD_PREFIX
+from trackerkit.scene import FolderSource, PieceSource
+from trackerkit.state import Delta, Message, Take, Version
+from trackerkit.tracker import Tracker
 
-__all__ = ["RECORDS", "FieldRenames", "histories", "read_renames", "record_renames"]
+__all__ = [
+    "RECORDS",
+    "FieldRenames",
+    "follow_renames",
+    "histories",
+    "read_renames",
+    "record_renames",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -62,6 +80,11 @@ class FieldRenames:
                     return None
                 name = renames.get(revision, {}).get(name, name)
         return name
+
+    def changed_between(self, since: int, until: int) -> bool:
+        """True when a save after revision `since`, up to `until`, renamed or deleted a field."""
+        saved = [r for r, renames in self.revisions if renames] + [r for r, _ in self.deleted]
+        return any(since < revision <= until for revision in saved)
 
     def values_now(self, values: object, since: int, until: int) -> object:
         """An item's `set` (field name -> value) with each name as it is now (see `name_now`) and
@@ -192,3 +215,90 @@ def _entries(history: FieldRenames) -> list[tuple[int, dict[str, str], frozenset
         (r, renames.get(r, {}), deleted.get(r, frozenset()))
         for r in sorted(renames.keys() | deleted.keys())
     ]
+
+
+#: A field name as written -> as named now; None for a field deleted since.
+_Naming = Callable[[str], str | None]
+
+
+def follow_renames(
+    seen: dict[str, int], trackers: Iterable[Tracker], source: PieceSource, takes: Iterable[Take]
+) -> None:
+    """Carry the stored deltas of each of `trackers` (read just now) from the revision in `seen`
+    to the tracker's revision, and record that revision in `seen`.
+
+    A tracker not in `seen` starts there at its revision (the chat's first read of it). Only a
+    folder of pieces (`FolderSource`) keeps a record of renames; pieces given in memory have
+    none, so their deltas stay as written. Calling it again with nothing saved since does nothing.
+    """
+    takes = list(takes)
+    for tracker in trackers:
+        was = seen.setdefault(tracker.id, tracker.revision)
+        if tracker.revision > was and isinstance(source, FolderSource):
+            history = read_renames(source.folder, tracker.id)
+            if history.changed_between(was, tracker.revision):
+                _rename_stored(takes, tracker.id, _naming(history, was, tracker.revision))
+        # A piece deleted and made again starts at revision 0: its names are read from there on.
+        seen[tracker.id] = tracker.revision
+
+
+def _naming(history: FieldRenames, since: int, until: int) -> _Naming:
+    def name_now(name: str) -> str | None:
+        return history.name_now(name, since, until)
+
+    return name_now
+
+
+def _rename_stored(takes: list[Take], tracker_id: str, name_now: _Naming) -> None:
+    """Rewrite the tracker's slots in every take, each message shared by takes rewritten once."""
+    slots = {RECORD_PREFIX + tracker_id, LIST_PREFIX + tracker_id}
+    # Keyed by the message object (kept alive beside its rewrite, so no id is reused meanwhile).
+    done: dict[int, tuple[Message, Message]] = {}
+
+    def change(message: Message) -> Message:
+        if id(message) not in done:
+            done[id(message)] = (message, _message_renamed(message, slots, name_now))
+        return done[id(message)][1]
+
+    for take in takes:
+        take.rewrite(change)
+
+
+def _message_renamed(message: Message, slots: set[str], name_now: _Naming) -> Message:
+    """`message` with its deltas in `slots` renamed; the message itself when none changed."""
+    versions = tuple(_version_renamed(v, slots, name_now) for v in message.versions)
+    edits = _deltas_renamed(message.edits, slots, name_now)
+    if edits is message.edits and all(
+        a is b for a, b in zip(versions, message.versions, strict=True)
+    ):
+        return message
+    return replace(message, versions=versions, edits=edits)
+
+
+def _version_renamed(version: Version, slots: set[str], name_now: _Naming) -> Version:
+    deltas = _deltas_renamed(version.deltas, slots, name_now)
+    return version if deltas is version.deltas else Version(version.text, tuple(deltas))
+
+
+def _deltas_renamed(deltas: Sequence[Delta], slots: set[str], name_now: _Naming) -> Sequence[Delta]:
+    """`deltas` with those in `slots` renamed, a deleted field's record delta dropped; the same
+    sequence when none changed."""
+    out = [_delta_renamed(d, name_now) if d.slot in slots else d for d in deltas]
+    if all(a is b for a, b in zip(out, deltas, strict=True)):
+        return deltas
+    return tuple(d for d in out if d is not None)
+
+
+def _delta_renamed(delta: Delta, name_now: _Naming) -> Delta | None:
+    """A record delta under its field's name now (None when deleted); a list delta's row with
+    each field named as now and the deleted ones left out (a removal, None, as it is)."""
+    if delta.slot.startswith(RECORD_PREFIX):
+        key = name_now(delta.key)
+        if key is None or key == delta.key:
+            return None if key is None else delta
+        return Delta(delta.slot, key, delta.value)
+    if not isinstance(delta.value, Mapping):
+        return delta
+    named = ((name_now(str(k)), v) for k, v in delta.value.items())
+    row = {k: v for k, v in named if k is not None}
+    return delta if list(row) == list(delta.value) else Delta(delta.slot, delta.key, row)

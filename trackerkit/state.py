@@ -8,7 +8,7 @@ every tracker where the visible history says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, TypeAlias
 
@@ -313,6 +313,30 @@ class Take:
         if not added:
             return old
         return self._put(index, replace(old, edits=(*old.edits, *added)), tail=added)
+
+    def rewrite(self, change: Callable[[Message], Message]) -> None:
+        """Put `change(message)` in place of each message: the same message (its id kept) with its
+        stored names rewritten, such as a tracker's fields renamed since they were written.
+
+        The folds past the first message that changed are dropped. The version does not move:
+        the history says what it said, in today's names, so a version a person read still
+        stands for an edit (TR-27).
+
+        Raises:
+            BadRequestError: `change` gave a message another id; nothing was put in place.
+        """
+        changed = {i: change(m) for i, m in enumerate(self.messages)}
+        changed = {i: m for i, m in changed.items() if m is not self.messages[i]}
+        moved = next((i for i, m in changed.items() if m.id != self.messages[i].id), None)
+        if moved is not None:
+            raise BadRequestError(
+                f"a rewrite must keep message ids; message {self.messages[moved].id!r} "
+                f"came back as {changed[moved].id!r}"
+            )
+        for index, message in changed.items():
+            self.messages[index] = message
+        if changed:
+            self._drop_folds_past(min(changed))
 
     def cut(self, message_id: str) -> list[Message]:
         """Drop a message and every message after it; returns what was dropped."""
