@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -56,4 +57,10 @@ def test_a_press_during_a_run_is_not_played_again(
     fill_number(page, "Runs (k)", "1")
     button.click()
     page.get_by_text("28 turns", exact=False).first.wait_for(timeout=300_000)
+    # The page says the run is done as its last turn is scored; that session's last trace lines
+    # may land a moment later, so the count is read until it stops moving (at most 30 s).
+    expected = before + 40 + 4
+    deadline = time.monotonic() + 30
+    while _sessions(trace) < expected and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert _sessions(trace) - before == 40 + 4
