@@ -217,8 +217,8 @@ def _entries(history: FieldRenames) -> list[tuple[int, dict[str, str], frozenset
     ]
 
 
-#: A field name as written -> as named now; None for a field deleted since.
-_Naming = Callable[[str], str | None]
+#: A tracker's record of renames and the revisions to carry its stored names between.
+_Span = tuple[FieldRenames, int, int]
 
 
 def follow_renames(
@@ -237,19 +237,12 @@ def follow_renames(
         if tracker.revision > was and isinstance(source, FolderSource):
             history = read_renames(source.folder, tracker.id)
             if history.changed_between(was, tracker.revision):
-                _rename_stored(takes, tracker.id, _naming(history, was, tracker.revision))
+                _rename_stored(takes, tracker.id, (history, was, tracker.revision))
         # A piece deleted and made again starts at revision 0: its names are read from there on.
         seen[tracker.id] = tracker.revision
 
 
-def _naming(history: FieldRenames, since: int, until: int) -> _Naming:
-    def name_now(name: str) -> str | None:
-        return history.name_now(name, since, until)
-
-    return name_now
-
-
-def _rename_stored(takes: list[Take], tracker_id: str, name_now: _Naming) -> None:
+def _rename_stored(takes: list[Take], tracker_id: str, span: _Span) -> None:
     """Rewrite the tracker's slots in every take, each message shared by takes rewritten once."""
     slots = {RECORD_PREFIX + tracker_id, LIST_PREFIX + tracker_id}
     # Keyed by the message object (kept alive beside its rewrite, so no id is reused meanwhile).
@@ -257,17 +250,17 @@ def _rename_stored(takes: list[Take], tracker_id: str, name_now: _Naming) -> Non
 
     def change(message: Message) -> Message:
         if id(message) not in done:
-            done[id(message)] = (message, _message_renamed(message, slots, name_now))
+            done[id(message)] = (message, _message_renamed(message, slots, span))
         return done[id(message)][1]
 
     for take in takes:
         take.rewrite(change)
 
 
-def _message_renamed(message: Message, slots: set[str], name_now: _Naming) -> Message:
+def _message_renamed(message: Message, slots: set[str], span: _Span) -> Message:
     """`message` with its deltas in `slots` renamed; the message itself when none changed."""
-    versions = tuple(_version_renamed(v, slots, name_now) for v in message.versions)
-    edits = _deltas_renamed(message.edits, slots, name_now)
+    versions = tuple(_version_renamed(v, slots, span) for v in message.versions)
+    edits = _deltas_renamed(message.edits, slots, span)
     if edits is message.edits and all(
         a is b for a, b in zip(versions, message.versions, strict=True)
     ):
@@ -275,30 +268,29 @@ def _message_renamed(message: Message, slots: set[str], name_now: _Naming) -> Me
     return replace(message, versions=versions, edits=edits)
 
 
-def _version_renamed(version: Version, slots: set[str], name_now: _Naming) -> Version:
-    deltas = _deltas_renamed(version.deltas, slots, name_now)
+def _version_renamed(version: Version, slots: set[str], span: _Span) -> Version:
+    deltas = _deltas_renamed(version.deltas, slots, span)
     return version if deltas is version.deltas else Version(version.text, tuple(deltas))
 
 
-def _deltas_renamed(deltas: Sequence[Delta], slots: set[str], name_now: _Naming) -> Sequence[Delta]:
+def _deltas_renamed(deltas: Sequence[Delta], slots: set[str], span: _Span) -> Sequence[Delta]:
     """`deltas` with those in `slots` renamed, a deleted field's record delta dropped; the same
     sequence when none changed."""
-    out = [_delta_renamed(d, name_now) if d.slot in slots else d for d in deltas]
+    out = [_delta_renamed(d, span) if d.slot in slots else d for d in deltas]
     if all(a is b for a, b in zip(out, deltas, strict=True)):
         return deltas
     return tuple(d for d in out if d is not None)
 
 
-def _delta_renamed(delta: Delta, name_now: _Naming) -> Delta | None:
+def _delta_renamed(delta: Delta, span: _Span) -> Delta | None:
     """A record delta under its field's name now (None when deleted); a list delta's row with
-    each field named as now and the deleted ones left out (a removal, None, as it is)."""
+    each field named as now and the deleted ones left out (`values_now`; a removal, None, as it
+    is)."""
+    history, since, until = span
     if delta.slot.startswith(RECORD_PREFIX):
-        key = name_now(delta.key)
+        key = history.name_now(delta.key, since, until)
         if key is None or key == delta.key:
             return None if key is None else delta
         return Delta(delta.slot, key, delta.value)
-    if not isinstance(delta.value, Mapping):
-        return delta
-    named = ((name_now(str(k)), v) for k, v in delta.value.items())
-    row = {k: v for k, v in named if k is not None}
-    return delta if list(row) == list(delta.value) else Delta(delta.slot, delta.key, row)
+    row = history.values_now(delta.value, since, until)
+    return delta if row is delta.value else Delta(delta.slot, delta.key, row)
