@@ -19,8 +19,15 @@ LOCK        := requirements.lock
 PIP_VERSION := 26.3
 LOCK_FLAGS  ?=
 # The floors check: the lowest versions pyproject.toml allows, in their own venv (build/ is
-# git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs).
+# git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs), each property
+# test drawing at most ten examples there (TRACKERKIT_FLOORS=1, tests/conftest.py): the floors check
+# the versions; `make test` draws the properties in full.
 FLOORS := build/venv-floors
+# The tests run on WORKERS processes (pytest-xdist), each test file on one of them (nbval runs a
+# notebook's cells in order, and a file's fixtures are set up once): `make test WORKERS=1` runs
+# them in one, `WORKERS=auto` on every core.
+WORKERS ?= 2
+XDIST   := -n $(WORKERS) --dist loadfile
 
 .PHONY: setup lock floors run edit test lint types pytest bench notebooks docs days clean
 
@@ -44,7 +51,7 @@ floors: $(STAMP)
 	$(BIN)/uv venv --quiet --no-python-downloads --python $(PYTHON) $(FLOORS)
 	$(BIN)/uv pip install --quiet --python $(FLOORS)/bin/python --resolution lowest-direct -e ".[test,dask,sql]"
 	@echo "The floors venv:"; $(BIN)/uv pip freeze --python $(FLOORS)/bin/python 2>/dev/null | paste -sd " "
-	$(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser"
+	TRACKERKIT_FLOORS=1 $(FLOORS)/bin/python -m pytest tests -q -p no:cacheprovider -o addopts="--strict-markers -ra" -m "not browser" $(XDIST)
 
 # `make run` serves the five apps as marimo serves apps (`marimo run notebooks/`: a gallery of
 # them, each computed on opening, code hidden, as the README's pictures show them); `make edit`
@@ -72,7 +79,7 @@ types: $(STAMP)
 	$(BIN)/mypy --strict trackerkit benchmarks
 
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest $(XDIST)
 
 test: lint types pytest
 
