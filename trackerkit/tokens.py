@@ -9,7 +9,7 @@ encoding through the `encoding` argument; nothing here guesses from characters.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import functools
 import gzip
 import hashlib
@@ -86,11 +86,10 @@ def o200k_ranks(data: bytes | None = None) -> dict[bytes, int]:
             f"the o200k_base file {where} is not the file tiktoken publishes: its sha256 is "
             f"{found}, not {_O200K_SHA256}; reinstall bpe-openai."
         )
-    # The same parse as tiktoken.load.load_tiktoken_bpe: `<base64 token> <rank>` per line.
-    return {
-        base64.b64decode(token): int(rank)
-        for token, rank in (line.split() for line in contents.splitlines() if line)
-    }
+    # The same parse as tiktoken.load.load_tiktoken_bpe, `<base64 token> <rank>` per line, over
+    # the whole file at once (the file is the hashed one: two words a line), in half the time.
+    words = contents.split()
+    return dict(zip(map(binascii.a2b_base64, words[0::2]), map(int, words[1::2]), strict=True))
 
 
 def _o200k_path() -> Path:
