@@ -32,7 +32,8 @@ EXPORTED_MODULES = {
     "trackerkit.scene": ["LeftOut", "Linked", "Scene", "SceneFile", "load_scene", "read_scene"],
     "trackerkit.steps": ["TurnPlan"],
     "trackerkit.state": ["Delta", "Message", "Take", "Version", "fold"],
-    "trackerkit.chat": ["Chat", "PanelEntry", "Turn"],
+    "trackerkit.chat": ["Chat", "PanelEntry"],
+    "trackerkit.turn": ["Turn"],
     "trackerkit.changes": [
         "Bar",
         "Changes",

@@ -18,11 +18,12 @@ The core is the flat modules of this package, one noun each; none imports an app
     tool       the `update_trackers` tool definition
     prompt     what the model sees: the `### Trackers` block and the request
     chat       a chat on a scene: takes, turns, swipes, cuts, forks and a person's edits
+    turn       one reply being written: the state it sees, its pending deltas, commit or fail
     changes    what each reply changed, typed, in one forward pass
     workspace  the folder an app reads and saves
     cli        the `trackerkit` command (its commands in `trackerkit.commands`)
 
-`_arguments`, `_items`, `_json`, `_names`, `_pieces`, `_problems`, `_readings`, `_request`,
+`_arguments`, `_checks`, `_items`, `_json`, `_names`, `_pieces`, `_problems`, `_readings`, `_request`,
 `_results`, `_rules`, `_saves`, `_slots`, `_stored`, `_tracker_texts` and `_writes` are the core's
 private helpers. The sub-packages hold the rest:
 
@@ -55,7 +56,7 @@ from trackerkit.changes import (
     TrackerChanges,
     tracker_changes_between,
 )
-from trackerkit.chat import Chat, PanelEntry, Turn, TurnKind
+from trackerkit.chat import Chat, PanelEntry
 from trackerkit.design.draft import Draft, DraftField, DraftVerdict, save_draft
 from trackerkit.design.rail import Rail, rail
 from trackerkit.errors import (
@@ -136,6 +137,7 @@ from trackerkit.steps import TurnPlan
 from trackerkit.tokens import count_tokens, count_tool_tokens
 from trackerkit.tool import ToolDefinition, accepted_text, update_trackers_tool
 from trackerkit.tracker import Tracker, TrackerBody, blank_tracker, decode_tracker, encode_tracker
+from trackerkit.turn import Turn, TurnKind
 from trackerkit.update import ItemRefusal, UpdateResult, apply_tracker_updates, tracker_value
 from trackerkit.values import Value, accepts, initial_value
 from trackerkit.views import bars_over_history, changes_html, history_frame, panel_html

@@ -7,19 +7,19 @@ reply version (`fail` drops them). A person's edit writes message-level deltas o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
-from trackerkit._arguments import read_arguments
-from trackerkit._items import ItemRefusal
+from trackerkit._checks import count_argument, described, text_argument
 from trackerkit.errors import BadRequestError, EditRefusedError, NotFoundError, TurnError
 from trackerkit.renames import follow_renames
 from trackerkit.scene import Linked, PieceSource, Scene, load_linked, source_for
-from trackerkit.state import Delta, Message, State, Take, fold
-from trackerkit.tool import ToolDefinition, update_trackers_tool
+from trackerkit.state import Message, Take
+from trackerkit.tool import update_trackers_tool
 from trackerkit.tracker import Tracker
+from trackerkit.turn import TURN_KINDS, Turn, TurnKind
 from trackerkit.update import (
     UpdateResult,
     apply_tracker_updates,
@@ -30,10 +30,8 @@ from trackerkit.update import (
 )
 from trackerkit.values import Value, same_value
 
+# `Turn` and `TurnKind` live in trackerkit.turn; they are importable from here as they were.
 __all__ = ["Chat", "PanelEntry", "Turn", "TurnKind"]
-
-TurnKind: TypeAlias = Literal["reply", "swipe", "regenerate", "continue"]
-_KINDS: tuple[TurnKind, ...] = ("reply", "swipe", "regenerate", "continue")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,31 +43,6 @@ class PanelEntry:
     changed_by: str | None
 
 
-def _text(value: object, what: str) -> str:
-    """`value` when it is text; else a BadRequestError naming `what` and what was found."""
-    if not isinstance(value, str):
-        raise BadRequestError(f"{what} must be text; found {_kind(value)}")
-    return value
-
-
-def _count(value: object, what: str) -> int:
-    """`value` when it is an integer (a bool is none); else a BadRequestError."""
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequestError(f"{what} must be an integer; found {_kind(value)}")
-    return value
-
-
-def _kind(value: object) -> str:
-    """What a wrong argument was, for the error: `the boolean True`, `a float (1.5)`, `None`."""
-    if value is None:
-        return "None"
-    if isinstance(value, bool):
-        return f"the boolean {value}"
-    shown = repr(value)
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    return f"{type(value).__name__} {shown}"
-
-
 def _no_folder(path: Path) -> str:
     """Why `path` cannot be a chat's tracker folder: it does not exist, or it is not a folder."""
     found = "is not a folder" if path.exists() else "does not exist"
@@ -78,121 +51,6 @@ def _no_folder(path: Path) -> str:
         f"the tracker folder {str(path)!r} {found}{where}; check the path: it should name "
         "the folder that holds the tracker pieces, one <id>.json each, such as data/trackers"
     )
-
-
-class Turn:
-    """One reply being written: the state it sees, pending deltas, and the tool it may call."""
-
-    def __init__(
-        self,
-        kind: TurnKind,
-        take: Take,
-        linked: Linked,
-        base: State,
-        tool: ToolDefinition | None,
-        closed: Callable[[Turn], None],
-    ) -> None:
-        self.kind = kind
-        self.take = take
-        self.linked = linked
-        self.base = base
-        self.tool = tool
-        self.pending: list[Delta] = []
-        self.results: list[UpdateResult] = []
-        self.open = True
-        self.message: Message | None = None
-        # The chat's own hook: told once when the turn closes, so it can take the next one.
-        self._closed = closed
-
-    @property
-    def trackers(self) -> tuple[Tracker, ...]:
-        """The linked trackers this turn loaded (TR-25)."""
-        return self.linked.trackers
-
-    @property
-    def state(self) -> State:
-        """The state as the reply sees it now: the base, then the pending deltas (TR-32)."""
-        return fold(self.pending, self.base)
-
-    def values(self) -> dict[str, Any]:
-        """Each loaded tracker's value as the reply sees it now, by tracker name."""
-        state = self.state
-        return tracker_values(self.trackers, state)
-
-    def call(self, arguments: object, *, null_is_absent: bool = False) -> UpdateResult:
-        """Run one `update_trackers` call: all or nothing; on success its deltas join the pending set (TR-38).
-
-        `arguments` is the call's arguments as the model sent them: the JSON text (a `str`, or
-        UTF-8 `bytes`; OpenAI's `tool_calls[i].function.arguments` passed as it is) or the object
-        it decodes to (Anthropic's `input`). Text is read as the simulator's `Session` reads it
-        (`NaN` refused, an integer past the digit limit taken as too large); text that is not
-        JSON is refused in the answer, and nothing is written.
-
-        `null_is_absent=True` is for a call the model made through an OpenAI strict or Gemini
-        export (`trackerkit export --to openai|gemini`): those schemas list every field, required
-        and nullable, so `null` there means "not given" rather than a value to write.
-
-        Raises:
-            BadRequestError: `null_is_absent` is not True or False.
-        """
-        if not isinstance(null_is_absent, bool):
-            raise BadRequestError(
-                f"null_is_absent must be True or False; found {_kind(null_is_absent)}"
-            )
-        if not self.open:
-            return UpdateResult(
-                False,
-                answer="The turn is no longer open, so nothing was kept; the change did not happen.",
-            )
-        if self.tool is None:
-            return UpdateResult(
-                False, answer="No tracker tool is offered on this turn; nothing was written."
-            )
-        problem = None
-        if isinstance(arguments, str | bytes):
-            arguments, problem = read_arguments(arguments)
-        if problem is not None:
-            refused = (ItemRefusal(-1, None, problem),)
-            result = UpdateResult(False, answer=f"Nothing was written: {problem}.", errors=refused)
-        else:
-            result = apply_tracker_updates(
-                self.trackers, self.state, arguments, null_is_absent=null_is_absent
-            )
-        if result.ok:
-            self.pending.extend(result.deltas)
-        self.results.append(result)
-        return result
-
-    def commit(self, text: str) -> Message:
-        """Stamp the pending deltas on the new reply version and close the turn.
-
-        Raises:
-            TurnError: the turn is closed already.
-            BadRequestError: `text` is not text (the turn stays open).
-        """
-        if not self.open:
-            raise TurnError("this turn is closed already; begin a new turn")
-        _text(text, "the reply")
-        take = self.take
-        if self.kind == "reply":
-            message = take.add("assistant", text, self.pending)
-        elif self.kind in ("swipe", "regenerate"):
-            message = take.add_version(take.messages[-1].id, text, self.pending)
-        else:
-            message = take.extend_shown(take.messages[-1].id, text, self.pending)
-        self.message = message
-        self._close()
-        return message
-
-    def fail(self) -> None:
-        """Drop the pending deltas and close the turn: a failed turn keeps nothing (TR-38)."""
-        self.pending.clear()
-        if self.open:
-            self._close()
-
-    def _close(self) -> None:
-        self.open = False
-        self._closed(self)
 
 
 class Chat:
@@ -215,7 +73,9 @@ class Chat:
         pieces: PieceSource | Mapping[str, object] | Sequence[Tracker] | str | Path,
     ) -> None:
         if not isinstance(scene, Scene):
-            raise BadRequestError(f"a chat needs a Scene (see load_scene); found {_kind(scene)}")
+            raise BadRequestError(
+                f"a chat needs a Scene (see load_scene); found {described(scene)}"
+            )
         if isinstance(pieces, str | Path) and not Path(pieces).is_dir():
             raise NotFoundError(_no_folder(Path(pieces)))
         self.scene = scene
@@ -256,7 +116,7 @@ class Chat:
         self.linked()  # what the take holds is read in today's field names
         if take_id is None:
             return self.take
-        _text(take_id, "a take id")
+        text_argument(take_id, "a take id")
         take = self.takes.get(take_id)
         if take is None:
             raise NotFoundError(
@@ -286,7 +146,7 @@ class Chat:
         if isinstance(message, bool) or not isinstance(message, int):
             raise BadRequestError(
                 "a message must be an id (m12) or a position (-1 is the last); "
-                f"found {_kind(message)}"
+                f"found {described(message)}"
             )
         messages = self.take.messages
         if not -len(messages) <= message < len(messages):
@@ -311,7 +171,7 @@ class Chat:
             NotFoundError: the take has no live message with that id.
         """
         if message_id is not None:
-            _text(message_id, "a message id")
+            text_argument(message_id, "a message id")
         trackers = self.linked().trackers
         return tracker_values(trackers, self.take.state_at(message_id))
 
@@ -346,7 +206,7 @@ class Chat:
             BadRequestError: `text` is not text.
         """
         self._guard("add a message")
-        _text(text, "the message")
+        text_argument(text, "the message")
         return self.take.add("user", text)
 
     def begin_turn(
@@ -368,17 +228,17 @@ class Chat:
         self._guard("begin a turn")
         if not isinstance(tools_supported, bool):
             raise BadRequestError(
-                f"tools_supported must be True or False; found {_kind(tools_supported)}"
+                f"tools_supported must be True or False; found {described(tools_supported)}"
             )
         if isinstance(taken, str | bytes) or not isinstance(taken, Collection):
             raise BadRequestError(
                 "taken must be a list of tool names (one name is written [name]); "
-                f"found {_kind(taken)}"
+                f"found {described(taken)}"
             )
         for name in taken:
-            _text(name, "a taken tool name")
-        if not isinstance(kind, str) or kind not in _KINDS:
-            raise TurnError(f"unknown turn kind {kind!r}; use one of {', '.join(_KINDS)}")
+            text_argument(name, "a taken tool name")
+        if not isinstance(kind, str) or kind not in TURN_KINDS:
+            raise TurnError(f"unknown turn kind {kind!r}; use one of {', '.join(TURN_KINDS)}")
         take = self.take
         if kind != "reply" and (not take.messages or take.messages[-1].role != "assistant"):
             raise TurnError(
@@ -415,7 +275,7 @@ class Chat:
             NotFoundError: no such message, or the message has no version `index`.
         """
         self._guard("show another version")
-        _count(index, "a version index")
+        count_argument(index, "a version index")
         return self.take.show(self.message_id(message), index)
 
     def cut(self, message: str | int) -> list[Message]:
@@ -440,7 +300,7 @@ class Chat:
             NotFoundError: no take has that id.
         """
         self._guard("switch takes")
-        _text(take_id, "a take id")
+        text_argument(take_id, "a take id")
         take = self.get_take(take_id)
         self.current = take.id
         return take
@@ -467,7 +327,7 @@ class Chat:
             BadRequestError: `base_version` is neither an integer nor None.
         """
         if base_version is not None:
-            _count(base_version, "base_version")
+            count_argument(base_version, "base_version")
         if self._turn is not None:
             raise EditRefusedError("a reply is being written in this scene; edit once it is done")
         take = self.take

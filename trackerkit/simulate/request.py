@@ -17,7 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from trackerkit.chat import Turn
 from trackerkit.formats.text_protocol import text_instructions
 from trackerkit.prompt import (
     PromptContext,
@@ -31,6 +30,7 @@ from trackerkit.simulate.completion import UpdateProtocol
 from trackerkit.state import Message
 from trackerkit.tokens import count_tokens
 from trackerkit.tool import ToolDefinition
+from trackerkit.turn import Turn
 
 __all__ = ["ReadTool"]
 

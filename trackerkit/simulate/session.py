@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from trackerkit._arguments import read_arguments
-from trackerkit.chat import Chat, Turn, TurnKind
+from trackerkit.chat import Chat
 from trackerkit.errors import BadRequestError, TrackerkitError, TurnError
 from trackerkit.formats.text_protocol import parse_text_updates, text_answer
 from trackerkit.scene import PieceSource, Scene, load_scene, scene_trackers
@@ -64,6 +64,7 @@ from trackerkit.simulate.turns import (
 from trackerkit.tokens import DEFAULT_ENCODING, count_tokens
 from trackerkit.tool import TOOL_NAME
 from trackerkit.tracker import Tracker
+from trackerkit.turn import Turn, TurnKind
 
 __all__ = [
     "MAX_CALL_ARGUMENTS",

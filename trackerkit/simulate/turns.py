@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trackerkit.changes import tracker_changes_between
-from trackerkit.chat import Chat, Turn, TurnKind
+from trackerkit.chat import Chat
 from trackerkit.errors import ModelError, PromptTooLargeError, TrackerkitError
 from trackerkit.scene import Scene
 from trackerkit.simulate.completion import UpdateProtocol
@@ -24,6 +24,7 @@ from trackerkit.simulate.model import ModelReply, ToolsRefusedError
 from trackerkit.simulate.report import TurnReport
 from trackerkit.simulate.request import ReadTool
 from trackerkit.state import Message, fold
+from trackerkit.turn import Turn, TurnKind
 from trackerkit.update import tracker_values
 
 __all__: list[str] = []  # its parts serve `Session` (`trackerkit.simulate.session`) only
