@@ -20,7 +20,7 @@ PIP_VERSION := 26.3
 LOCK_FLAGS  ?=
 # The floors check: the lowest versions pyproject.toml allows, in their own venv (build/ is
 # git-ignored), running the core tests (not the browser, nbval, ruff or mypy runs), each property
-# test drawing at most ten examples there (TRACKERKIT_FLOORS=1, tests/conftest.py): the floors check
+# test drawing at most ten examples there (TRACKERKIT_FLOORS=1, tests/floor_examples.py): the floors check
 # the versions; `make test` draws the properties in full.
 FLOORS := build/venv-floors
 # The tests run on WORKERS processes (pytest-xdist), each test file on one of them (nbval runs a

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import floor_examples
 import pytest
 from hypothesis import settings
 
@@ -24,23 +25,12 @@ settings.register_profile("trackerkit", deadline=None)
 settings.register_profile("trackerkit-fixed", deadline=None, derandomize=True)
 fixed = os.environ.get("TRACKERKIT_FIXED_EXAMPLES") == "1"
 settings.load_profile("trackerkit-fixed" if fixed else "trackerkit")
-#: `make floors` (TRACKERKIT_FLOORS=1) runs the core tests again on the lowest versions
-#: pyproject.toml allows. It checks the versions, not the properties, which `make test` draws in
-#: full: there each property test draws at most this many examples.
-FLOOR_EXAMPLES = 10
-floors = os.environ.get("TRACKERKIT_FLOORS") == "1"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """On the floors, cap each property test's examples at FLOOR_EXAMPLES."""
-    if not floors:
-        return
-    for item in items:
-        test = getattr(item, "obj", None)
-        test = getattr(test, "__func__", test)  # a test method's function
-        chosen = getattr(test, "_hypothesis_internal_use_settings", None)  # what @settings gave
-        if isinstance(chosen, settings) and chosen.max_examples > FLOOR_EXAMPLES:
-            test._hypothesis_internal_use_settings = settings(chosen, max_examples=FLOOR_EXAMPLES)
+    """On the floors (`make floors`), each property test draws at most a few examples."""
+    if floor_examples.ON:
+        floor_examples.cap(items)
 
 
 #: The `health` piece exactly as issue 2 gives it: a record with hp out of hp_max, and a mood.
