@@ -145,6 +145,21 @@ class TestFailureReason:
         reason = failures[failures["is_reason"].astype(bool)].iloc[0]
         assert f"<code>{md_text(Path(reason['file']).name)}:{reason['line']}</code>" in text
 
+    def test_the_reasons_time_reads_as_the_tables_do(
+        self, events: pd.DataFrame, names: pd.Series, turns: pd.DataFrame
+    ) -> None:
+        """To the millisecond (the explorer showed `00:36:43.905000+00:00` beside a table's
+        `00:36:42.862+00:00`); a finer time keeps its digits."""
+        turn = turns[turns["status"] == "failed"].iloc[-1]
+        failures = turn_failures(events, turn["name"], names)
+        ts = failures[failures["is_reason"].astype(bool)].iloc[0]["ts"]
+        text = failure_reason(failures, turn["status"], int(turn["failures"]))
+        shown = f"{ts:%Y-%m-%d %H:%M:%S}.{ts.microsecond // 1000:03d}+00:00"
+        assert f" at {md_text(shown)} in " in text
+        finer = failures.assign(ts=failures["ts"] + pd.Timedelta(microseconds=7))
+        text = failure_reason(finer, turn["status"], int(turn["failures"]))
+        assert f" at {md_text(shown[:23] + '007+00:00')} in " in text
+
     def test_html_in_the_trace_is_escaped(self) -> None:
         """A model server writes the message: its HTML reads as text, never as live elements."""
         payload = '<h1>INJ</h1><img src=x onerror=window.__pwned=1><iframe srcdoc="<script>">'

@@ -209,7 +209,7 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
     if subagent is None:
         return (
             f"{error}\n\nstatus **{md_text(status)}**, failures {failed_calls} (failed tool "
-            f"calls); the reason is {event} at {md_text(reason['ts'])} in {where}."
+            f"calls); the reason is {event} at {_moment(reason['ts'])} in {where}."
         )
     what = (
         "a tool call of the subagent" if reason["event"] == "eve.action.result" else "the subagent"
@@ -219,5 +219,17 @@ def failure_reason(failures: pd.DataFrame, status: str, failed_calls: int) -> st
         f"(<code>{md_text(reason['turn'])}</code>): {error}\n\n"
         f"status **{md_text(status)}**, failures {failed_calls} (failed tool calls; a "
         f"subagent's end ends the subagent, not the turn); the reason is the subagent's {event} "
-        f"at {md_text(reason['ts'])} in {where}."
+        f"at {_moment(reason['ts'])} in {where}."
     )
+
+
+def _moment(ts: object) -> str:
+    """An event's time as the tables show it: to the millisecond, as the writer writes `ts`, finer
+    only when the line held more; `2026-11-26 00:36:43.905+00:00`, not `.905000`."""
+    if not isinstance(ts, pd.Timestamp) or pd.isna(ts):
+        return md_text(ts)
+    if ts.nanosecond:
+        return md_text(ts.isoformat(sep=" ", timespec="nanoseconds"))
+    if ts.microsecond % 1000:
+        return md_text(ts.isoformat(sep=" ", timespec="microseconds"))
+    return md_text(ts.isoformat(sep=" ", timespec="milliseconds"))
