@@ -24,10 +24,13 @@ LOCK_FLAGS  ?=
 # the versions; `make test` draws the properties in full.
 FLOORS := build/venv-floors
 # The tests run on WORKERS processes (pytest-xdist), each test file on one of them (nbval runs a
-# notebook's cells in order, and a file's fixtures are set up once): `make test WORKERS=1` runs
-# them in one, `WORKERS=auto` on every core.
+# notebook's cells in order, and a file's fixtures are set up once), the files handed out in the
+# order the root conftest.py gives them, the longest first (browser journeys, notebooks, the
+# rest), not xdist's own (the files of most tests first, which left the journeys to the end with
+# one worker idle: 15 min instead of 22 here): `make test WORKERS=1` runs them in one process,
+# `WORKERS=auto` on every core.
 WORKERS ?= 2
-XDIST   := -n $(WORKERS) --dist loadfile
+XDIST   := -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 .PHONY: setup lock floors run edit test lint types pytest bench notebooks docs days clean
 
