@@ -31,19 +31,15 @@ def pytest_configure(config: pytest.Config) -> None:
         option.nbval_sanitize_with = str(config.rootpath / sanitize)
 
 
-def _cost_rank(path: Path, tests: int) -> tuple[int, int]:
-    """Where a file goes in the run (lower first): journeys, notebooks, the rest; most tests first."""
+def _kind_rank(path: Path) -> int:
+    """Which kind of file goes first (lower first): browser journeys, notebooks, the rest."""
     if BROWSER in path.parents:
-        return (0, -tests)
-    if path.suffix == ".ipynb":
-        return (1, -tests)
-    return (2, -tests)
+        return 0
+    return 1 if path.suffix == ".ipynb" else 2
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The files in the order the workers should take them (the module's docstring)."""
-    paths = [Path(str(item.fspath)) for item in items]
-    tests = Counter(paths)
-    order = {path: (_cost_rank(path, tests[path]), str(path)) for path in tests}
-    ranked = sorted(zip(paths, items, strict=True), key=lambda pair: order[pair[0]])
-    items[:] = [item for _, item in ranked]
+    """The files in the order the workers should take them (the module's docstring): by kind,
+    then the files of most tests first; a file's own tests keep their order (a stable sort)."""
+    tests = Counter(item.path for item in items)
+    items.sort(key=lambda item: (_kind_rank(item.path), -tests[item.path], str(item.path)))

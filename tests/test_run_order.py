@@ -22,7 +22,7 @@ def _root_conftest() -> Any:
 
 def _items(*files: tuple[str, int]) -> list[Any]:
     return [
-        SimpleNamespace(fspath=str(ROOT / name), name=f"{name}::{n}")
+        SimpleNamespace(path=ROOT / name, name=f"{name}::{n}")
         for name, count in files
         for n in range(count)
     ]
@@ -38,7 +38,7 @@ def test_journeys_then_notebooks_then_the_rest_most_tests_first() -> None:
         ("tests/browser/test_many_journeys.py", 7),
     )
     _root_conftest().pytest_collection_modifyitems(items)
-    files = list(dict.fromkeys(Path(item.fspath).relative_to(ROOT).as_posix() for item in items))
+    files = list(dict.fromkeys(item.path.relative_to(ROOT).as_posix() for item in items))
     assert files == [
         "tests/browser/test_many_journeys.py",
         "tests/browser/test_few_journeys.py",
@@ -52,7 +52,7 @@ def test_journeys_then_notebooks_then_the_rest_most_tests_first() -> None:
 def test_a_files_tests_keep_their_order() -> None:
     items = _items(("tests/test_small.py", 1), ("notebooks/02_update_tool_and_prompt.ipynb", 12))
     _root_conftest().pytest_collection_modifyitems(items)
-    cells = [item.name for item in items if item.fspath.endswith(".ipynb")]
+    cells = [item.name for item in items if item.path.suffix == ".ipynb"]
     assert cells == [f"notebooks/02_update_tool_and_prompt.ipynb::{n}" for n in range(12)]
 
 
