@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.intervals import wilson
 from trackerkit.evaluation.noisy import Noise, serving_noisy
@@ -271,3 +272,45 @@ def test_results_written_over_keep_the_old_file_when_a_write_fails(
         results.to_parquet(path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["r.parquet"]
+
+
+class TestNoiseRefusesBadSettings:
+    """A new-user trial: `Noise(slow=1, slow_seconds=-3)` made the loopback server print a
+    traceback per request, and a rate of 2, -1 or NaN was taken without a word."""
+
+    @pytest.mark.parametrize(
+        ("options", "message"),
+        [
+            ({"miss": 2}, "Noise.miss must be a rate from 0 to 1; found 2"),
+            ({"miss": -1}, "Noise.miss must be a rate from 0 to 1; found -1"),
+            ({"off_by_one": 5}, "Noise.off_by_one must be a rate from 0 to 1; found 5"),
+            (
+                {"off_by_one": float("nan")},
+                "Noise.off_by_one must be a rate from 0 to 1; found nan",
+            ),
+            ({"slow": True}, "Noise.slow must be a rate from 0 to 1; found true"),
+            (
+                {"slow": 1, "slow_seconds": -3},
+                "Noise.slow_seconds must be a finite number of seconds, 0 or more; found -3",
+            ),
+            (
+                {"delay": float("nan")},
+                "Noise.delay must be a finite number of seconds, 0 or more; found nan",
+            ),
+            (
+                {"delay": float("inf")},
+                "Noise.delay must be a finite number of seconds, 0 or more; found inf",
+            ),
+        ],
+        ids=["miss-2", "miss-neg", "off-5", "off-nan", "slow-bool", "slow-neg", "delay-nan", "inf"],
+    )
+    def test_refused_when_made(self, options: dict[str, Any], message: str) -> None:
+        """Each bad field is named with the range it must be in, before any server starts."""
+        with pytest.raises(BadRequestError) as caught:
+            Noise(**options)
+        assert str(caught.value) == message
+
+    def test_the_ends_of_each_range_are_taken(self) -> None:
+        """0 and 1 are rates; 0 seconds is a wait."""
+        noise = Noise(miss=0, no_call=1.0, slow=1, slow_seconds=0, delay=0.0)
+        assert (noise.miss, noise.no_call, noise.slow_seconds) == (0, 1.0, 0)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import math
 import random
 import threading
 import time
@@ -31,9 +32,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.client import TAG_HEADER
 from trackerkit.evaluation.tool_style import strict_parameters_offered, strict_shape
 from trackerkit.evaluation.variants import load_design
+from trackerkit.fields import describe_value
 from trackerkit.formats.text_protocol import BLOCK_LABEL
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.model import text_block
@@ -49,6 +52,8 @@ _Response: TypeAlias = tuple[int, dict[str, Any], dict[str, str]]
 
 #: The kinds of noise, in the order their draws are made.
 KINDS = ("rate_limit", "slow", "no_call", "malformed", "miss", "off_by_one", "extra_write")
+#: The fields of `Noise` that are seconds to wait.
+_DURATIONS = ("slow_seconds", "delay")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,31 @@ class Noise:
     delay: float = 0.0
     retry_after: str = "0"
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Refuse a rate outside [0, 1] and a wait that is negative or not finite (NaN too).
+
+        Raises:
+            BadRequestError: the first such field, named, with what is allowed and what was found.
+        """
+        for kind in KINDS:
+            rate = getattr(self, kind)
+            if not _is_number(rate) or not 0 <= rate <= 1:
+                raise BadRequestError(
+                    f"Noise.{kind} must be a rate from 0 to 1; found {describe_value(rate)}"
+                )
+        for name in _DURATIONS:
+            seconds = getattr(self, name)
+            if not _is_number(seconds) or not 0 <= seconds < math.inf:
+                raise BadRequestError(
+                    f"Noise.{name} must be a finite number of seconds, 0 or more; found "
+                    f"{describe_value(seconds)}"
+                )
+
+
+def _is_number(value: object) -> bool:
+    """An int or float, not a bool (NaN passes here; the range checks refuse it)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 class NoisyServer(ThreadingHTTPServer):
