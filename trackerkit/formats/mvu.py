@@ -6,12 +6,15 @@ are merged into one object as MVU merges them, a later entry's value over an ear
 report says which entry each key came from, and which values were replaced; see `worldbook`).
 Each top-level object becomes a record tracker named by its key; the top-level plain values of an
 entry make one record named after the entry. Inside a record, a nested locked object is
-flattened into dotted fields (`王都.酒馆.描述`), however deep. A leaf is a plain value, a
+flattened into dotted fields (`王都.酒馆.描述`), however deep, each reported as guessed (its
+place read from a shape, not written as one field). A leaf is a plain value, a
 `[value, "meaning"]` pair or a `{value, description}` object; a range written in the meaning
 becomes min/max, marked as guessed (see `mvu_leaves`). An extensible object (`$meta.extensible`)
 or an array holding `"$__META_EXTENSIBLE__$"` becomes a keyed list tracker, and a locked list of
 named objects a list tracker, their columns and starting rows read as `mvu_lists` says, so no key
 of a row is ever left without a line (SillyTavern-Tracker's starting rows follow the same rule).
+MVU reads any object of variables, so a file content detection tells is another format (a
+WTracker schema) is refused rather than made into trackers of its keywords.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from trackerkit.errors import ImportRefusedError
+from trackerkit.formats.detect import FORMAT_NAMES, detected, piece_kind, sniff
 from trackerkit.formats.document import read_document
 from trackerkit.formats.imported import Builder, Imported, TrackerDraft
 from trackerkit.formats.leaves import quoted
@@ -33,7 +37,7 @@ from trackerkit.formats.mvu_leaves import (
     report_meta,
 )
 from trackerkit.formats.mvu_lists import keyed_list, rows_of_objects
-from trackerkit.formats.worldbook import init_var_entries, merge_book
+from trackerkit.formats.worldbook import has_init_var_entries, init_var_entries, merge_book
 
 __all__ = ["import_mvu", "mvu_from_data"]
 
@@ -47,8 +51,8 @@ def import_mvu(source: str | os.PathLike[str], text: str | None = None) -> Impor
         source: the file; with `text`, only its name.
         text: the file's content, when already in hand.
     Raises:
-        ImportRefusedError: the file cannot be read, is not an object of variables, or is a book
-            with no readable `[InitVar]` entry.
+        ImportRefusedError: the file cannot be read, is not an object of variables, is another
+            format's file (told by its content), or is a book with no readable `[InitVar]` entry.
     """
     file, data = read_document(source, text)
     return mvu_from_data(data, file)
@@ -60,6 +64,7 @@ def mvu_from_data(data: object, file: str) -> Imported:
         raise ImportRefusedError(
             file, "is not MVU variables: an [InitVar] entry holds an object of variables"
         )
+    _refuse_other_format(data, file)
     builder = Builder(file, "mvu")
     builder.scene = _scene_title(data) or Path(file).stem
     entries = init_var_entries(data)
@@ -69,6 +74,38 @@ def mvu_from_data(data: object, file: str) -> Imported:
         stem, holder = Path(file).stem, f"the file {quoted(Path(file).name)}"
         _variables(builder, data, lambda _: stem, "", lambda _: holder)
     return builder.finish()
+
+
+def _refuse_other_format(data: dict[str, Any], file: str) -> None:
+    """Refuse a file that content detection tells is another known format, as the other
+    importers refuse a file without their marks: MVU reads any object of variables, so a
+    WTracker schema read as MVU would become junk trackers of schema keywords. A book of
+    `[InitVar]` entries is MVU's own (a card may carry one beside its trackers); a file no
+    format claims is what `--from mvu` is for.
+
+    Raises:
+        ImportRefusedError: trackerkit's own tracker or scene, a character card holding no
+            trackers, or another format's file (naming it and the `--from` that imports it).
+    """
+    if has_init_var_entries(data):
+        return
+    if sniff(data) is None and piece_kind(data) is None:
+        return
+    found = detected(file, data)  # refuses trackerkit's own pieces and plain cards in its words
+    if found != "mvu":
+        raise ImportRefusedError(
+            file,
+            f"looks like {_a_file_of(found)}, not MVU; import it with --from {found}, or "
+            "without --from",
+        )
+
+
+def _a_file_of(format: str) -> str:
+    """`a WTracker file`, `an RPG Companion file`, `a character card carrying trackers`."""
+    if format == "card":
+        return "a character card carrying trackerkit trackers"
+    article = "an" if format == "rpg-companion" else "a"  # said "an R-P-G"
+    return f"{article} {FORMAT_NAMES[format]} file"
 
 
 def _scene_title(data: dict[str, Any]) -> str | None:
@@ -155,4 +192,4 @@ def _record(
         else:
             dotted = ".".join([*path, key])
             how = f"; flattened from {len(path) + 1} levels as {quoted(dotted)}" if path else ""
-            leaf_field(builder, draft, here, dotted, value, how)
+            leaf_field(builder, draft, here, dotted, value, how, guessed=bool(path))

@@ -87,10 +87,18 @@ def report_meta(builder: Builder, where: str, meta: object, what: str) -> None:
 
 
 def leaf_field(
-    builder: Builder, draft: TrackerDraft, where: str, key: str, value: object, how: str
+    builder: Builder,
+    draft: TrackerDraft,
+    where: str,
+    key: str,
+    value: object,
+    how: str,
+    *,
+    guessed: bool = False,
 ) -> None:
     """One leaf as the field `key` of `draft` (`how` added to its line), or an unmapped line
-    saying why it makes none."""
+    saying why it makes none; `guessed` when the caller read its place from a shape (a nested
+    object flattened into a dotted name), whatever the leaf itself was."""
     start, text = split_leaf(value)
     found = leaf(start, text)
     if isinstance(found, str):
@@ -103,4 +111,4 @@ def leaf_field(
     detail = found.detail + how
     if text and isinstance(value, list):
         detail += "; start and meaning from a [value, meaning] pair"
-    draft.add(where, key, found.spec, text=text, detail=detail, guessed=found.guessed)
+    draft.add(where, key, found.spec, text=text, detail=detail, guessed=found.guessed or guessed)
