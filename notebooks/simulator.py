@@ -602,6 +602,12 @@ def _(playback, set_steps):
     def _add(step):
         set_steps(lambda steps: [*steps, step])
 
+    def _picked():
+        # The message picked, and who made it: the ids of the person's messages move with the
+        # scripted slider, so the step names the step that made it (`Playback.origin`).
+        _id = message_pick.value
+        return {"message": _id, **(playback.origin(_id) if playback is not None else {})}
+
     def _version(typed):
         # A whole number as typed; anything else is sent as typed, and its step says why not.
         try:
@@ -615,7 +621,7 @@ def _(playback, set_steps):
         on_click=lambda _: _add(
             {
                 "action": "show_version",
-                "message": message_pick.value,
+                **_picked(),
                 "version": _version(version_pick.value),
             }
         ),
@@ -624,12 +630,12 @@ def _(playback, set_steps):
     cut = mo.ui.button(
         label="Cut from here",
         tooltip="Drop the message picked and every message after it",
-        on_click=lambda _: _add({"action": "cut", "message": message_pick.value}),
+        on_click=lambda _: _add({"action": "cut", **_picked()}),
     )
     fork = mo.ui.button(
         label="Fork here",
         tooltip="A new take sharing the history up to and including the message picked",
-        on_click=lambda _: _add({"action": "fork", "message": message_pick.value}),
+        on_click=lambda _: _add({"action": "fork", **_picked()}),
     )
     use_take = mo.ui.button(
         label="Show take", on_click=lambda _: _add({"action": "use", "take": take_pick.value})

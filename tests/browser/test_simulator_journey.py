@@ -186,14 +186,14 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     page.get_by_role("button", name="Fork here").click()
     _status(page, "take t2")
     _status(page, "12 live messages")
-    page.get_by_text("Step 6 (turn) · wrote m12").first.wait_for()
+    page.get_by_text("Step 6 (turn) · wrote message 12").first.wait_for()
     _send(
         page, "I run.", _calls('{"tracker": "Health", "set": {"hp": 5}}'), "You flee the causeway."
     )
     _status(page, "14 live messages")
     # One numbering: the last turn is headed with its step's number, as its outcome line says it
     # (the refused JSON step and the fork count as steps too: this is step 13, not turn 11).
-    page.get_by_text("Step 13 (turn) · wrote m22").first.wait_for()
+    page.get_by_text("Step 13 (turn) · wrote message 14").first.wait_for()
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 13 (turn) done.").first.wait_for()
     expect(page.get_by_text("Turn 11", exact=False)).to_have_count(0)
     panel.get_by_text("hp 5").first.wait_for()
@@ -209,7 +209,7 @@ def test_simulator_marks_refusals_clamps_ids_and_takes(
     page.get_by_role("button", name="Show take").click()
     _status(page, "take t1")
     _status(page, "20 live messages")
-    page.get_by_text("Step 10 (turn) · wrote m20").first.wait_for()
+    page.get_by_text("Step 10 (turn) · wrote message 20").first.wait_for()
     panel.get_by_text("hp 40").first.wait_for()
     screenshot(page, "simulator-takes")
 
@@ -425,7 +425,7 @@ def test_simulator_every_other_control(
     _status(page, "12 live messages")
 
     # The last turn's tables: the request by part in tokens, and the tool call with its answer.
-    page.get_by_text("Step 6 (turn) · wrote m12").first.wait_for()
+    page.get_by_text("Step 6 (turn) · wrote message 12").first.wait_for()
     parts = page.locator("table").filter(has_text="history").filter(has_text="tokens").first
     for part in ("card", "trackers", "tool", "history"):
         parts.get_by_role("cell", name=part, exact=True).first.wait_for()
@@ -449,7 +449,7 @@ def test_simulator_every_other_control(
     expect(page.get_by_text("The tide rises. The tide rises.", exact=False)).to_have_count(0)
     # Its outcome and the last turn's heading use one numbering (step 8: 6 scripted, then 2).
     page.locator(".tk-outcome.tk-done").filter(has_text="Step 8 (continue) done.").first.wait_for()
-    page.get_by_text("Step 8 (continue) · wrote m12").first.wait_for()
+    page.get_by_text("Step 8 (continue) · wrote message 12").first.wait_for()
 
     _settled(page, 8)
     # The message controls keep each label on one line at the default width.
@@ -482,8 +482,8 @@ def test_simulator_keeps_an_edit_when_the_slider_moves(
 ) -> None:
     """Found in a trial: moving "Scripted steps played" dropped a person's edit without a word.
 
-    The edit stays on the reply it was made on at another slider value; a step of the person's
-    that a replay refuses (a cut of a message that is not there then) is said in the status row.
+    The edit stays on the reply it was made on at another slider value, and so does a cut of
+    the person's own reply (trial ui9: it cut a scripted reply instead).
     """
     page = open_page(serve("simulator.py", "--data", str(data_copy)), HEADING)
     _status(page, "12 live messages")
@@ -523,11 +523,18 @@ def test_simulator_keeps_an_edit_when_the_slider_moves(
     _status(page, "7 live messages")
     _send(page, "I wait.", "[]", "Time passes.")
     _status(page, "9 live messages")
+    # Found in trial ui9: at another slider the cut named the id its message had before, so it
+    # cut another message (a scripted reply) and the person's turn went without a word. It
+    # stays on the reply it was made on: at 2 scripted steps that reply is message 6.
     _slide(page, "ArrowLeft")
     _status(page, "2 of 6 scripted steps")
-    page.locator(".tk-outcome.tk-refused").filter(
-        has_text="Step 5 (cut) was refused, nothing was written: Take 't1' has no live message 'm8'."
-    ).first.wait_for()
+    _status(page, "7 live messages")
+    page.get_by_text("5 · user: I check my wounds.").first.wait_for()
+    page.get_by_text("6 · user: I wait.").first.wait_for()
+    page.get_by_text("7 · assistant: Time passes.").first.wait_for()
+    expect(page.get_by_text("You bind the cut.", exact=False)).to_have_count(0)
+    expect(page.locator(".tk-outcome.tk-refused")).to_have_count(0)
+    screenshot(page, "simulator-cut-after-slider")
 
 
 def test_simulator_links_on_the_bundled_data_go_to_the_workspace(
@@ -601,7 +608,7 @@ def test_simulator_plays_the_text_protocol_and_compares_it(
     assert page.get_by_text("update_trackers\n{").count() == 0
     page.get_by_text("The update block and its answer").first.wait_for()
     page.locator("table").filter(has_text="[update_trackers] ").first.wait_for()
-    page.get_by_text("Step 7 (turn) · wrote m14").first.wait_for()
+    page.get_by_text("Step 7 (turn) · wrote message 14").first.wait_for()
     screenshot(page, "simulator-text-protocol")
 
     # Single-round steps only (the shop): both protocols reach the same values.

@@ -467,7 +467,7 @@ class TestLastTurnHeading:
         playback = play_page(FIGHT, steps)
         last = playback.page_outcomes[-1]
         assert last.sentence == "Step 9 (continue) done."
-        assert playback.last_turn_heading() == "Step 9 (continue) · wrote <code>m14</code>"
+        assert playback.last_turn_heading() == "Step 9 (continue) · wrote message 14"
         assert playback.last_turn() is last.report
         assert (
             playback.session.chat.take.messages[-1].text

@@ -81,6 +81,11 @@ class Playback:
     #: The fields the scene's scripted steps played name that a designer save renamed or
     #: deleted since (those steps are played as written; the page says why they are refused).
     outdated: tuple[OutdatedName, ...] = ()
+    #: The messages the scene's scripted steps made: their ids are the same at any slider.
+    scripted_ids: frozenset[str] = frozenset()
+    #: The messages each of the person's steps made, oldest first (their ids move with the
+    #: slider: `origin` names them by the step that made them instead).
+    made: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
     def page_outcomes(self) -> list[Outcome]:
@@ -128,6 +133,27 @@ class Playback:
             base["baseMessage"] = messages[-1].id
         return base
 
+    def origin(self, message_id: object) -> dict[str, Any]:
+        """Who made a message the person picks for a cut, fork or version: `{"messageStep": 2,
+        "messageNth": 1}` (the second message their third step made) or `{"messageScripted":
+        True}` (the scene's scripted steps made it); empty for an id this playback has not.
+
+        Put on the step, it keeps the step on that message when "Scripted steps played" moves:
+        the ids of the person's messages move with the slider, so a bare id would then name
+        another message (a scripted reply), and the step would cut or fork the wrong one.
+        """
+        if message_id in self.scripted_ids:
+            return {"messageScripted": True}
+        for step, ids in enumerate(self.made):
+            if message_id in ids:
+                return {"messageStep": step, "messageNth": ids.index(str(message_id))}
+        return {}
+
+    def message_number(self, message_id: str) -> int | None:
+        """A message's number in the take shown (from 1, as the chat numbers it), or None."""
+        ids = [m.id for m in self.session.chat.take.messages]
+        return ids.index(message_id) + 1 if message_id in ids else None
+
     def reply_outcome(self, message_id: str, version: int) -> Outcome | None:
         """The turn that wrote a reply version, when this page played it."""
         return self.replies.get((message_id, version))
@@ -153,18 +179,19 @@ class Playback:
 
     def last_turn_heading(self) -> str:
         """The last turn's heading as markdown, numbered as the steps are:
-        `Step 14 (continue) · wrote <code>m28</code>`.
+        `Step 14 (continue) · wrote message 8` (numbered in the take shown, as the chat is).
 
         The same number and kind as that step's outcome line (`Step 14 (continue) done.`), so the
-        two can never be read as two different counters. The id and the failure (a model's or a
-        server's words) are escaped (`line.md_text`): the heading shows them, never runs them.
+        two can never be read as two different counters. The failure (a model's or a server's
+        words) is escaped (`line.md_text`): the heading shows it, never runs it.
         Empty when the take shows no turn.
         """
         outcome = self.last_turn_step()
         if outcome is None or outcome.report is None:
             return ""
         report = outcome.report
-        where = f" · wrote <code>{md_text(report.message_id)}</code>" if report.message_id else ""
+        number = self.message_number(report.message_id) if report.message_id else None
+        where = f" · wrote message {number}" if number is not None else ""
         failed = f" · **failed**: {md_text(report.failed)}" if report.failed else ""
         return f"Step {outcome.number} ({md_text(outcome.kind)}){where}{failed}"
 

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trackerkit.chat import Chat
 from trackerkit.renames import histories
 from trackerkit.scene import scene_trackers
 from trackerkit.simulate.clamps import Clamp, _plain, clamps_of, turn_clamps
@@ -114,7 +115,8 @@ def play_page(
     chat = session.chat
     # The messages the scripted steps made: ids count per chat, so theirs are the same at any
     # slider, while the ids of the messages the page's steps make move with it.
-    made = frozenset(m.id for take in chat.takes.values() for m in take.messages)
+    made = _message_ids(chat)
+    playback.scripted_ids = frozenset(made)
     folder = scene_trackers(scene, trackers)
     history = histories(folder)
     playback.outdated = outdated_names(
@@ -125,8 +127,16 @@ def play_page(
     for index, step in enumerate(steps, start=count + 1):
         tip = chat.take.messages[-1].id if chat.take.messages else None
         read.append(_Reading(chat.take.version, chat.current, tip, tip in made))
+        before = _message_ids(chat)
         _play(playback, dict(step), index, scripted=False, read=read, history=history)
+        playback.made.append(tuple(i for i in _message_ids(chat) if i not in before))
     return playback
+
+
+def _message_ids(chat: Chat) -> dict[str, None]:
+    """Every message id of every take, in the order they were made (an ordered set)."""
+    ids = {m.id: None for take in chat.takes.values() for m in take.messages}
+    return dict.fromkeys(sorted(ids, key=lambda i: int(i[1:]) if i[1:].isdigit() else -1))
 
 
 @dataclass(frozen=True, slots=True)

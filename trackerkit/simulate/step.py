@@ -64,7 +64,8 @@ def _play(
         )
 
     problem = (
-        _read_page_forms(step, session, history, kept)
+        _picked_message_problem(playback, step, kind)
+        or _read_page_forms(step, session, history, kept)
         or _reply_problem(session, step, read, kind)
         or (None if scripted else _unanswered_problem(session, kind))
     )
@@ -271,6 +272,49 @@ def _reply(session: Session, step: Mapping[str, Any]) -> TurnReport | None:
     planned = decode_step({**step, "action": "regenerate"}, "step")
     assert isinstance(planned, RegenerateStep)
     return session.reply(planned.plan())
+
+
+#: The page steps made on a message the person picks, and what each does to it.
+_ON_A_MESSAGE = {"cut": "cut", "fork": "fork", "show_version": "version shown"}
+
+
+def _picked_message_problem(playback: Playback, step: dict[str, Any], kind: str) -> str | None:
+    """Point a cut, fork or version on the message it was made on in this replay (`origin`, see
+    `Playback.origin`), or say why it cannot be: the step that made the message made none here,
+    or the scripted steps played here stop before it. Never moved to another message.
+
+    A step without an origin (a scene file's, or one added before origins were kept) plays on
+    its id as given.
+    """
+    if kind not in _ON_A_MESSAGE:
+        return None
+    scripted = step.pop("messageScripted", None)
+    by_step = step.pop("messageStep", None)
+    nth = step.pop("messageNth", 0)
+    picked = step.get("message")
+    what = f"The {_ON_A_MESSAGE[kind]} was made on"
+    if scripted is True:
+        if picked in playback.scripted_ids:
+            return None
+        return (
+            f"{what} a message the scene's scripted steps write ({picked}), and the scripted "
+            "steps played here stop before it. Set the scripted steps played back to where it "
+            "was made, or pick a message again."
+        )
+    if by_step is None:
+        return None
+    made = playback.made
+    if type(by_step) is not int or type(nth) is not int or not 0 <= by_step < len(made):
+        return f"{what} a message of a step of yours that this replay does not play."
+    ids = made[by_step]
+    if not 0 <= nth < len(ids):
+        number = playback.page_outcomes[by_step].number
+        return (
+            f"{what} a message your step {number} wrote, and that step writes no such message "
+            "in this replay (see its line). Pick a message again."
+        )
+    step["message"] = ids[nth]
+    return None
 
 
 def _message_id(session: Session, reference: object) -> str:
