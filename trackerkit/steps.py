@@ -409,6 +409,9 @@ def _plain(kind: str, err: Any) -> str:
         return "is required"
     if kind == "extra_forbidden":
         return "is not a known key"
+    if kind == "string_too_short":
+        least = err.get("ctx", {}).get("min_length")
+        return "must not be empty" if least == 1 else f"must be at least {least} characters long"
     found = describe_value(err.get("input"))
     if kind == "literal_error":
         return f"must be {err.get('ctx', {}).get('expected', '')}; found {found}"

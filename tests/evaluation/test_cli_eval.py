@@ -108,7 +108,8 @@ def test_a_variant_without_its_trackers_is_refused_not_scored(
     variants.write_text(json.dumps([{"name": "a", "trackers": str(tmp_path / "nowhere")}]))
     assert main(["eval", FIGHT, "--variants", str(variants), "--no-trace"]) == 1
     err = capsys.readouterr().err
-    assert f"the tracker folder {tmp_path / 'nowhere'} does not exist" in err
+    # A new-user trial: the message did not say which variant named the folder.
+    assert f"variants[0].trackers: the tracker folder {tmp_path / 'nowhere'} does not exist" in err
     assert "Traceback" not in err
     half = tmp_path / "half"
     half.mkdir()
@@ -303,9 +304,9 @@ def test_a_trace_that_could_not_be_written_is_not_said_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Found when tried: with the trace unwritable, eval logged the failure, then said "trace
-    written to". It says no trace could be written; the scores still print (TC-20). The day
-    file is a folder here: a trace folder that is a file is refused before any run
-    (tests/test_cli_data_is_file.py)."""
+    written to". It says no trace could be written; the scores still print (TC-20), and it
+    exits 1: the trace asked for is missing. The day file is a folder here: a trace folder that
+    is a file is refused before any run (tests/test_cli_data_is_file.py)."""
     monkeypatch.delenv("ASSISTANT_TIMEZONE", raising=False)
     data = tmp_path / "d"
     today = datetime.now(UTC).date()
@@ -313,7 +314,8 @@ def test_a_trace_that_could_not_be_written_is_not_said_written(
         (data / "trace" / f"{day.isoformat()}.jsonl").mkdir(parents=True)
     code = main(["eval", QUIET, "--data", str(data)])
     captured = capsys.readouterr()
-    assert code == 0
+    assert code == 1
     assert f"trackerkit: no trace could be written to {data / 'trace'}{os.sep}" in captured.err
+    assert "is a folder, not a regular file" in captured.err
     assert "trace written to" not in captured.err.replace("no trace could be written to", "")
     assert captured.out.splitlines()[0].split() == ["scripted", "(free)"]

@@ -6,10 +6,9 @@ import json
 import re
 from pathlib import Path
 
-import pydantic
 import pytest
 
-from trackerkit.errors import BadRequestError
+from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.evaluation.harness import evaluate
 from trackerkit.evaluation.noisy import serving_noisy
 from trackerkit.evaluation.variants import Variant, read_variants
@@ -46,6 +45,8 @@ def test_read_variants(tmp_path: Path) -> None:
     [
         ([{"name": "a", "api_key": "sk-1"}], "variants[0].api_key: is not a known key"),
         ([{"name": "a", "model": "openai"}], "needs base_url"),
+        # A new-user trial: pydantic's "String should have at least 1 character".
+        ([{"name": ""}], "variants[0].name: must not be empty"),
         ([{"name": "a"}, {"name": "a"}], "two variants are named 'a'"),
         ([], "lists no variant"),
         ({"name": "a"}, "variants: must be a list"),
@@ -150,8 +151,72 @@ def test_nothing_to_evaluate_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("url", ["127.0.0.1:11434/v1", "localhost/v1", "ftp://host/v1"])
 def test_a_base_url_without_http_is_refused_when_the_variant_is_made(url: str) -> None:
     """A wire trial: the page played every variant, then failed all of the endpoint's turns."""
-    with pytest.raises(pydantic.ValidationError, match="is not an http\\(s\\) address"):
+    with pytest.raises(BadRequestError, match="is not an http\\(s\\) address"):
         Variant(name="endpoint", model="openai", base_url=url)
     assert (
         Variant(name="endpoint", model="openai", base_url="https://h/v1").base_url == "https://h/v1"
     )
+
+
+class TestVariantMadeInPython:
+    """A new-user trial: `Variant(...)` with a wrong value raised pydantic's ValidationError, in
+    pydantic's words with an errors.pydantic.dev link; it says it as a variants file does."""
+
+    @pytest.mark.parametrize(
+        ("options", "message"),
+        [
+            (
+                {"name": "s", "tool_style": "xml"},
+                "Variant.tool_style: must be 'lines', 'anyOf', 'strict' or 'gemini'; found the "
+                'text "xml"',
+            ),
+            (
+                {"name": "o", "model": "openai"},
+                "Variant: a variant with model openai needs base_url (the API root)",
+            ),
+            ({"name": ""}, "Variant.name: must not be empty"),
+            ({"name": "k", "api_key": "sk-1"}, "Variant.api_key: is not a known key"),
+        ],
+        ids=["tool-style", "no-base-url", "empty-name", "unknown-key"],
+    )
+    def test_refused_in_the_toolkits_words(self, options: dict[str, object], message: str) -> None:
+        """A BadRequestError, each problem after its path from `Variant`."""
+        with pytest.raises(BadRequestError) as caught:
+            Variant(**options)  # type: ignore[arg-type]
+        assert str(caught.value) == message
+
+
+class TestEvaluateTakesVariants:
+    """A new-user trial: `evaluate([...], ["scripted"])` raised `AttributeError: 'str' object
+    has no attribute 'name'`."""
+
+    @pytest.mark.parametrize(
+        ("variants", "message"),
+        [
+            (
+                ["scripted"],
+                'variants must be Variant objects; found the text "scripted" at variants[0]',
+            ),
+            ([Variant(name="a"), 3], "variants must be Variant objects; found 3 at variants[1]"),
+            ("scripted", 'variants must be a list of Variant objects; found the text "scripted"'),
+            (
+                Variant(name="a"),
+                "variants must be a list of Variant objects; found one Variant (put it in a list)",
+            ),
+        ],
+        ids=["text", "number", "text-alone", "variant-alone"],
+    )
+    def test_what_is_no_variant_is_refused(self, variants: object, message: str) -> None:
+        """Refused before anything plays, naming where it is."""
+        with pytest.raises(BadRequestError, match=re.escape(message)):
+            evaluate([FIGHT], variants, trace=None)  # type: ignore[arg-type]
+
+    def test_a_variants_missing_folder_names_the_variant(self, tmp_path: Path) -> None:
+        """The refusal of a variant's own tracker folder says which variant gave it."""
+        nowhere = tmp_path / "nope"
+        with pytest.raises(NotFoundError) as caught:
+            evaluate([FIGHT], [Variant(name="a"), Variant(name="b", trackers=nowhere)])
+        assert str(caught.value) == (
+            f"variants[1].trackers: the tracker folder {nowhere} does not exist (scene fight "
+            "links health, stamina)"
+        )

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pydantic
 import pytest
 from conftest import REPO
 
 from trackerkit.cli import main
+from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.variants import Variant
 from trackerkit.simulate.endpoint import address_problem
 
@@ -80,7 +80,7 @@ class TestRefusedUpFront:
 
     def test_a_variant(self) -> None:
         """A variant read from a file or made in the library is refused the same way."""
-        with pytest.raises(pydantic.ValidationError) as caught:
+        with pytest.raises(BadRequestError) as caught:
             Variant(name="local", model="openai", base_url="http://[::1", model_name="m")
         assert (
             "base_url 'http://[::1' is not a well-formed address (Invalid port: ':1'); give the "

@@ -405,17 +405,27 @@ def test_trouble_html_titles_the_failure_and_escapes_the_error() -> None:
 
 def test_trouble_html_says_a_validation_error_in_words() -> None:
     """A new-user trial: a URL without a scheme on the evaluate page showed pydantic's dump
-    (`1 validation error for Variant … input_value={…} … errors.pydantic.dev`)."""
-    from pydantic import ValidationError
+    (`1 validation error for Variant … input_value={…} … errors.pydantic.dev`). `Variant` now
+    refuses in trackerkit's words itself; any other model's ValidationError is said in words."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
 
+    from trackerkit.errors import BadRequestError
     from trackerkit.evaluation.variants import Variant
 
-    with pytest.raises(ValidationError) as caught:
-        Variant(name="e", model="openai", base_url="127.0.0.1:9/v1")
-    html = trouble_html("The evaluation could not run", caught.value)
-    assert "is not an http(s) address" in html
-    assert "pydantic" not in html
-    assert "input_value" not in html
+    class Settings(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        runs: int
+
+    for make, said in (
+        (lambda: Variant(name="e", model="openai", base_url="127.0.0.1:9/v1"), "is not an http(s)"),
+        (lambda: Settings(runs="many"), "runs: "),  # type: ignore[arg-type]
+    ):
+        with pytest.raises((ValidationError, BadRequestError)) as caught:
+            make()
+        html = trouble_html("The evaluation could not run", caught.value)
+        assert said in html
+        assert "pydantic" not in html
+        assert "input_value" not in html
 
 
 def test_trouble_html_gives_a_trackerkit_error_as_its_sentence() -> None:

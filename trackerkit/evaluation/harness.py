@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from trackerkit.errors import BadRequestError
+from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.evaluation.metrics import field_frame, turn_frame, unscored
 from trackerkit.evaluation.results import EvaluationResults
 from trackerkit.evaluation.runs import MODES, Mode, RunResult, play_run
 from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, expectation_problems
 from trackerkit.evaluation.variants import Variant, load_design
+from trackerkit.fields import describe_value
 from trackerkit.renames import histories
 from trackerkit.scene import Scene, load_scene, scene_trackers
 from trackerkit.simulate.outdated import outdated_names
@@ -145,6 +146,40 @@ def _check_tolerance(tolerance: object) -> None:
         raise BadRequestError(f"tolerance {tolerance!r} is out of range; {give}")
 
 
+def _chosen(variants: Sequence[Variant] | None) -> list[Variant]:
+    """The variants to play (one scripted variant when None), each checked to be a `Variant`."""
+    if variants is None:
+        return [Variant(name="scripted")]
+    if isinstance(variants, str | bytes | Mapping | Variant) or not isinstance(variants, Iterable):
+        raise BadRequestError(
+            f"variants must be a list of Variant objects; found {_described(variants)}"
+        )
+    chosen = list(variants)
+    for index, variant in enumerate(chosen):
+        if not isinstance(variant, Variant):
+            raise BadRequestError(
+                f"variants must be Variant objects; found {_described(variant)} at "
+                f'variants[{index}] (such as Variant(name="scripted"))'
+            )
+    return chosen
+
+
+def _described(value: object) -> str:
+    """`describe_value`, with a Variant named as one."""
+    return "one Variant (put it in a list)" if isinstance(value, Variant) else describe_value(value)
+
+
+def _design(scene: Scene, variant: Variant, index: int, folder: Path) -> list[Tracker]:
+    """The scene's trackers as `variant` reads them: from its own folder, whose refusal names it
+    (`variants[0].trackers: ...`), else from the scene's."""
+    if variant.trackers is None:
+        return load_design(scene, folder)
+    try:
+        return load_design(scene, variant.trackers)
+    except NotFoundError as exc:
+        raise NotFoundError(f"variants[{index}].trackers: {exc}") from None
+
+
 def _check_settings(mode: str, runs: int, concurrency: int) -> None:
     if mode not in MODES:
         raise BadRequestError(f"mode must be one of {', '.join(MODES)}; found {mode!r}")
@@ -211,16 +246,19 @@ def evaluate(
 
     Raises:
         BadRequestError: a bad argument (a tolerance that is not a finite number of 0 or more,
-            say), a scene without turns, without a turn that carries `expect` or
-            `expect_no_call` (nothing to score) or whose every `expect` is empty, two scenes
-            with one id, or an `expect` naming a tracker or field the design does not have, a
-            value its field cannot hold, or what no state can meet (a number above its top given
-            in the same expect, null for a field, two rows differing only in case, a row both
-            expected and absent); every such place named, before any turn is played.
+            or a variant that is not a `Variant`, say), a scene without turns, without a turn
+            that carries `expect` or `expect_no_call` (nothing to score) or whose every `expect`
+            is empty, two scenes with one id, or an `expect` naming a tracker or field the
+            design does not have, a value its field cannot hold, or what no state can meet (a
+            number above its top given in the same expect, null for a field, two rows differing
+            only in case, a row both expected and absent); every such place named, before any
+            turn is played.
+        NotFoundError: a variant's `trackers` folder (named `variants[i].trackers`), or a scene's
+            own, that does not exist or lacks a tracker the scene links.
     """
     _check_settings(mode, runs, concurrency)
     _check_tolerance(tolerance)
-    chosen = [Variant(name="scripted")] if variants is None else list(variants)
+    chosen = _chosen(variants)
     if not chosen:
         raise BadRequestError(
             "no variant to evaluate: give at least one (variants=None plays the scripted model)"
@@ -239,9 +277,9 @@ def evaluate(
     scenes = _scenes(scenarios, Path(trackers) if trackers is not None else None)
     designs: dict[tuple[str, str], list[Tracker]] = {}
     notes: dict[str, None] = {}  # each said once, though variants share a design
-    for v in chosen:
+    for index, v in enumerate(chosen):
         for scene, folder, label in scenes:
-            design = load_design(scene, v.trackers or folder)
+            design = _design(scene, v, index, folder)
             notes.update(
                 dict.fromkeys(_check_expectations(label, scene, design, v.trackers or folder))
             )

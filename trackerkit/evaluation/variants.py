@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 import pydantic
@@ -111,6 +111,16 @@ class Variant(BaseModel):
             )
         return self
 
+    if not TYPE_CHECKING:  # mypy keeps the fields' own signature for `Variant(...)`
+
+        def __init__(self, **data: Any) -> None:
+            """Raises BadRequestError naming each wrong value (`Variant.tool_style: must be ...`),
+            as a variants file's `variants[0].tool_style: ...`, rather than pydantic's wording."""
+            try:
+                super().__init__(**data)
+            except pydantic.ValidationError as exc:
+                raise BadRequestError(problem_sentence(plain_problems(exc, "Variant"))) from None
+
     def make_model(self, trackers: Sequence[Tracker] = ()) -> Model:
         """A fresh model for one run (each run gets its own, so runs share no state).
 
@@ -142,7 +152,15 @@ class Variant(BaseModel):
         )
 
 
-_VARIANTS: pydantic.TypeAdapter[list[Variant]] = pydantic.TypeAdapter(list[Variant])
+class _Listed(Variant):
+    """A variant as a variants file's list validates it, each problem from its place in the list
+    (`variants[0].name`): pydantic calls a model's own `__init__` on each item of a list, and
+    `Variant`'s would say the problem from `Variant` and end the list's validation there."""
+
+    __init__ = BaseModel.__init__
+
+
+_VARIANTS: pydantic.TypeAdapter[list[_Listed]] = pydantic.TypeAdapter(list[_Listed])
 
 
 def read_variants(path: str | Path) -> list[Variant]:
@@ -165,11 +183,13 @@ def read_variants(path: str | Path) -> list[Variant]:
     except orjson.JSONDecodeError as exc:
         raise BadRequestError(f"{path}: the variants are not valid JSON ({exc})") from None
     try:
-        variants = _VARIANTS.validate_python(data)
+        listed = _VARIANTS.validate_python(data)
     except pydantic.ValidationError as exc:
         raise BadRequestError(
             f"{path}: {problem_sentence(plain_problems(exc, 'variants'))}"
         ) from None
+    # Each already valid: made a `Variant` without validating it again.
+    variants = [Variant.model_construct(v.model_fields_set, **dict(v)) for v in listed]
     names = [v.name for v in variants]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
