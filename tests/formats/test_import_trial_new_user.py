@@ -79,3 +79,65 @@ class TestFromAnotherFormat:
             "exact: Li.hp -> Li.hp: number",
             'guessed: Li.mood.now -> Li.mood_now: text; flattened from 2 levels as "mood.now"',
         ]
+
+
+def _book(*contents: str) -> bytes:
+    """A world-info book of `[InitVar]` entries with these contents."""
+    entries = {str(i): {"comment": f"[InitVar] v{i}", "content": c} for i, c in enumerate(contents)}
+    return orjson.dumps({"entries": entries})
+
+
+class TestUnreadableEntry:
+    """A book whose `[InitVar]` entry cannot be read says which entry and why."""
+
+    @pytest.mark.parametrize(
+        ("content", "reason"),
+        [
+            (
+                '{"Li": {"x": [1, "a"], "deep": ' + '{"a": ' * 150 + "1" + "}" * 150 + "}}",
+                'entries[0] "[InitVar] v0": its content nests deeper than 100 levels',
+            ),
+            (
+                "{a: [1,",
+                'entries[0] "[InitVar] v0": its content is not JSON, YAML or JSON5 (YAML: '
+                "expected the node content, but found '<stream end>' at line 1, column 8)",
+            ),
+            (
+                "[1, 2]",
+                'entries[0] "[InitVar] v0": its content is a list, not an object of variables',
+            ),
+        ],
+        ids=["too-deep", "not-json", "a-list"],
+    )
+    def test_the_reason_is_given(self, tmp_path: Path, content: str, reason: str) -> None:
+        """The refusal names the entry and why it was not read, not only that none was."""
+        path = tmp_path / "h2.json"
+        path.write_bytes(_book(content))
+        with pytest.raises(ImportRefusedError) as caught:
+            import_file(path)
+        assert caught.value.reason == (
+            f"is a world-info book with no readable [InitVar] entry: {reason}"
+        )
+
+    def test_a_number_too_long_leaves_only_its_variable(self, tmp_path: Path) -> None:
+        """A 5,000-digit integer (MVU reads it as Infinity) is one unmapped variable; the rest
+        imports."""
+        path = tmp_path / "h1.json"
+        path.write_bytes(_book('{"Li": {"affection": [%s, "aff"], "hp": 5}}' % ("9" * 5000)))
+        imported = import_file(path)
+        assert [str(line) for line in imported.report.lines] == [
+            'unmapped: entries[0] "[InitVar] v0": Li.affection: a [value, meaning] pair (a list '
+            "of two, the second a text) whose value is an integer of 5,000 digits, too long to "
+            "read",
+            'exact: entries[0] "[InitVar] v0": Li.hp -> Li.hp: number',
+        ]
+
+    def test_a_number_past_a_double_in_a_list(self, tmp_path: Path) -> None:
+        """A list of plain values holding `1e400` is not joined into a text of `inf`."""
+        path = tmp_path / "h1.json"
+        path.write_bytes(_book('{"Li": {"tags": [1, -1e400], "hp": 5}}'))
+        assert [str(line) for line in import_file(path).report.lines] == [
+            'unmapped: entries[0] "[InitVar] v0": Li.tags: its items hold the number -1e400, too '
+            "large to read",
+            'exact: entries[0] "[InitVar] v0": Li.hp -> Li.hp: number',
+        ]

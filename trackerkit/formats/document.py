@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -32,6 +34,7 @@ from trackerkit.formats.yaml_document import _UNBUILT, _build_yaml, _yaml_core_l
 
 __all__ = [
     "MAX_BYTES",
+    "LongNumber",
     "parse_card_text",
     "parse_document",
     "png_card",
@@ -139,9 +142,75 @@ def _read_bytes(path: Path) -> bytes:
         raise ImportRefusedError(str(path), f"cannot be read: {error.strerror or error}") from None
 
 
-def parse_document(text: str, file: str) -> object:
+class LongNumber(float):
+    """A JSON number too large to read (an integer of thousands of digits, `1e400`), kept in its
+    place as an infinite float that says what it was, so the value alone is reported unread.
+
+    Made only by `parse_document(..., long_numbers=True)`; an importer reports it as a value no
+    field holds (`formats.leaves.leaf`). MagVarUpdate, reading JSON in JavaScript, reads such a
+    number as Infinity and loads the rest.
+    """
+
+    written: str
+
+    def __new__(cls, written: str) -> LongNumber:
+        made = super().__new__(cls, "-inf" if written.startswith("-") else "inf")
+        made.written = written
+        return made
+
+    def __getnewargs__(self) -> tuple[str]:  # type: ignore[override]  # made from its text
+        return (self.written,)
+
+    @property
+    def reason(self) -> str:
+        """`an integer of 5,000 digits, too long to read`, or `the number 1e400, too large to
+        read`."""
+        digits = self.written.lstrip("-")
+        if digits.isdigit():
+            return f"an integer of {len(digits):,} digits, too long to read"
+        shown = self.written if len(self.written) <= 24 else self.written[:21] + "..."
+        return f"the number {shown}, too large to read"
+
+
+def _json_int(text: str) -> int | float:
+    """An integer as orjson reads it: exact within 64 bits, else the nearest double, else (past
+    a double's range) a `LongNumber`."""
+    if len(text.lstrip("-")) <= 20:
+        value = int(text)
+        if -(2**63) <= value < 2**64:
+            return value
+    return _json_float(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    return LongNumber(text) if math.isinf(value) else value
+
+
+def _no_constant(text: str) -> object:
+    """NaN and Infinity are no JSON (orjson refuses them): the text is left to YAML and JSON5."""
+    raise ValueError(text)
+
+
+def _json_long_numbers(text: str) -> object:
+    """`text` read as JSON with each number past a double's range a `LongNumber`, or None when
+    it is not such JSON."""
+    try:
+        return json.loads(
+            text, parse_int=_json_int, parse_float=_json_float, parse_constant=_no_constant
+        )
+    except (ValueError, RecursionError):
+        return None
+
+
+def parse_document(text: str, file: str, *, long_numbers: bool = False) -> object:
     """`text` read as JSON, else YAML, else JSON5, as plain JSON data (see the module doc).
 
+    Args:
+        text: the document.
+        file: its name, for messages.
+        long_numbers: read JSON holding a number past a double's range (a 5,000-digit integer)
+            with that number a `LongNumber`, so one unreadable value need not refuse the rest.
     Raises:
         ImportRefusedError: none of the three reads it as an object or a list, or it nests deeper
             than 100 levels or holds more than a million values.
@@ -153,7 +222,11 @@ def parse_document(text: str, file: str) -> object:
     try:
         found = orjson.loads(text)
     except orjson.JSONDecodeError as error:
-        found = _yaml_or_json5(text, file, _json_past_limits(error))
+        reason = _json_past_limits(error)
+        long = None
+        if long_numbers and error.msg.startswith("number is"):
+            long = _json_long_numbers(text)
+        found = long if long is not None else _yaml_or_json5(text, file, reason)
     if not isinstance(found, dict | list):
         raise ImportRefusedError(
             file, "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from trackerkit.errors import ImportRefusedError, TrackerDecodeError
 from trackerkit.fields import is_number
+from trackerkit.formats.document import LongNumber
 from trackerkit.formats.leaves import quoted
 from trackerkit.formats.names import FieldNames, piece_id
 from trackerkit.line import line_of
@@ -258,6 +259,8 @@ def _shown(value: object) -> str:
     """
     if isinstance(value, str):
         return quoted_row(value)
+    if isinstance(value, LongNumber):
+        return f"({value.reason})"
     if value is None or isinstance(value, bool | int | float):
         return line_of(value)
     return f"a {type(value).__name__}"

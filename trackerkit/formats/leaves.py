@@ -21,6 +21,7 @@ from typing import Any
 
 from trackerkit._problems import MAX_TEXT
 from trackerkit.fields import describe_value, is_number
+from trackerkit.formats.document import LongNumber
 
 __all__ = [
     "NAME_KEYS",
@@ -124,6 +125,8 @@ def leaf(value: object, meaning: str = "") -> Leaf | str:
     """The field for a start value (and its meaning's prose), or the reason there is none."""
     if isinstance(value, bool):
         return Leaf({"type": "boolean", "default": value}, "boolean")
+    if isinstance(value, LongNumber):
+        return f"its value is {value.reason}"
     if isinstance(value, int | float):
         if not is_number(value):
             return f"its value {describe_value(value)} is not a finite number within 2^53"
@@ -135,6 +138,9 @@ def leaf(value: object, meaning: str = "") -> Leaf | str:
     if value is None:
         return Leaf({"type": "text"}, "text, guessed from a null start value (starts empty)", True)
     if isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        long = next((v for v in value if isinstance(v, LongNumber)), None)
+        if long is not None:
+            return f"its items hold {long.reason}"
         joined = ", ".join(plain_text(v) for v in value)
         if len(joined) > MAX_TEXT:
             return f"its items are longer than trackerkit's ceiling of {MAX_TEXT:,} characters"

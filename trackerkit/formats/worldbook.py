@@ -82,12 +82,15 @@ def merge_book(builder: Builder, entries: list[object], file: str) -> BookMerge:
     deep-merged key by key, and any other value (a plain value, a `[value, meaning]` pair, a
     list) replaced whole by a later entry's (`correctlyMerge`, lodash `mergeWith` with arrays
     replaced). A value replaced so is reported as left behind, naming the entry that won; an
-    entry that is not `[InitVar]` or cannot be read is reported too.
+    entry that is not `[InitVar]` or cannot be read is reported too. A JSON number past a
+    double's range (MVU reads it as Infinity) leaves only its own variable unread.
 
     Raises:
-        ImportRefusedError: no entry is a readable `[InitVar]` entry.
+        ImportRefusedError: no entry is a readable `[InitVar]` entry (naming each `[InitVar]`
+            entry and why it could not be read).
     """
     merge = BookMerge()
+    unread: list[str] = []  # each [InitVar] entry left unread, and why
     for index, entry in enumerate(entries):
         name = entry_name(entry) if isinstance(entry, dict) else ""
         where = f"entries[{index}]" + (f" {quoted(name, 40)}" if name else "")
@@ -97,28 +100,39 @@ def merge_book(builder: Builder, entries: list[object], file: str) -> BookMerge:
         content = entry.get("content")
         if not isinstance(content, str):
             builder.unmapped(where, "an [InitVar] entry without text content")
+            unread.append(f"{where} has no text content")
             continue
         try:
-            variables = parse_document(_unfenced(content), where)
+            variables = parse_document(_unfenced(content), where, long_numbers=True)
         except ImportRefusedError as error:
             builder.unmapped(
                 where,
                 f"its content {error.reason}; MagVarUpdate itself loads no variable of a book "
                 "while one of its [InitVar] entries cannot be read",
             )
+            unread.append(f"{where}: its content {error.reason}")
             continue
         if not isinstance(variables, dict):
             builder.unmapped(where, "its content is a list, not an object of variables")
+            unread.append(f"{where}: its content is a list, not an object of variables")
             continue
         title = " ".join(_INIT_VAR.sub(" ", name).split()) or "Variables"
         merge.entry(builder, variables, where, title, name)
     if not merge.titles:
-        raise ImportRefusedError(
-            file,
-            "is a world-info book with no readable [InitVar] entry (an entry whose name "
-            "holds [InitVar] and whose content is an object of variables)",
-        )
+        raise ImportRefusedError(file, _no_readable_entry(unread))
     return merge
+
+
+def _no_readable_entry(unread: list[str]) -> str:
+    """Why a book yields no variables: each `[InitVar]` entry's reason (the first three), or
+    that it has none."""
+    if not unread:
+        return (
+            "is a world-info book with no readable [InitVar] entry (an entry whose name "
+            "holds [InitVar] and whose content is an object of variables)"
+        )
+    more = f"; and {len(unread) - 3} more" if len(unread) > 3 else ""
+    return f"is a world-info book with no readable [InitVar] entry: {'; '.join(unread[:3])}{more}"
 
 
 _INIT_VAR = re.compile(r"\[initvar\]", re.IGNORECASE)
