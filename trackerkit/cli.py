@@ -22,6 +22,7 @@ from trackerkit.commands.options import (
     non_negative_number,
     positive_int,
     positive_number,
+    trace_folder,
 )
 from trackerkit.commands.scene import (
     file_kind,
@@ -30,7 +31,7 @@ from trackerkit.commands.scene import (
     say_unread_workspace,
     scene_and_trackers,
 )
-from trackerkit.commands.simulate import register_simulate, say_trace
+from trackerkit.commands.simulate import held_trace_failures, register_simulate, say_trace
 from trackerkit.commands.terminal import Shown, escaping, say
 from trackerkit.commands.trackers import register_trackers
 from trackerkit.errors import TrackerkitError
@@ -44,6 +45,7 @@ __all__ = [
     "check_model_options",
     "check_out_file",
     "file_kind",
+    "held_trace_failures",
     "main",
     "non_negative_number",
     "positive_int",
@@ -57,6 +59,7 @@ __all__ = [
     "say_trace",
     "say_unread_workspace",
     "scene_and_trackers",
+    "trace_folder",
 ]
 
 # Each command module registers its sub-commands on the parser; the handler is stored as `func`.

@@ -311,19 +311,21 @@ class TestTracePlace:
 def test_a_trace_that_cannot_be_written_is_told(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """TC-20: a day file that cannot be written (a folder in its place) breaks no turn, and the
-    run says nothing was written. (A data dir that is a file is refused before any turn:
-    tests/test_cli_data_is_file.py.)"""
+    """TC-20: a day file that cannot be written (a folder in its place) breaks no turn; the run
+    says, with the reason, that nothing was written, and exits 1: the trace asked for is missing.
+    (A data dir that is a file is refused before any turn: tests/test_cli_data_is_file.py.)"""
     blocked = tmp_path / "data"
-    (blocked / "trace" / "2027-01-05.jsonl").mkdir(parents=True)
+    day = blocked / "trace" / "2027-01-05.jsonl"
+    day.mkdir(parents=True)
     code, out, err = _run(
         capsys, "simulate", FIGHT, "--data", str(blocked), "--now", "2027-01-05T12:00:00Z"
     )
-    assert code == 0
+    assert code == 1
     assert out.splitlines()[-1].startswith("values at the tip: ")
-    assert (
-        err
-        == f"trackerkit: no trace could be written to {blocked / 'trace' / '2027-01-05.jsonl'}\n"
+    assert err == (
+        f"trackerkit: no trace could be written to {day}: the trace day file {day} is a folder, "
+        "not a regular file; nothing is written to it (move it away and the next write makes "
+        "the file)\n"
     )
 
 
@@ -401,7 +403,10 @@ def test_a_trace_whose_writes_failed_is_not_said_written(
         capsys, "simulate", FIGHT, "--data", str(data), "--now", "2027-01-05T12:00:00Z"
     )
     monkeypatch.setattr(writer.os, "write", os_module.write)
-    assert code == 0
+    assert code == 1
     day = data / "trace" / "2027-01-05.jsonl"
-    assert f"trackerkit: no trace could be written to {day}\n" in err
+    assert (
+        f"trackerkit: no trace could be written to {day}: [Errno 28] No space left on device\n"
+        in err
+    )
     assert "trace written to" not in err.replace("no trace could be written to", "")

@@ -9,6 +9,7 @@ raised), named in a clear sentence, and nothing is written into it.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 import os
 import socket
@@ -95,11 +96,13 @@ def test_a_regular_file_still_takes_events(tmp_path: Path) -> None:
 def test_simulate_finishes_and_says_no_trace_was_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The command plays every turn and says the day file took no trace (it hung before)."""
+    """The command plays every turn and says the day file took no trace (it hung before); the
+    trace asked for is missing, so it exits 1."""
     day = _day(tmp_path)
     os.mkfifo(day)
     now = "2026-12-02T12:00:00Z"
     code = main(["simulate", FIGHT, "--data", str(tmp_path), "--now", now, "--json"])
-    _, err = capsys.readouterr()
-    assert code == 0
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert len(json.loads(out)) == 6
     assert f"no trace could be written to {day}" in err

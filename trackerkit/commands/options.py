@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 from pathlib import Path
 
 from trackerkit.errors import TrackerkitError
@@ -22,6 +23,50 @@ def add_data_option(parser: argparse.ArgumentParser) -> None:
             "$ASSISTANT_DATA_DIR, else the per-user workspace)"
         ),
     )
+
+
+def trace_folder(data: Path | None) -> Path:
+    """The data folder whose `trace/` receives a command's turns (`--data`, else the rule of
+    `trackerkit.workspace`), refused before any turn when no trace can be written under it: a
+    file, the bundled data, a folder that cannot be made or that this user cannot write.
+
+    The trace folder is made here, and a scratch file written in it and removed: asking the
+    operating system is the one test that holds for every user, root included.
+
+    Raises:
+        TrackerkitError: the message names the folder, where it came from, and the fix.
+    """
+    from trackerkit.simulate import check_data_dir, data_dir
+
+    root = check_data_dir(data_dir(data))
+    trace = root / "trace"
+    problem = ""
+    try:
+        trace.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        problem = f"its trace folder {trace} cannot be made ({exc.strerror or exc})"
+    else:
+        try:
+            tempfile.TemporaryFile(dir=trace).close()
+        except OSError as exc:
+            problem = f"this user cannot write in its trace folder {trace} ({exc.strerror or exc})"
+    if problem:
+        raise TrackerkitError(
+            f"{_data_named(data)} {root}: {problem}, so no trace can be written; give a data "
+            "folder this user can write, or --no-trace to write none"
+        )
+    return root
+
+
+def _data_named(data: Path | None) -> str:
+    """Where the data folder came from, as a refusal names it (`--data`, a variable)."""
+    from trackerkit.workspace import ASSISTANT_ENV, DATA_ENV
+
+    if data is not None and os.fspath(data):
+        return "--data"
+    if os.environ.get(DATA_ENV):
+        return DATA_ENV
+    return ASSISTANT_ENV if os.environ.get(ASSISTANT_ENV) else "your workspace"
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

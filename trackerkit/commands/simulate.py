@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,11 +19,14 @@ from trackerkit.commands.options import (
     add_model_options,
     check_model_options,
     refuse_empty_ids,
+    trace_folder,
 )
 from trackerkit.commands.scene import say_unread_workspace, scene_and_trackers
 from trackerkit.errors import BadRequestError
 
 if TYPE_CHECKING:
+    from trackerkit.simulate.model import Model
+    from trackerkit.simulate.report import TurnReport
     from trackerkit.simulate.session import Session
     from trackerkit.trace import TraceWriter
 
@@ -100,11 +105,8 @@ def _session_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from trackerkit.simulate import check_data_dir, data_dir, time_zone
-    from trackerkit.simulate.model import Model, OpenAIModel
-    from trackerkit.simulate.session import Session
+    from trackerkit.simulate import time_zone
+    from trackerkit.simulate.model import OpenAIModel
     from trackerkit.views.tables import turn_table
 
     zone = time_zone(args.timezone)  # checked first: a bad zone is refused before any turn runs
@@ -119,30 +121,12 @@ def _simulate(args: argparse.Namespace) -> int:
     if not args.no_trace:
         from trackerkit.trace import TraceWriter
 
-        trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone, clock=clock)
+        trace = TraceWriter(trace_folder(args.data), timezone=zone, clock=clock)
     started = clock()
-    try:
-        session = Session.from_scene(
-            args.scene,
-            model,
-            trackers=args.trackers,
-            trace=trace,
-            clock=clock,
-            protocol=args.protocol,
-        )
-        with tqdm(
-            total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
-        ) as bar:
+    with held_trace_failures() as reasons:
+        reports, session = _played(args, model, trace, clock)
+    traced = say_trace(trace, started, clock(), reasons) if trace is not None else True
 
-            def advance(done: int, total: int) -> None:
-                bar.update(done - bar.n)
-
-            reports = session.run(progress=advance)
-    finally:
-        if trace is not None:
-            trace.close()
-    if trace is not None:
-        say_trace(trace, started, clock())
     if args.json:
         print(orjson.dumps([r.to_json() for r in reports], option=orjson.OPT_INDENT_2).decode())
     else:
@@ -169,7 +153,41 @@ def _simulate(args: argparse.Namespace) -> int:
         return 1
     for mismatch in session.mismatches:
         print(f"trackerkit: expectation not met: {mismatch}", file=sys.stderr)
-    return 1 if session.mismatches else 0
+    # The trace asked for and not written is a failure: a script must not take it for a pass.
+    return 1 if session.mismatches or not traced else 0
+
+
+def _played(
+    args: argparse.Namespace,
+    model: Model | None,
+    trace: TraceWriter | None,
+    clock: Callable[[], datetime],
+) -> tuple[list[TurnReport], Session]:
+    """The scene's turns played, with a progress bar on a terminal; the trace closed after."""
+    from tqdm import tqdm
+
+    from trackerkit.simulate.session import Session
+
+    try:
+        session = Session.from_scene(
+            args.scene,
+            model,
+            trackers=args.trackers,
+            trace=trace,
+            clock=clock,
+            protocol=args.protocol,
+        )
+        with tqdm(
+            total=len(session.steps), unit="step", disable=None, leave=False, file=sys.stderr
+        ) as bar:
+
+            def advance(done: int, total: int) -> None:
+                bar.update(done - bar.n)
+
+            return session.run(progress=advance), session
+    finally:
+        if trace is not None:
+            trace.close()
 
 
 def _renamed(scene: str, trackers: Path | None, session: Session) -> list[str]:
@@ -211,19 +229,47 @@ _EARLIEST = datetime(1, 1, 3, tzinfo=UTC)
 _LATEST = datetime(9999, 12, 29, tzinfo=UTC)
 
 
-def say_trace(trace: TraceWriter, started: datetime, ended: datetime) -> None:
-    """Say on stderr each day file a run from `started` to `ended` wrote its turns to.
+@contextmanager
+def held_trace_failures() -> Iterator[list[str]]:
+    """While in the block, the trace writer's failures are held back from the `trackerkit.trace`
+    logger (which Python prints raw on stderr) and their reasons kept in the list yielded:
+    `say_trace` tells them on one `trackerkit:` line. Outside the block, library users' logging
+    is as it was."""
+    reasons: list[str] = []
 
-    The writer never breaks a turn (TC-20), so a failed write is told here, not raised; a day
-    file left empty holds no trace and is said to be unwritten.
+    def hold(record: logging.LogRecord) -> bool:
+        reason = getattr(record, "trace_write_failure", None)
+        if reason is None:
+            return True
+        reasons.append(str(reason))
+        return False
+
+    logger = logging.getLogger("trackerkit.trace")
+    logger.addFilter(hold)
+    try:
+        yield reasons
+    finally:
+        logger.removeFilter(hold)
+
+
+def say_trace(
+    trace: TraceWriter, started: datetime, ended: datetime, reasons: Sequence[str] = ()
+) -> bool:
+    """Say on stderr each day file a run from `started` to `ended` wrote its turns to; True when
+    the trace is whole (every write done).
+
+    The writer never breaks a turn (TC-20), so a failed write is told here, not raised, with the
+    first reason `held_trace_failures` kept; a day file left empty holds no trace and is said to
+    be unwritten.
     """
     moments = [started]
     while moments[-1] + timedelta(days=1) < ended:  # a run past midnight: each day between
         moments.append(moments[-1] + timedelta(days=1))
     days = list(dict.fromkeys(trace.path_for(m) for m in [*moments, ended]))
+    why = f": {reasons[0]}" if reasons else ""
     lost = (
         f" ({trace.failures} {'write' if trace.failures == 1 else 'writes'} failed, so "
-        "events are missing from it)"
+        f"events are missing from it{why})"
         if trace.failures
         else ""
     )
@@ -231,7 +277,8 @@ def say_trace(trace: TraceWriter, started: datetime, ended: datetime) -> None:
     for day in written:
         print(f"trackerkit: trace written to {day}{lost}", file=sys.stderr)
     for day in [] if written else days:
-        print(f"trackerkit: no trace could be written to {day}", file=sys.stderr)
+        print(f"trackerkit: no trace could be written to {day}{why}", file=sys.stderr)
+    return bool(written) and not trace.failures
 
 
 def _clock(start: datetime | None) -> Callable[[], datetime]:

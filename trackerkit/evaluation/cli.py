@@ -15,6 +15,7 @@ from trackerkit.cli import (
     add_model_options,
     check_model_options,
     check_out_file,
+    held_trace_failures,
     non_negative_number,
     positive_int,
     positive_number,
@@ -22,6 +23,7 @@ from trackerkit.cli import (
     say_trace,
     say_unread_workspace,
     scene_and_trackers,
+    trace_folder,
 )
 from trackerkit.errors import TrackerkitError
 
@@ -162,7 +164,7 @@ def _eval(args: argparse.Namespace) -> int:
     from trackerkit.evaluation.harness import evaluate
     from trackerkit.evaluation.page import variations
     from trackerkit.evaluation.variants import Variant, read_variants
-    from trackerkit.simulate import check_data_dir, data_dir, time_zone
+    from trackerkit.simulate import time_zone
 
     zone = time_zone(args.timezone)
     # Everything that can be refused is refused before the first run plays.
@@ -206,10 +208,10 @@ def _eval(args: argparse.Namespace) -> int:
     if not args.no_trace:
         from trackerkit.trace import TraceWriter
 
-        trace = TraceWriter(check_data_dir(data_dir(args.data)), timezone=zone)
+        trace = TraceWriter(trace_folder(args.data), timezone=zone)
     started = datetime.now(UTC)
     try:
-        with _progress() as advance:
+        with held_trace_failures() as reasons, _progress() as advance:
             results = evaluate(
                 args.scenarios,
                 variants,
@@ -224,13 +226,13 @@ def _eval(args: argparse.Namespace) -> int:
     finally:
         if trace is not None:
             trace.close()
-    if trace is not None:
-        say_trace(trace, started, datetime.now(UTC))
+    traced = say_trace(trace, started, datetime.now(UTC), reasons) if trace is not None else True
     for line in [*results.notes, *results.failure_lines()]:
         print(f"trackerkit: {line}", file=sys.stderr)
     print(results.table().to_string())
     if args.out is not None:
         print(f"trackerkit: results written to {results.to_parquet(args.out)}", file=sys.stderr)
     # A variant that answered no turn has no scores: a script must not take that for a pass.
+    # Nor a trace asked for and not written.
     failures = results.failures()
-    return 1 if bool((failures["failed_turns"] == failures["turns"]).any()) else 0
+    return 1 if bool((failures["failed_turns"] == failures["turns"]).any()) or not traced else 0

@@ -390,7 +390,11 @@ class TraceWriter:
             self._suppressed += 1
             return
         extra = f" ({self._suppressed} more since the last report)" if self._suppressed else ""
-        _LOG.warning("trace write failed: %s%s", exc, extra)
+        # The record carries its reason as `trace_write_failure`: a program that tells the
+        # failure itself (the command line's one line) can hold the record back by it.
+        _LOG.warning(
+            "trace write failed: %s%s", exc, extra, extra={"trace_write_failure": str(exc)}
+        )
         self._last_report = now
         self._suppressed = 0
 
