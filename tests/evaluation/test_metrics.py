@@ -11,7 +11,7 @@ import pytest
 
 from trackerkit import decode_tracker
 from trackerkit.evaluation import EvaluationResults
-from trackerkit.evaluation.intervals import bootstrap_mean, wilson
+from trackerkit.evaluation.intervals import bootstrap_mean, bootstrap_ratio, wilson
 from trackerkit.evaluation.metrics import (
     TurnRecord,
     field_frame,
@@ -165,6 +165,34 @@ class TestSummaries:
         )
         assert "pass^4" in set(table["metric"])
 
+    def test_row_f1_has_a_bootstrap_interval(self) -> None:
+        """A new-user trial: row F1 had no interval (`Interval(f1, f1, f1)`) where the README
+        gives every metric one. It is pooled over turns, with a bootstrap drawing whole turns."""
+        before = {"Inventory": {}}
+        expected = {"Inventory": {"Torch": _row(), "Rope": _row()}}
+        found_by_turn = [
+            {"Inventory": {"Torch": _row(), "Rope": _row()}},  # tp 2
+            {"Inventory": {"Torch": _row(), "Coin": _row()}},  # tp 1, fp 1, fn 1
+            {"Inventory": {"Torch": _row(), "Rope": _row(), "Coin": _row()}},  # tp 2, fp 1
+            {"Inventory": {}},  # fn 2
+        ] * 3
+        cells = [
+            (("v", "s", 0, "free", t, t), score)
+            for t, found in enumerate(found_by_turn)
+            for score in score_turn([INVENTORY], before, expected, found)
+        ]
+        turns = turn_frame([_turn(0, t, False) for t in range(len(found_by_turn))])
+        table = summarize_variants(turns, field_frame(cells), seed=3)
+        f1 = table[table["metric"] == "row_f1"].iloc[0]
+        tp, fp, fn = 5 * 3, 2 * 3, 3 * 3
+        assert f1["estimate"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+        assert summarize_runs(turns, field_frame(cells)).iloc[0]["row_f1"] == f1["estimate"]
+        assert f1["low"] < f1["estimate"] < f1["high"]
+        by_turn = bootstrap_ratio([4, 2, 4, 0] * 3, [4, 4, 5, 2] * 3, seed=3)
+        assert (f1["low"], f1["high"]) == (by_turn.low, by_turn.high)
+        again = summarize_variants(turns, field_frame(cells), seed=3)
+        assert again[again["metric"] == "row_f1"].iloc[0].equals(f1)
+
 
 class TestFailedTurns:
     """A failed turn (the model could not be reached) is not an answer: no metric counts it."""
@@ -241,3 +269,16 @@ class TestIntervals:
         assert a.low < 4.0 < a.high
         assert bootstrap_mean([5.0]).low == 5.0
         assert math.isnan(bootstrap_mean([]).estimate)
+
+    def test_bootstrap_ratio_draws_whole_units(self) -> None:
+        """The pooled ratio, a seeded interval around it; NaN with nothing to divide by."""
+        a = bootstrap_ratio([2, 0, 4, 1], [2, 3, 4, 2], seed=5)
+        assert a == bootstrap_ratio([2, 0, 4, 1], [2, 3, 4, 2], seed=5)
+        assert a.estimate == pytest.approx(7 / 11)
+        assert 0 <= a.low < a.estimate < a.high <= 1
+        assert bootstrap_ratio([1], [2]) == bootstrap_ratio([1], [2])
+        assert bootstrap_ratio([1], [2]).low == 0.5
+        assert math.isnan(bootstrap_ratio([0, 0], [0, 0]).estimate)
+        assert math.isnan(bootstrap_ratio([], []).estimate)
+        with pytest.raises(ValueError, match="must pair up"):
+            bootstrap_ratio([1, 2], [3])

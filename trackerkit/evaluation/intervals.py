@@ -1,4 +1,5 @@
-"""Intervals for the harness's figures: Wilson for proportions, a seeded bootstrap for means."""
+"""Intervals for the harness's figures: Wilson for proportions, a seeded bootstrap for means and
+for ratios of sums (row F1, whose units are turns)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Interval", "bootstrap_mean", "wilson"]
+__all__ = ["Interval", "bootstrap_mean", "bootstrap_ratio", "wilson"]
 
 #: z for a two-sided 95% interval.
 Z95 = 1.959963984540054
@@ -63,3 +64,38 @@ def bootstrap_mean(
     tail = (1 - level) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return Interval(mean, float(low), float(high))
+
+
+def bootstrap_ratio(
+    numerators: Sequence[float],
+    denominators: Sequence[float],
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+    level: float = 0.95,
+) -> Interval:
+    """sum(numerators) / sum(denominators) with a percentile bootstrap over the units, seeded.
+
+    Each unit (a turn, say) is drawn whole with its numerator and denominator, so a ratio pooled
+    over units, such as an F1 of `2tp / (2tp + fp + fn)`, keeps the units' own spread. A resample
+    whose denominators sum to 0 has no ratio and is left out. NaN throughout when the
+    denominators sum to 0; the ratio itself when there is one unit.
+    """
+    top = np.asarray(numerators, dtype=float)
+    bottom = np.asarray(denominators, dtype=float)
+    if top.shape != bottom.shape:
+        raise ValueError(
+            f"numerators and denominators must pair up; found {top.size} and {bottom.size}"
+        )
+    if bottom.sum() <= 0:
+        return Interval(math.nan, math.nan, math.nan)
+    ratio = float(top.sum() / bottom.sum())
+    if top.size == 1:
+        return Interval(ratio, ratio, ratio)
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, top.size, size=(resamples, top.size))
+    tops, bottoms = top[drawn].sum(axis=1), bottom[drawn].sum(axis=1)
+    ratios = tops[bottoms > 0] / bottoms[bottoms > 0]
+    tail = (1 - level) / 2
+    low, high = np.quantile(ratios, [tail, 1 - tail])
+    return Interval(ratio, float(low), float(high))

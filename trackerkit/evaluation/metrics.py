@@ -23,7 +23,8 @@ says it starts from, since nothing should change):
   has no error to average, so forgetting a row can lower the MAE, never the missing share (the
   table's rows say so: `number_mae (over the numbers given)`, then
   `numbers_missing (row or value left out)`);
-- row F1: keyed lists' row sets by key (name, case-folded), pooled over turns;
+- row F1: keyed lists' row sets by key (name, case-folded), pooled over turns; its interval a
+  seeded bootstrap over the turns with a row expected or found (`bootstrap_ratio`);
 - quantity accuracy: share of list rows' number fields right, every one of them (a weight as
   well as a qty: the tracker model marks no field as a quantity), so the table's row reads
   `quantity_accuracy (every number field of a list row)`;
@@ -60,7 +61,7 @@ from typing import Any
 
 import pandas as pd
 
-from trackerkit.evaluation.intervals import Interval, bootstrap_mean, wilson
+from trackerkit.evaluation.intervals import Interval, bootstrap_mean, bootstrap_ratio, wilson
 from trackerkit.evaluation.scoring import FieldScore
 
 __all__ = [
@@ -223,6 +224,31 @@ def _row_f1(counts: dict[str, tuple[int, int]]) -> float:
     return 2 * tp / (2 * tp + fp + fn) if (2 * tp + fp + fn) else math.nan
 
 
+def _row_f1_interval(cells: pd.DataFrame, seed: int) -> Interval:
+    """Row F1 pooled over turns, with a seeded bootstrap over the turns with a row expected or found.
+
+    F1 is `2tp / (2tp + fp + fn)`, a ratio of sums, so each turn is drawn whole with its own
+    true positives, false positives and misses (its rows are not independent of each other).
+    """
+    rows = cells[cells["kind"] == "row"]
+    expected, found = rows["expected"] == "true", rows["found"] == "true"
+    per_turn = (
+        pd.DataFrame(
+            {
+                "tp": expected & found,
+                "fp": (rows["expected"] == "false") & found,
+                "fn": expected & ~found,
+            }
+        )
+        .groupby([rows[k] for k in TURN_KEYS], sort=False)
+        .sum()
+    )
+    doubled = 2 * per_turn["tp"]
+    counted = doubled + per_turn["fp"] + per_turn["fn"]
+    # A turn of true negatives alone is in no F1: it is not drawn.
+    return bootstrap_ratio(doubled[counted > 0].tolist(), counted[counted > 0].tolist(), seed=seed)
+
+
 def summarize_runs(turns: pd.DataFrame, cells: pd.DataFrame) -> pd.DataFrame:
     """One row per run (variant, mode, scenario, run): every metric of the module's list."""
     out = []
@@ -265,7 +291,8 @@ def pass_at_k(turns: pd.DataFrame) -> tuple[int, int]:
 
 
 def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """One row per variant x mode x metric: estimate, low, high and n (Wilson for shares, bootstrap for means).
+    """One row per variant x mode x metric: estimate, low, high and n (Wilson for shares, a seeded
+    bootstrap for means and for row F1).
 
     `pass^k` is over scenarios, k being the runs each scenario had.
     """
@@ -296,8 +323,7 @@ def summarize_variants(turns: pd.DataFrame, cells: pd.DataFrame, seed: int = 0) 
                 add(metric, wilson(s, n), n)
         _, expected = counts["_row_tp"]
         fp, _ = counts["_row_fp"]
-        f1 = _row_f1(counts)
-        add("row_f1", Interval(f1, f1, f1), expected + fp)
+        add("row_f1", _row_f1_interval(mine, seed), expected + fp)
         k = int(every.groupby("scenario")["run"].nunique().min()) if len(every) else 0
         add(f"pass^{k}", wilson(*pass_at_k(every)), pass_at_k(every)[1])
         errors = mine.loc[mine["kind"] == "number", "abs_error"].dropna()
