@@ -63,7 +63,7 @@ class TestStartsAboveTheirTop:
         verdict = draft.set_field(draft.key("hp"), default=999).verdict()
         assert verdict.ok
         assert verdict.warning_lines() == [
-            'field "hp": default 999 is above the start of hp_max (30), the field that is its '
+            'field "hp": Starts at 999 is above the start of hp_max (30), the field that is its '
             "top: hp starts at 30 (a start is held to its top when read); start hp_max higher, "
             "or hp lower"
         ]

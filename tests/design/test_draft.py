@@ -233,7 +233,7 @@ class TestDeleteAndRetype:
             "choices": [],
         }
         assert _tops(draft)["ward"] is None
-        assert 'field "hp": choices needs at least one choice' in draft.verdict().lines()
+        assert 'field "hp": Choices needs at least one choice' in draft.verdict().lines()
 
     @pytest.mark.parametrize(
         ("to", "default"),
@@ -330,7 +330,7 @@ class TestVerdict:
         [
             (
                 lambda d: d.set_field(d.key("hp"), max_field="hp_maxx"),
-                'field "hp": maxField names "hp_maxx", which is not a field of this tracker',
+                'field "hp": To (another field) names "hp_maxx", which is not a field of this tracker',
             ),
             (
                 lambda d: d.rename_field(d.key("hp_max"), "hp"),
@@ -343,11 +343,11 @@ class TestVerdict:
             ),
             (
                 lambda d: d.set_field(d.key("hp_max"), default=0),
-                'field "hp_max": default must be at least 1; found 0',
+                'field "hp_max": Starts at must be at least 1; found 0',
             ),
             (
                 lambda d: d.set_field(d.key("hp"), max_field="hp"),
-                'field "hp": maxField cannot name the field itself',
+                'field "hp": To (another field) cannot name the field itself',
             ),
             (lambda d: d.rename_tracker(" "), "tracker name: must not be blank"),
         ],
@@ -394,7 +394,9 @@ class TestVerdict:
         draft = _draft()
         draft = draft.set_field(draft.key("hp"), max_field="nope")
         assert draft.verdict().by_field == {
-            draft.key("hp"): ('maxField names "nope", which is not a field of this tracker',)
+            draft.key("hp"): (
+                'To (another field) names "nope", which is not a field of this tracker',
+            )
         }
 
     def test_unknown_tracker_held_back(self) -> None:
@@ -410,7 +412,7 @@ class TestVerdict:
         draft = _draft()
         draft = draft.set_field(draft.key("hp"), max_field="fields[0]")
         (line,) = draft.verdict(["Stamina"]).lines()
-        assert line.startswith('field "hp": maxField ')
+        assert line.startswith('field "hp": To (another field) ')
         assert '"fields[0]"' in line
         assert "field number" not in line
 
@@ -655,3 +657,20 @@ class TestWithId:
         """An id with a slash is refused."""
         with pytest.raises(BadRequestError):
             Draft.open(decode_tracker(HEALTH)).with_id("../x")
+
+
+class TestVerdictInTheEditorsWords:
+    """Trial ui9: the boxes read From, To and Starts at, the verdict said min, max and default,
+    and counted choices from 0 ("choices[3] repeats the choice")."""
+
+    def test_a_range_the_wrong_way_round_names_the_boxes(self) -> None:
+        draft = Draft.blank("t", "Mana").set_field("#1", min=100, max=10)
+        assert draft.verdict().lines() == ['field "value": From must be at most To (10); found 100']
+
+    def test_a_repeated_choice_is_counted_from_one(self) -> None:
+        draft = (
+            Draft.blank("t", "Mood")
+            .set_type("#1", "choice")
+            .set_field("#1", choices=("calm", "tense", "angry", "calm"))
+        )
+        assert 'field "value": choice 4 repeats the choice "calm"' in draft.verdict().lines()

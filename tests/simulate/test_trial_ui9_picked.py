@@ -81,3 +81,13 @@ def test_the_heading_numbers_the_message_as_the_chat_does() -> None:
     playback = play_page(FIGHT, [MINE], scripted=4)
     number = len(playback.session.chat.take.messages)
     assert playback.last_turn_heading().endswith(f"· wrote message {number}")
+
+
+def test_a_turn_with_a_blank_user_message_is_not_sent() -> None:
+    """Found: Send turn with an empty User message added `15 · user:` with nothing after it."""
+    for user in ("", "   \n"):
+        playback = play_page(FIGHT, [{**MINE, "user": user}])
+        refused = playback.page_outcomes[-1].refused
+        assert refused is not None
+        assert refused.startswith("Type a user message")
+        assert _texts(playback) == _texts(play_page(FIGHT, []))

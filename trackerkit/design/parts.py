@@ -259,7 +259,7 @@ def refused(fields: Sequence[DraftField], problems: Iterable[Problem]) -> DraftV
             named.append(Problem((_tracker_place(problem.where),), problem.message, problem.code))
             continue
         message = _worded(problem, fields, index)
-        rest = render_location(problem.where[3:])
+        rest = _box(problem.where[3:])
         named.append(
             Problem(
                 (_label(fields, index),), f"{rest} {message}" if rest else message, problem.code
@@ -291,8 +291,32 @@ def _tracker_place(where: Location) -> str:
     return render_location(where[1:] if len(where) > 1 and where[0] == "body" else where)
 
 
+#: A field's settings as the editor labels their boxes, so a problem names the box to fix.
+_BOXES: dict[str, str] = {
+    "min": "From",
+    "max": "To",
+    "maxField": "To (another field)",
+    "default": "Starts at",
+    "choices": "Choices",
+}
+
+
+def _box(where: Location) -> str:
+    """Where in a field a problem is, in the editor's words: `From`, `Starts at`, `choice 4`
+    (counted from 1, as a person counts them); the decoder's path for anything else."""
+    if len(where) == 2 and where[0] == "choices" and isinstance(where[1], int):
+        return f"choice {where[1] + 1}"
+    if len(where) == 1 and isinstance(where[0], str) and where[0] in _BOXES:
+        return _BOXES[where[0]]
+    return render_location(where)
+
+
 def _worded(problem: Problem, fields: Sequence[DraftField], index: int) -> str:
-    """The problem's sentence, naming another field by its number (`field number 1`) when it names one."""
+    """The problem's sentence in the editor's words: another field named by its number (`field
+    number 1`), and a range's ends by their boxes (From must be at most To)."""
+    if problem.code == "min_above_max":
+        field = fields[index]
+        return f"must be at most To ({field.max}); found {field.min}"
     other = problem.other
     if problem.code != "name_repeated" or other is None or not isinstance(other[-1], int):
         return problem.message

@@ -67,7 +67,7 @@ def _play(
         _picked_message_problem(playback, step, kind)
         or _read_page_forms(step, session, history, kept)
         or _reply_problem(session, step, read, kind)
-        or (None if scripted else _unanswered_problem(session, kind))
+        or (None if scripted else _unanswered_problem(session, kind) or _blank_user(step, kind))
     )
     if problem is not None:
         return refuse(problem)
@@ -263,6 +263,14 @@ def _unanswered_problem(session: Session, kind: str) -> str | None:
             f"Nothing to {kind}: the last message ({last}) is yours, not a reply. Press Reply to "
             "last message to answer it."
         )
+    return None
+
+
+def _blank_user(step: Mapping[str, Any], kind: str) -> str | None:
+    """Why a page's turn is not sent: its user message is blank (a chat sends no empty message)."""
+    user = step.get("user")
+    if kind == "turn" and (not isinstance(user, str) or not user.strip()):
+        return "Type a user message: a turn is your message and its reply. Nothing was sent."
     return None
 
 
