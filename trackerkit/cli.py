@@ -92,7 +92,22 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for register in _registrars():
         register(sub)
+    _remember_parsers(parser)
     return parser
+
+
+_PARSER = "_parser"
+"""The namespace's attribute naming the deepest parser a command line chose (`trace days`)."""
+
+
+def _remember_parsers(parser: argparse.ArgumentParser) -> None:
+    """Have every parser of the tree set itself as `_PARSER`: a sub-command's defaults are set
+    after its group's, so the namespace ends naming the deepest parser chosen."""
+    parser.set_defaults(**{_PARSER: parser})
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _remember_parsers(child)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,7 +116,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     Every error is one line on stderr (`trackerkit: <file>: <what is wrong>`), never a traceback.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    args, extra = parser.parse_known_args(words)
+    if extra:
+        # Refused by the command they were given to, whose usage then shows what it takes
+        # (`usage: trackerkit check ...`), not the top level's `COMMAND ...`; what came before
+        # the command (`trackerkit --bogus check`) is the top level's.
+        before = words[: words.index(args.command)] if args.command in words else words
+        chosen = parser if set(extra) & set(before) else getattr(args, _PARSER, parser)
+        chosen.error(f"unrecognized arguments: {' '.join(extra)}")
     handler: Handler = args.func
     out, err = sys.stdout, sys.stderr
     # Text from files, models and servers reaches the terminal shown, never obeyed: an escape
