@@ -123,3 +123,20 @@ def test_bar_labels_sit_above_their_error_bars(results: EvaluationResults) -> No
         assert note.y >= y + high - 1e-12
         assert note.yanchor == "bottom"
     assert figure.layout.yaxis.range[1] > max(n.y for n in notes.values())
+
+
+def test_token_counts_are_whole_numbers_in_labels_and_hover(results: EvaluationResults) -> None:
+    """A new-user trial: tokens per turn read `1.16e+03`; the label and the hover write the
+    count as the table does, a whole number with thousands separators."""
+    larger = dataclasses.replace(
+        results, turns=results.turns.assign(tokens_in=results.turns["tokens_in"] * 10)
+    )
+    figure = accuracy_figure(larger, "tokens_in_per_turn")
+    bar = figure.data[0]
+    assert all(y >= 1000 for y in bar.y)
+    for note, y in zip(figure.layout.annotations, bar.y, strict=True):
+        assert note.text == f"{y:,.0f}"
+    for shown in bar.customdata:
+        assert all("e+" not in str(part) for part in shown)
+        assert "," in shown[0]
+    assert ".3g" not in bar.hovertemplate

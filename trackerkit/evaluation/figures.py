@@ -17,6 +17,7 @@ import numpy as np
 
 from trackerkit.errors import BadRequestError
 from trackerkit.evaluation.metrics import answered
+from trackerkit.evaluation.results import shown_number
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -55,7 +56,7 @@ def accuracy_figure(
         {
             "x": label,
             "y": top,
-            "text": "n/a" if e != e else f"{e:.3g}",
+            "text": shown_number(e),
             "showarrow": False,
             "yanchor": "bottom",
             "yshift": 3,
@@ -72,8 +73,15 @@ def accuracy_figure(
                 "array": chosen["high"] - chosen["estimate"],
                 "arrayminus": chosen["estimate"] - chosen["low"],
             },
-            customdata=chosen[["low", "high", "n"]],
-            hovertemplate="%{x}: %{y:.3g} [%{customdata[0]:.3g}, %{customdata[1]:.3g}], n=%{customdata[2]}<extra></extra>",
+            # The numbers as the table writes them (plotly's `.3g` gives `1.16e+3` for tokens).
+            customdata=[
+                [shown_number(e), shown_number(lo), shown_number(hi), n]
+                for e, lo, hi, n in chosen[["estimate", "low", "high", "n"]].itertuples(index=False)
+            ],
+            hovertemplate=(
+                "%{x}: %{customdata[0]} [%{customdata[1]}, %{customdata[2]}], "
+                "n=%{customdata[3]}<extra></extra>"
+            ),
         )
     )
     figure.update_layout(

@@ -27,7 +27,7 @@ from trackerkit.evaluation.metrics import (
 )
 from trackerkit.evaluation.scoring import DEFAULT_TOLERANCE, FieldScore
 
-__all__ = ["EvaluationResults", "read_results"]
+__all__ = ["EvaluationResults", "read_results", "shown_estimate", "shown_number"]
 
 _TURN_ONLY = [f.name for f in fields(TurnRecord) if f.name not in TURN_KEYS]
 _FIELD_ONLY = [f.name for f in fields(FieldScore)]
@@ -35,6 +35,25 @@ _FIELD_ONLY = [f.name for f in fields(FieldScore)]
 _NO_FIELD = "none"
 _FORMAT = b"trackerkit.evaluation/1"
 _TOLERANCE = b"trackerkit.tolerance"
+
+
+def shown_number(value: float) -> str:
+    """A metric's value as the table shows it: three significant digits (`0.82`, `27`,
+    `0.0119`), and from 100 up a whole number with thousands separators (`1,164`, where `.3g`
+    gave `1.16e+03`); `n/a` for NaN."""
+    if value != value:
+        return "n/a"
+    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
+
+
+def shown_estimate(estimate: float, low: float, high: float) -> str:
+    """An estimate and its interval as the table shows them, `0.82 [0.75, 0.88]`; the estimate
+    alone when the interval is a point (or NaN), `n/a` when there is no estimate."""
+    if estimate != estimate:
+        return "n/a"
+    if low == high or low != low or high != high:
+        return shown_number(estimate)
+    return f"{shown_number(estimate)} [{shown_number(low)}, {shown_number(high)}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +121,8 @@ class EvaluationResults:
     def table(self, seed: int = 0) -> pd.DataFrame:
         """The summary to read: one row per metric, one column per variant and mode.
 
-        Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`; `n/a`
+        Each cell is the estimate and, when it has one, its interval: `0.82 [0.75, 0.88]`, and a
+        count from 100 up as a whole number, `1,164 [1,121, 1,209]` (`shown_estimate`); `n/a`
         when no turn measured it (no `expect_no_call` turn, say). Some rows say what they count
         (`labels()`): the within-tolerance row names its tolerance, `within_tolerance (±1,
         range/10 if less)`, and `number_mae (over the numbers given)` has
@@ -110,7 +130,7 @@ class EvaluationResults:
         """
         summary = self.summary(seed)
         summary["shown"] = [
-            "n/a" if e != e else f"{e:.3g} [{lo:.3g}, {hi:.3g}]" if lo != hi else f"{e:.3g}"
+            shown_estimate(e, lo, hi)
             for e, lo, hi in zip(summary["estimate"], summary["low"], summary["high"], strict=True)
         ]
         summary["metric"] = summary["metric"].replace(self.labels())
