@@ -40,7 +40,7 @@ class TestInitVar:
             "exact: 李.affection_note -> 李.affection_note: text",
             "exact: 李.位置 -> 李.wei_zhi: text; start and meaning from a [value, meaning] pair",
             'guessed: 李.衣着 -> 李.yi_zhuo: text, guessed: a list of 3 plain values joined with ", "; start and meaning from a [value, meaning] pair',
-            'exact: 主角.生命值 -> 主角.sheng_ming_zhi: number; the range "[0,100]" in its meaning was not used: the start value 250 lies outside it; start and meaning from a [value, meaning] pair',
+            'guessed: 主角.生命值 -> 主角.sheng_ming_zhi: number, guessed: the range "[0,100]" in its meaning was not used: the start value 250 lies outside it; start and meaning from a [value, meaning] pair',
             "exact: 主角.金币 -> 主角.jin_bi: number",
             'unmapped: 主角.背包.$meta: schema flags of "主角 背包" (extensible=True): trackerkit fields are fixed by the tracker, and a keyed list takes new rows without a flag',
             "guessed: 主角.背包.* -> 主角 背包.quantity: number from 0, guessed: every entry maps a key to a number, read as a quantity",

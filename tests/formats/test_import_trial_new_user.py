@@ -123,7 +123,7 @@ class TestUnreadableEntry:
         """A 5,000-digit integer (MVU reads it as Infinity) is one unmapped variable; the rest
         imports."""
         path = tmp_path / "h1.json"
-        path.write_bytes(_book('{"Li": {"affection": [%s, "aff"], "hp": 5}}' % ("9" * 5000)))
+        path.write_bytes(_book('{"Li": {"affection": [' + "9" * 5000 + ', "aff"], "hp": 5}}'))
         imported = import_file(path)
         assert [str(line) for line in imported.report.lines] == [
             'unmapped: entries[0] "[InitVar] v0": Li.affection: a [value, meaning] pair (a list '
@@ -140,4 +140,53 @@ class TestUnreadableEntry:
             'unmapped: entries[0] "[InitVar] v0": Li.tags: its items hold the number -1e400, too '
             "large to read",
             'exact: entries[0] "[InitVar] v0": Li.hp -> Li.hp: number',
+        ]
+
+
+class TestRangesNotUsed:
+    """A range in a `[value, meaning]` pair that is not taken says why, on a guessed line."""
+
+    @pytest.mark.parametrize(
+        ("pair", "detail"),
+        [
+            (
+                [0, "[100,-30]: reversed range"],
+                'number, guessed: the range "[100,-30]" in its meaning was not used: it is '
+                "written backwards, 100 above -30",
+            ),
+            (
+                [0, "[-1e400,1e400]: aff"],
+                'number, guessed: the range "[-1e400,1e400]" in its meaning was not used: its '
+                "bound -1e400 is not a finite number within 2^53",
+            ),
+            (
+                [5, "[0, 99999999999999999999]"],
+                'number, guessed: the range "[0, 99999999999999999999]" in its meaning was not '
+                "used: its bound 99999999999999999999 is not a finite number within 2^53",
+            ),
+            (
+                [250, "[0,100]"],
+                'number, guessed: the range "[0,100]" in its meaning was not used: the start '
+                "value 250 lies outside it",
+            ),
+            ([3, "[1e0, 1e1]"], 'number; min 1, max 10 guessed from "[1e0, 1e1]"'),
+        ],
+        ids=["backwards", "infinite-bound", "bound-past-2^53", "start-outside", "exponents"],
+    )
+    def test_range(self, tmp_path: Path, pair: list[object], detail: str) -> None:
+        """The range is named with the reason it was left out (or read, exponents and all)."""
+        assert _lines({"Li": {"aff": pair}}, tmp_path) == [
+            f"guessed: Li.aff -> Li.aff: {detail}; start and meaning from a [value, meaning] pair"
+        ]
+
+    @pytest.mark.parametrize("word", ["NaN", "-Infinity"])
+    def test_json5_number_word_read_as_text(self, tmp_path: Path, word: str) -> None:
+        """`[NaN, "aff"]`: YAML, read first as MVU reads it, takes NaN for a text; so said."""
+        path = tmp_path / "book.json"
+        path.write_bytes(_book('{"Li": {"aff": [' + word + ', "aff"]}}'))
+        assert [str(line) for line in import_file(path).report.lines] == [
+            'guessed: entries[0] "[InitVar] v0": Li.aff -> Li.aff: text, guessed: the start '
+            f"value {word} is JSON5's word for a number that is not finite, which YAML (read "
+            f'first, as MVU reads it) takes for the text "{word}"; no number field holds it; '
+            "start and meaning from a [value, meaning] pair"
         ]

@@ -8,7 +8,9 @@ read with its bounds included, and the line says so. A hyphen is read as a range
 cannot be something else: a bound may carry a minus (`-10-10`, `-5 - 5`, `-10--5`), but a
 hyphen beside a letter or inside a chain (`v1-2`, `2024-01-05`, `1-2-3`), a bound written with
 a leading zero (`01-05`), a minus spaced on one side only (`5 -10`) and two years (`2024-2025`)
-are not read, and when the first range written is backwards none is taken. A bound is read only
+are not read. A bound may carry an exponent (`1e3`). When the first range written is backwards or
+has a bound past 2^53 (`[-1e400,1e400]`) none is taken, and a number's line says why (guessed,
+as is a range its start lies outside). A bound is read only
 from the start of its number, never from inside a run of digits, so a meaning of any length is
 read in time linear in its length.
 """
@@ -26,6 +28,8 @@ from trackerkit.formats.document import LongNumber
 __all__ = [
     "NAME_KEYS",
     "Leaf",
+    "WrittenRange",
+    "first_range",
     "guess_range",
     "leaf",
     "number",
@@ -37,7 +41,7 @@ __all__ = [
 #: A bound starts where its number starts, never inside a run of digits (`(?<!\d)`, any script's
 #: digits): so each pattern tries a run of n digits once, in O(n), where trying every start in it
 #: took O(n²) (a 30 KB meaning of digits took 24 s).
-_NUM = r"(-?(?<!\d)\d+(?:\.\d+)?)"
+_NUM = r"(-?(?<!\d)\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 #: A bound that stands alone: not part of a word, an id, a decimal, a time or a date.
 _ALONE = r"(?<![A-Za-z0-9_.#])(?<!\d[:/])"
 _AFTER = r"[A-Za-z0-9_]|[.:/]\d|\.\."
@@ -107,7 +111,28 @@ def _number(text: str) -> int | float:
 
 
 def guess_range(text: str) -> tuple[int | float, int | float, str] | None:
-    """The first range written in `text` as `(min, max, the text it was read from)`, or None."""
+    """The first range written in `text` as `(min, max, the text it was read from)`, or None
+    (none written, or the first one unusable: see `first_range`)."""
+    found = first_range(text)
+    if found is None or found.fault:
+        return None
+    return found.low, found.high, found.text
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenRange:
+    """A range read from prose: its bounds, the text it was read from, and why it cannot be a
+    field's min and max ("" when it can)."""
+
+    low: int | float
+    high: int | float
+    text: str
+    fault: str
+
+
+def first_range(text: str) -> WrittenRange | None:
+    """The first range written in `text`, usable or not (backwards, a bound past 2^53), or None
+    when none is written."""
     best: re.Match[str] | None = None
     for pattern in _RANGES:
         match = pattern.search(text)
@@ -116,9 +141,13 @@ def guess_range(text: str) -> tuple[int | float, int | float, str] | None:
     if best is None:
         return None
     low, high = _number(best.group(1)), _number(best.group(2))
-    if not (is_number(low) and is_number(high)) or low > high:
-        return None
-    return low, high, best.group(0)
+    fault = ""
+    for bound, written in ((low, best.group(1)), (high, best.group(2))):
+        if not is_number(bound) and not fault:
+            fault = f"its bound {written} is not a finite number within 2^53"
+    if not fault and low > high:
+        fault = f"it is written backwards, {low} above {high}"
+    return WrittenRange(low, high, best.group(0), fault)
 
 
 def leaf(value: object, meaning: str = "") -> Leaf | str:
@@ -165,15 +194,19 @@ def plain_text(value: object) -> str:
 
 
 def _number_leaf(value: int | float, meaning: str) -> Leaf:
-    found = guess_range(meaning)
+    """A number field, its range guessed from the first range its meaning writes; a range not
+    used says why on a guessed line (a guess left out is reported, never dropped unsaid)."""
+    found = first_range(meaning)
     if found is None:
         return Leaf({"type": "number", "default": value}, "number")
-    low, high, text = found
-    if not low <= value <= high:
+    low, high, text, fault = found.low, found.high, found.text, found.fault
+    if not fault and not low <= value <= high:
+        fault = f"the start value {value} lies outside it"
+    if fault:
         return Leaf(
             {"type": "number", "default": value},
-            f"number; the range {quoted(text)} in its meaning was not used: the start value "
-            f"{value} lies outside it",
+            f"number, guessed: the range {quoted(text)} in its meaning was not used: {fault}",
+            True,
         )
     opened = (
         " (an interval written open; trackerkit's min and max include their bounds, so it is "

@@ -1,7 +1,9 @@
 """An MVU variable's leaf forms, and the marks that make an object or array something else.
 
 A leaf is a plain value (or a list of them), a `[value, "meaning"]` pair or a
-`{value, description}` object; its meaning may carry a range (see `formats.leaves`). An object
+`{value, description}` object; its meaning may carry a range (see `formats.leaves`). A start
+written `NaN` or `Infinity` (JSON5's words, which YAML, read first as MVU reads it, takes for
+text) makes a text field on a guessed line that says so. An object
 with `$meta.extensible` or an array holding `"$__META_EXTENSIBLE__$"` is a list that takes new
 rows; a `$meta` object's other flags have no trackerkit field and are reported as such.
 """
@@ -11,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from trackerkit.formats.imported import Builder, TrackerDraft
-from trackerkit.formats.leaves import leaf
+from trackerkit.formats.leaves import leaf, quoted
 
 __all__ = [
     "EXTENSIBLE_MARK",
@@ -25,6 +27,8 @@ __all__ = [
 ]
 
 EXTENSIBLE_MARK = "$__META_EXTENSIBLE__$"
+#: JSON5's words for numbers that are not finite, which YAML reads as text.
+_NUMBER_WORDS = frozenset({"NaN", "Infinity"})
 
 
 def is_leaf(value: object) -> bool:
@@ -109,6 +113,14 @@ def leaf_field(
         builder.unmapped(where, found)
         return
     detail = found.detail + how
+    written = start.strip() if isinstance(start, str) else ""
+    if written.lstrip("+-") in _NUMBER_WORDS and found.spec["type"] == "text":
+        detail = (
+            f"text, guessed: the start value {written} is JSON5's word for a number that "
+            f"is not finite, which YAML (read first, as MVU reads it) takes for the text "
+            f"{quoted(written)}; no number field holds it{how}"
+        )
+        guessed = True
     if text and isinstance(value, list):
         detail += "; start and meaning from a [value, meaning] pair"
     draft.add(where, key, found.spec, text=text, detail=detail, guessed=found.guessed or guessed)
