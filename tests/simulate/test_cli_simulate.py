@@ -78,7 +78,9 @@ class TestSimulate:
 
     def test_openai_needs_a_base_url(self, capsys: pytest.CaptureFixture[str]) -> None:
         """`--model openai` without `--base-url` exits 1 with one line on stderr."""
-        code, out, err = _run(capsys, "simulate", FIGHT, "--no-trace", "--model", "openai")
+        code, out, err = _run(
+            capsys, "simulate", FIGHT, "--no-trace", "--model", "openai", "--model-name", "m"
+        )
         assert (code, out) == (1, "")
         assert err == (
             "trackerkit: --model openai needs --base-url "

@@ -69,12 +69,22 @@ def _data_named(data: Path | None) -> str:
     return ASSISTANT_ENV if os.environ.get(ASSISTANT_ENV) else "your workspace"
 
 
+MODEL_DEFAULTS: dict[str, str | None] = {
+    "model": "scripted",
+    "base_url": None,
+    "model_name": None,
+    "api_key_env": "OPENAI_API_KEY",
+    "protocol": "tools",
+}
+"""Each model option's default, by its `args` name: one given is one that differs."""
+
+
 def add_model_options(parser: argparse.ArgumentParser) -> None:
     """The model options `simulate` and `eval` share: which model, where, and by which protocol."""
     parser.add_argument(
         "--model",
         choices=["scripted", "openai"],
-        default="scripted",
+        default=MODEL_DEFAULTS["model"],
         help="the model (default: scripted)",
     )
     parser.add_argument(
@@ -90,7 +100,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--api-key-env",
         metavar="VAR",
-        default="OPENAI_API_KEY",
+        default=MODEL_DEFAULTS["api_key_env"],
         help="the environment variable holding the API key",
     )
     from trackerkit.simulate.completion import PROTOCOLS
@@ -98,7 +108,7 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--protocol",
         choices=PROTOCOLS,
-        default="tools",
+        default=MODEL_DEFAULTS["protocol"],
         help=(
             "how the model sends its tracker updates: tools (the update_trackers tool; default) "
             "or text (no tool: one fenced update_trackers JSON block at the end of the reply, "
@@ -107,11 +117,29 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def model_options_given(args: argparse.Namespace) -> list[str]:
+    """The model options given on the command line (those not at their default), as typed."""
+    return [
+        f"--{name.replace('_', '-')}"
+        for name, default in MODEL_DEFAULTS.items()
+        if getattr(args, name) != default
+    ]
+
+
 def check_model_options(args: argparse.Namespace) -> None:
     """Refuse model options that cannot work, before anything runs: `--model openai` without
-    `--base-url` or `--model-name` (but with `--variants`, which name their own), a `--base-url`
-    that is no well-formed http(s) address, `--base-url` for the scripted model, an empty
-    `--model-name` or `--api-key-env`."""
+    `--base-url` or `--model-name` (all that is missing said at once), a `--base-url` that is no
+    well-formed http(s) address, `--base-url` for the scripted model, an empty `--model-name` or
+    `--api-key-env`. With `--variants` the model options are not used (each variant names its
+    own model), so they are not checked."""
+    if getattr(args, "variants", None) is not None:
+        return
+    if args.model == "openai" and not args.base_url and args.model_name is None:
+        raise TrackerkitError(
+            "--model openai needs --base-url and --model-name: the API root (such as "
+            "http://127.0.0.1:11434/v1) and the model the server there knows (such as "
+            "qwen2.5:7b on Ollama)"
+        )
     if args.model == "openai" and not args.base_url:
         raise TrackerkitError(
             "--model openai needs --base-url (the API root, such as http://127.0.0.1:11434/v1)"
@@ -131,11 +159,7 @@ def check_model_options(args: argparse.Namespace) -> None:
             "--base-url is for --model openai; the scripted model plays the scene's own calls "
             "(add --model openai to use the server)"
         )
-    if (
-        args.model == "openai"
-        and args.model_name is None
-        and getattr(args, "variants", None) is None
-    ):
+    if args.model == "openai" and args.model_name is None:
         raise TrackerkitError(
             f"--model openai needs --model-name: the model the server at {args.base_url} knows "
             "(such as qwen2.5:7b on Ollama); it also names the results and the trace's model"

@@ -16,6 +16,7 @@ from trackerkit.cli import (
     check_model_options,
     check_out_file,
     held_trace_failures,
+    model_options_given,
     non_negative_number,
     positive_int,
     positive_number,
@@ -28,6 +29,9 @@ from trackerkit.cli import (
 from trackerkit.errors import TrackerkitError
 
 __all__ = ["register"]
+
+#: `--timeout`'s default: seconds per model call, retries included (a `Variant`'s too).
+_TIMEOUT = 60.0
 
 #: The progress bar on a terminal: turns played of the total, and the time left.
 _PROGRESS = "{n_fmt} of {total_fmt} turns played |{bar}| {elapsed} gone, {remaining} left"
@@ -71,8 +75,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--variants",
         metavar="FILE",
         type=Path,
-        help="a JSON list of variants (name, model, base_url, model_name, api_key_env, trackers, "
-        "tool_style lines|anyOf|strict|gemini, protocol); replaces the model options",
+        help="a JSON list of variants (name, model, base_url, model_name, api_key_env, timeout, "
+        "trackers, tool_style lines|anyOf|strict|gemini, protocol); replaces the model options "
+        "and --timeout: given with it, they are not used, and said so",
     )
     command.add_argument(
         "--runs",
@@ -119,8 +124,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--timeout",
         metavar="SECONDS",
         type=positive_number,
-        default=60.0,
-        help="seconds per model call, retries included",
+        default=_TIMEOUT,
+        help="seconds per model call, retries included (default %(default)g)",
     )
     add_data_option(command)
     command.add_argument(
@@ -137,6 +142,20 @@ def _check_parquet_name(out: Path) -> None:
         raise TrackerkitError(
             f"--out {out}: the results are written as Parquet; give a file name ending in "
             f".parquet, such as {out.with_suffix('.parquet')}"
+        )
+
+
+def _say_replaced(args: argparse.Namespace) -> None:
+    """Say the options `--variants` replaces that were given all the same: each variant names
+    its own model, key and timeout, so they are not used (`--model openai` was refused for a
+    missing `--base-url` the variants did not need)."""
+    unused = model_options_given(args) + (["--timeout"] if args.timeout != _TIMEOUT else [])
+    if unused:
+        print(
+            f"trackerkit: --variants replaces the model options; {', '.join(unused)} "
+            f"{'is' if len(unused) == 1 else 'are'} not used (each variant in "
+            f"{args.variants} names its own)",
+            file=sys.stderr,
         )
 
 
@@ -173,6 +192,8 @@ def _eval(args: argparse.Namespace) -> int:
         regular_target(args.out)  # what the final write refuses (a device, a FIFO), refused now
         _check_parquet_name(args.out)
     check_model_options(args)
+    if args.variants is not None:
+        _say_replaced(args)
     for scenario in args.scenarios:
         if args.variants is None:
             scene_and_trackers(scenario, args.trackers, "eval", turns=True)
