@@ -190,3 +190,53 @@ class TestRangesNotUsed:
             f'first, as MVU reads it) takes for the text "{word}"; no number field holds it; '
             "start and meaning from a [value, meaning] pair"
         ]
+
+
+class TestNamesOnlyCaseApart:
+    """Trackers an import writes whose names differ only in case are warned of as check does."""
+
+    def test_warned_in_checks_words(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Each of the two gets check's namesake warning line, naming the other's file."""
+        path = tmp_path / "case.json"
+        path.write_bytes(orjson.dumps({"Li": {"a": [1, "x"]}, "li": {"b": [2, "y"]}}))
+        data = tmp_path / "data"
+        code, out, _ = _run(capsys, "import", str(path), "--into", str(data), "--dry-run")
+        li, li_2 = data / "trackers" / "li.json", data / "trackers" / "li-2.json"
+        tail = (
+            "whatever the case, as the update tool matches names: a scene linking both reaches "
+            "the second only by its exact spelling"
+        )
+        assert code == 0
+        assert out.splitlines()[3:7] == [
+            f"would write {li} (Li)",
+            f"would write {li_2} (li)",
+            f'{li}: warning: name: matches the name of {li_2} ("li") {tail}',
+            f'{li_2}: warning: name: matches the name of {li} ("Li") {tail}',
+        ]
+
+    def test_written_pieces_get_the_same_warning_from_check(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """The lines import prints are the ones `trackerkit check` prints of the written files."""
+        path = tmp_path / "case.json"
+        path.write_bytes(orjson.dumps({"Li": {"a": [1, "x"]}, "li": {"b": [2, "y"]}}))
+        data = tmp_path / "data"
+        _, out, _ = _run(capsys, "import", str(path), "--into", str(data))
+        warned = [line for line in out.splitlines() if ": warning: " in line]
+        files = [str(data / "trackers" / name) for name in ("li.json", "li-2.json")]
+        _, checked, _ = _run(capsys, "check", *files)
+        assert len(warned) == 2
+        assert sorted(warned) == sorted(
+            line for line in checked.splitlines() if ": warning: " in line
+        )
+
+    def test_names_apart_are_not_warned(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """Two trackers of different names: no warning."""
+        path = tmp_path / "two.json"
+        path.write_bytes(orjson.dumps({"Li": {"a": [1, "x"]}, "Bo": {"b": [2, "y"]}}))
+        _, out, _ = _run(capsys, "import", str(path), "--into", str(tmp_path / "d"), "--dry-run")
+        assert "warning" not in out

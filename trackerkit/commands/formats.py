@@ -7,12 +7,16 @@ import errno
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
 from trackerkit.commands.options import check_out_file
 from trackerkit.commands.scene import say_unread_workspace
 from trackerkit.commands.terminal import say
+
+if TYPE_CHECKING:
+    from trackerkit.tracker import Tracker
 
 
 def register_import(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -106,6 +110,7 @@ def _import(args: argparse.Namespace) -> int:
     verb = "would write" if args.dry_run else "wrote"
     for tracker in saved.trackers:
         print(f"{verb} {root / 'trackers' / (tracker.id + '.json')} ({tracker.name})")
+    _say_namesakes(saved.trackers, root / "trackers")
     if saved.scene_links:
         print(f"scene links: {orjson.dumps(list(saved.scene_links)).decode()}")
     if scene is not None:
@@ -118,6 +123,18 @@ def _import(args: argparse.Namespace) -> int:
     if args.dry_run:
         print("dry run: nothing written")
     return 0
+
+
+def _say_namesakes(trackers: tuple[Tracker, ...], folder: Path) -> None:
+    """Warn, in `check`'s words (`design.tracker_hints`), of imported trackers whose names match
+    whatever the case (`Li` and `li`): the update tool matches names so."""
+    from trackerkit.design.hints import tracker_hints
+
+    files = [str(folder / f"{t.id}.json") for t in trackers]
+    for file, found in zip(files, tracker_hints(trackers, files), strict=True):
+        for problem in found:
+            if problem.code == "namesake":
+                print(f"{file}: warning: {problem}")
 
 
 def _refuse_loop(file: str) -> None:
