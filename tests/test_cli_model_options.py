@@ -82,3 +82,50 @@ class TestVariantsReplaceTheModelOptions:
             run_cli(capsys, "eval", "--help")
         text = " ".join(capsys.readouterr().out.split())
         assert "replaces the model options and --timeout: given with it, they are not used" in text
+
+
+class TestApiKeyEnv:
+    """Trial finding: `--api-key-env TYPO_KEY` naming an unset variable went unsaid. Local
+    servers take requests without a key (the bundled noisy server ignores it), so a line warns
+    and the run goes on."""
+
+    ARGV = ("simulate", FIGHT, "--no-trace", "--model", "openai", "--model-name", "m")
+
+    @pytest.fixture
+    def server(self, monkeypatch: pytest.MonkeyPatch) -> str:
+        """An address nothing answers: the turns fail, after the options are checked."""
+        import socket
+
+        with socket.socket() as free:
+            free.bind(("127.0.0.1", 0))
+            port = free.getsockname()[1]
+        monkeypatch.delenv("TYPO_KEY", raising=False)
+        return f"http://127.0.0.1:{port}/v1"
+
+    def test_an_unset_variable_is_said(
+        self, server: str, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        err = run_cli(capsys, *self.ARGV, "--base-url", server, "--api-key-env", "TYPO_KEY")[2]
+        assert err.splitlines()[0] == (
+            "trackerkit: --api-key-env TYPO_KEY: the variable is not set; requests go without a key"
+        )
+
+    def test_an_empty_one_too(
+        self, server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        monkeypatch.setenv("TYPO_KEY", " ")
+        err = run_cli(capsys, *self.ARGV, "--base-url", server, "--api-key-env", "TYPO_KEY")[2]
+        assert err.splitlines()[0] == (
+            "trackerkit: --api-key-env TYPO_KEY: the variable is empty; requests go without a key"
+        )
+
+    def test_a_set_one_and_the_default_are_quiet(
+        self, server: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """The default unset is the local server's usual case: nothing to say."""
+        monkeypatch.setenv("TYPO_KEY", "sk-1")
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        for extra in (["--api-key-env", "TYPO_KEY"], []):
+            err = run_cli(capsys, *self.ARGV, "--base-url", server, *extra)[2]
+            assert "--api-key-env" not in err
+            assert err.startswith("trackerkit: 6 of 6 turns failed")

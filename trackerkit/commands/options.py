@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -101,7 +102,10 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         "--api-key-env",
         metavar="VAR",
         default=MODEL_DEFAULTS["api_key_env"],
-        help="the environment variable holding the API key",
+        help=(
+            "the environment variable holding the API key (default: OPENAI_API_KEY); when it "
+            "is not set, requests go without a key, as local servers take them"
+        ),
     )
     from trackerkit.simulate.completion import PROTOCOLS
 
@@ -131,7 +135,11 @@ def check_model_options(args: argparse.Namespace) -> None:
     `--base-url` or `--model-name` (all that is missing said at once), a `--base-url` that is no
     well-formed http(s) address, `--base-url` for the scripted model, an empty `--model-name` or
     `--api-key-env`. With `--variants` the model options are not used (each variant names its
-    own model), so they are not checked."""
+    own model), so they are not checked.
+
+    A `--api-key-env` naming a variable that is not set is said on stderr, not refused: local
+    servers take requests without a key (a typo is still seen). The default, unset, is quiet.
+    """
     if getattr(args, "variants", None) is not None:
         return
     if args.model == "openai" and not args.base_url and args.model_name is None:
@@ -167,6 +175,15 @@ def check_model_options(args: argparse.Namespace) -> None:
     for option, value in (("--model-name", args.model_name), ("--api-key-env", args.api_key_env)):
         if value is not None and not value.strip():  # None: not given, where it has no default
             raise TrackerkitError(f"{option} needs a name, not an empty text")
+    if args.model == "openai" and args.api_key_env != MODEL_DEFAULTS["api_key_env"]:
+        key = os.environ.get(args.api_key_env)
+        if key is None or not key.strip():  # the model sends no key for a blank one either
+            state = "is not set" if key is None else "is empty"
+            print(
+                f"trackerkit: --api-key-env {args.api_key_env}: the variable {state}; requests "
+                "go without a key",
+                file=sys.stderr,
+            )
 
 
 def refuse_empty_ids(from_id: str | None, to_id: str | None) -> None:
