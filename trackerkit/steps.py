@@ -31,6 +31,7 @@ from pydantic import (
 
 from trackerkit.errors import BadRequestError, ModelError, Problem
 from trackerkit.fields import describe_value, shown_text
+from trackerkit.tool import TOOL_NAME
 from trackerkit.update import read_updates
 
 if TYPE_CHECKING:
@@ -179,7 +180,26 @@ class _Planned(BaseStep):
     def _calls_or_rounds(self) -> _Planned:
         if self.calls is not None and self.rounds is not None:
             raise ValueError("gives both calls and rounds; give calls (one round) or rounds")
+        if self.expect_no_call and (where := self._first_update_call()):
+            # Scored 0 on every run whatever the model did: refused before any turn is played.
+            # A call to another tool stays: it is how a scenario has a quiet turn go wrong.
+            raise ValueError(
+                f"expect_no_call is true but its script calls {TOOL_NAME} ({where}); a quiet "
+                "turn makes no update call: drop the call or expect_no_call"
+            )
         return self
+
+    def _first_update_call(self) -> str | None:
+        """Where the first scripted update call is (`calls[0]`, `rounds[1][0]`); None if none."""
+        if self.calls is not None:
+            return next(
+                (f"calls[{i}]" for i, c in enumerate(self.calls) if c.name == TOOL_NAME), None
+            )
+        for r, calls in enumerate(self.rounds or []):
+            for i, call in enumerate(calls):
+                if call.name == TOOL_NAME:
+                    return f"rounds[{r}][{i}]"
+        return None
 
     def plan(self) -> TurnPlan:
         """What the scripted model does in this step."""
