@@ -123,7 +123,7 @@ class TestCommand:
         ("argv", "words"),
         [
             (["trace", "export", "nope-folder", "--parquet", "x"], "does not exist"),
-            (["trace", "export", str(SAMPLE)], "needs --parquet OUT"),
+            (["trace", "export", str(SAMPLE)], "the following arguments are required: --parquet"),
             (
                 ["trace", "export", str(SAMPLE), "--parquet", "x", "--column", "a=b:zz"],
                 "not a column",

@@ -37,7 +37,7 @@ from trackerkit.trace._cli_arguments import _column, _day
 from trackerkit.trace._cli_folder import _refuse_loop, trace_folder
 from trackerkit.trace._cli_folder import default_folder as default_folder
 from trackerkit.trace._cli_output import _count, _date, _json, _records, _table, _time, summary
-from trackerkit.trace._columns import SKIPPED
+from trackerkit.trace._columns import SKIPPED, ColumnSpec
 from trackerkit.trace.costs import cost_summary
 from trackerkit.trace.days import read_day_turns
 from trackerkit.trace.export import export_parquet
@@ -184,9 +184,24 @@ def _turns_holding(events: pd.DataFrame, ref: str) -> list[str]:
     return [f"{s}/{base}" for s in sessions]
 
 
+def _refuse_twice_named(columns: list[str | ColumnSpec]) -> None:
+    """Refuse two `--column`s of one name in the command line's words (the library's refusal
+    names its `columns=` keyword, which a command-line user never typed).
+
+    Raises:
+        BadRequestError: the names given twice, and how to name a column.
+    """
+    names = [c.name if isinstance(c, ColumnSpec) else c for c in columns]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise BadRequestError(
+            f"--column names {', '.join(map(repr, twice))} twice; give each column its own "
+            "name (NAME=PATH)"
+        )
+
+
 def _export(args: argparse.Namespace) -> int:
-    if args.parquet is None:
-        raise BadRequestError("trace export needs --parquet OUT, the folder to write into.")
+    _refuse_twice_named(args.column or [])
     _refuse_loop(Path(args.path), "a trace day file or a folder of them")
     if Path(args.path).is_dir():
         trace_folder(args.path)  # a folder without days is refused, with why (as `trace days`)
@@ -270,7 +285,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     export.add_argument("path", metavar="PATH", help="a day file or a folder of day files")
     export.add_argument(
-        "--parquet", metavar="OUT", help="the folder to write day.parquet files into"
+        "--parquet",
+        metavar="OUT",
+        required=True,  # the one output: usage shows it needed
+        help="the folder to write day.parquet files into",
     )
     export.add_argument(
         "--column",
