@@ -105,7 +105,10 @@ class TestRefused:
         ("content", "reason"),
         [
             (b"", "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"),
-            (b"\xff\xfe{}", "is not UTF-8 text (byte 0 is not UTF-8)"),
+            (
+                b"\xff\xfe{}",
+                "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)",
+            ),
             (
                 b"{a: [1,",
                 "is not JSON, YAML or JSON5 (YAML: expected the node content, but found '<stream end>' at line 1, column 8)",

@@ -240,3 +240,45 @@ class TestNamesOnlyCaseApart:
         path.write_bytes(orjson.dumps({"Li": {"a": [1, "x"]}, "Bo": {"b": [2, "y"]}}))
         _, out, _ = _run(capsys, "import", str(path), "--into", str(tmp_path / "d"), "--dry-run")
         assert "warning" not in out
+
+
+class TestOneEncodingDiagnosis:
+    """A file that is not UTF-8 is named alike by check, import and export."""
+
+    UTF16 = "is UTF-16 text, not UTF-8; save it as UTF-8 (JSON files are UTF-8, RFC 8259)"
+
+    @pytest.mark.parametrize(
+        "raw",
+        [b"\xff\xfe\x00bad\x80\x81", '{"a": 1}'.encode("utf-16-le")],
+        ids=["bom", "no-bom"],
+    )
+    def test_utf16(self, capsys: pytest.CaptureFixture[str], tmp_path: Path, raw: bytes) -> None:
+        """check's words for UTF-16 text, from import and export too."""
+        path = tmp_path / "bin.json"
+        path.write_bytes(raw)
+        assert _run(capsys, "check", str(path))[1].splitlines()[0] == f"{path}: {self.UTF16}"
+        assert _run(capsys, "import", str(path), "--into", str(tmp_path / "d")) == (
+            1,
+            "",
+            f"trackerkit: {path}: {self.UTF16}\n",
+        )
+        assert _run(capsys, "export", "--to", "openai", str(path)) == (
+            1,
+            "",
+            f"trackerkit: {path}: {self.UTF16}\n",
+        )
+
+    def test_other_bytes(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """Latin-1 text: export names the byte as import does, not the JSON reader's words."""
+        path = tmp_path / "latin.json"
+        path.write_bytes(b'{"a": "caf\xe9"}')
+        said = f"trackerkit: {path}: is not UTF-8 text (byte 10 is not UTF-8)\n"
+        assert _run(capsys, "import", str(path), "--into", str(tmp_path / "d"))[2] == said
+        assert _run(capsys, "export", "--to", "openai", str(path)) == (1, "", said)
+
+    def test_upload_in_the_designer(self) -> None:
+        """The designer's upload says it in the same words."""
+        from trackerkit.design.importing import read_upload
+
+        view = read_upload("bin.json", b"\xff\xfe\x00bad\x80\x81")
+        assert view.problem == f"Could not read the file: bin.json: {self.UTF16}"

@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from trackerkit._json import utf16_words
 from trackerkit.errors import ImportRefusedError
 from trackerkit.formats.png import MAX_TEXT_BYTES, CardChunk, card_chunk, is_png, png_chunks
 from trackerkit.formats.yaml_document import _UNBUILT, _build_yaml, _yaml_core_loader
@@ -35,6 +36,7 @@ from trackerkit.formats.yaml_document import _UNBUILT, _build_yaml, _yaml_core_l
 __all__ = [
     "MAX_BYTES",
     "LongNumber",
+    "encoding_problem",
     "parse_card_text",
     "parse_document",
     "png_card",
@@ -61,21 +63,32 @@ def read_document(source: str | os.PathLike[str], text: str | None = None) -> tu
         source: the file to read; with `text`, only the name used in messages.
         text: the file's content, when it is already in hand.
     Raises:
-        ImportRefusedError: the file is not there, not a regular file, too large, not UTF-8, or
-            not JSON, YAML or JSON5.
+        ImportRefusedError: the file is not there, not a regular file, too large, not UTF-8
+            (UTF-16 named as `trackerkit check` names it), or not JSON, YAML or JSON5.
     """
     file = os.fspath(source)
     if text is None:
         raw = _read_bytes(Path(file))
         if is_png(raw):
             return file, png_card(raw, file)
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise ImportRefusedError(
-                file, f"is not UTF-8 text (byte {error.start} is not UTF-8)"
-            ) from None
+        unreadable = encoding_problem(raw)
+        if unreadable is not None:
+            raise ImportRefusedError(file, unreadable)
+        text = raw.decode("utf-8-sig")
     return file, parse_document(text, file)
+
+
+def encoding_problem(raw: bytes) -> str | None:
+    """Why a file's bytes are no UTF-8 text, or None when they are: UTF-16 in the words
+    `trackerkit check` uses (`_json.utf16_words`), else the first byte that is not UTF-8."""
+    said = utf16_words(raw)
+    if said is not None:
+        return said
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return f"is not UTF-8 text (byte {error.start} is not UTF-8)"
+    return None
 
 
 def png_card(png: bytes, file: str) -> object:

@@ -19,6 +19,7 @@ from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
 from trackerkit.formats.checkers import check_provider_tool, is_warning, problem_lines
 from trackerkit.formats.detect import FORMAT_NAMES, piece_kind, sniff
+from trackerkit.formats.document import encoding_problem
 from trackerkit.formats.leaves import quoted
 from trackerkit.formats.providers import ExportCost, export_costs, provider_tool
 from trackerkit.formats.wtracker_export import export_wtracker
@@ -74,7 +75,8 @@ def _read_json(path: Path, what: str) -> object:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise TrackerkitError(f"{path}: not valid JSON ({exc})") from None
+        said = encoding_problem(data) or f"not valid JSON ({exc})"
+        raise TrackerkitError(f"{path}: {said}") from None
 
 
 @dataclass(frozen=True, slots=True)
