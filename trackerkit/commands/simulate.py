@@ -301,6 +301,7 @@ def _changes(args: argparse.Namespace) -> int:
     session.run()
     messages = session.chat.messages
     ids = [m.id for m in messages]
+    _refuse_unknown_ids(ids, args.from_id, args.to_id)
     if (
         args.from_id in ids
         and args.to_id in ids
@@ -320,3 +321,27 @@ def _changes(args: argparse.Namespace) -> int:
     else:
         print(changes_lines(result))
     return 0
+
+
+def _refuse_unknown_ids(ids: list[str], from_id: str | None, to_id: str | None) -> None:
+    """Refuse a `--from` or `--to` naming no message of the chat the scene played, listing the
+    ids it has (the library's words, "take 't1' has no live message", name its own terms). What
+    is no message id at all (`m 1`) is left to the library, whose refusal says so.
+
+    Raises:
+        BadRequestError: the option, the id, and the ids there are.
+    """
+    from trackerkit.state import is_message_id
+
+    for option, value in (("--from", from_id), ("--to", to_id)):
+        if value is None or value in ids or not is_message_id(value):
+            continue
+        if not ids:
+            there = "it has none"
+        elif len(ids) <= 5:
+            there = f"its {'message is' if len(ids) == 1 else 'messages are'} {', '.join(ids)}"
+        else:
+            there = f"its {len(ids)} messages run from {ids[0]} to {ids[-1]}"
+        raise BadRequestError(
+            f"{option} {value}: the chat the scene plays has no message {value}; {there}"
+        )
