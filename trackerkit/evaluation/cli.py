@@ -90,7 +90,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--mode",
         choices=["free", "forced"],
         default="free",
-        help="free: errors carry from turn to turn; forced: each turn starts from the expected state",
+        help=(
+            "free: errors carry from turn to turn; forced: each turn starts from the expected "
+            "state (default: free)"
+        ),
     )
     command.add_argument(
         "--concurrency",
@@ -129,7 +132,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_data_option(command)
     command.add_argument(
-        "--timezone", metavar="TZ", help="the IANA time zone naming the trace day file"
+        "--timezone",
+        metavar="TZ",
+        help="the IANA time zone naming the trace day file (default: $ASSISTANT_TIMEZONE, else UTC)",
     )
     command.add_argument("--no-trace", action="store_true", help="write no trace events")
     command.set_defaults(func=_eval)
