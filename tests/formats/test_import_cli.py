@@ -111,7 +111,10 @@ class TestRefused:
             ),
             (
                 b"{a: [1,",
-                "is not JSON, YAML or JSON5 (YAML: expected the node content, but found '<stream end>' at line 1, column 8)",
+                "is not JSON, YAML or JSON5 (YAML: expected the node content, but found '<stream end>' at line 1, column 8); import reads MagVarUpdate "
+                "(mvu), SillyTavern-Tracker (sillytavern-tracker), WTracker (wtracker), RPG "
+                "Companion (rpg-companion), Marinara Engine (marinara), Character Card V2 with "
+                "trackerkit trackers (card)",
             ),
             (
                 b'{"hello": "world"}',

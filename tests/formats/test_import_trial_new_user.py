@@ -282,3 +282,46 @@ class TestOneEncodingDiagnosis:
 
         view = read_upload("bin.json", b"\xff\xfe\x00bad\x80\x81")
         assert view.problem == f"Could not read the file: bin.json: {self.UTF16}"
+
+
+KNOWN = (
+    "MagVarUpdate (mvu), SillyTavern-Tracker (sillytavern-tracker), WTracker (wtracker), RPG "
+    "Companion (rpg-companion), Marinara Engine (marinara), Character Card V2 with trackerkit "
+    "trackers (card)"
+)
+
+
+class TestUnparsedFile:
+    """A file no reader reads says what it holds when it can, and what import reads."""
+
+    def test_json_lines(self, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+        """A trace day (one JSON value per line) is named as JSON Lines, not a YAML error."""
+        path = tmp_path / "2026-11-26.jsonl"
+        path.write_text('{"turn": 1}\n{"turn": 2}\n\n[3]\n', encoding="utf-8")
+        assert _run(capsys, "import", str(path), "--into", str(tmp_path / "d")) == (
+            1,
+            "",
+            f"trackerkit: {path}: holds JSON Lines (one JSON value per line: a trace day?), not "
+            f"one tracker document; import reads {KNOWN}\n",
+        )
+
+    def test_other_text_keeps_the_parser_detail(self, tmp_path: Path) -> None:
+        """Broken text keeps the YAML reader's words, then names the formats."""
+        path = tmp_path / "broken.json"
+        path.write_text('{"a": 1}\n{"b": ', encoding="utf-8")
+        with pytest.raises(ImportRefusedError) as caught:
+            import_file(path)
+        assert caught.value.reason == (
+            "is not JSON, YAML or JSON5 (YAML: expected '<document start>', but found '{' at "
+            f"line 2, column 1); import reads {KNOWN}"
+        )
+
+    def test_an_entry_is_not_told_what_import_reads(self, tmp_path: Path) -> None:
+        """An [InitVar] entry's content is no file given to import: its reason stays bare."""
+        path = tmp_path / "book.json"
+        path.write_bytes(_book('{"a": 1}\n{"b": 2}', '{"Li": {"hp": 5}}'))
+        assert str(import_file(path).report.lines[0]) == (
+            'unmapped: entries[0] "[InitVar] v0": its content is not JSON, YAML or JSON5 (YAML: '
+            "expected '<document start>', but found '{' at line 2, column 1); MagVarUpdate "
+            "itself loads no variable of a book while one of its [InitVar] entries cannot be read"
+        )

@@ -86,7 +86,7 @@ def read_upload(name: str, contents: bytes, format: str | None = None) -> Import
             unreadable = encoding_problem(contents)
             if unreadable is not None:
                 raise TrackerkitError(f"{file}: {unreadable}")
-            data = parse_document(contents.decode("utf-8-sig"), file)
+            data = parse_document(contents.decode("utf-8-sig"), file, whole=True)
     except Exception as error:  # every failure is shown on the page, none escapes
         return ImportView(file, None, format or None, None, _unread(error))
     return _read(file, data, format or None)

@@ -40,6 +40,7 @@ __all__ = [
     "init_var_entries",
     "is_character_card",
     "is_init_var_name",
+    "known_formats",
     "parse_card_text",
     "parse_document",
     "piece_kind",
@@ -148,7 +149,7 @@ def unknown_format(file: str, data: object = None) -> ImportRefusedError:
     to tell it by, so guessing would take much other JSON for MVU), the error names the flag
     that imports it as such.
     """
-    known = ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
+    known = known_formats()
     if (
         isinstance(data, dict)
         and _plain_variables(data, 0)
@@ -164,6 +165,11 @@ def unknown_format(file: str, data: object = None) -> ImportRefusedError:
     return ImportRefusedError(
         file, f"is not a tracker format trackerkit can tell by content; it reads {known}. {hint}"
     )
+
+
+def known_formats() -> str:
+    """The formats import reads, as its messages list them: `MagVarUpdate (mvu), ...`."""
+    return ", ".join(f"{FORMAT_NAMES[f]} ({f})" for f in FORMATS)
 
 
 def _plain_variables(node: object, depth: int) -> bool:

@@ -75,7 +75,7 @@ def read_document(source: str | os.PathLike[str], text: str | None = None) -> tu
         if unreadable is not None:
             raise ImportRefusedError(file, unreadable)
         text = raw.decode("utf-8-sig")
-    return file, parse_document(text, file)
+    return file, parse_document(text, file, whole=True)
 
 
 def encoding_problem(raw: bytes) -> str | None:
@@ -216,7 +216,9 @@ def _json_long_numbers(text: str) -> object:
         return None
 
 
-def parse_document(text: str, file: str, *, long_numbers: bool = False) -> object:
+def parse_document(
+    text: str, file: str, *, long_numbers: bool = False, whole: bool = False
+) -> object:
     """`text` read as JSON, else YAML, else JSON5, as plain JSON data (see the module doc).
 
     Args:
@@ -224,6 +226,8 @@ def parse_document(text: str, file: str, *, long_numbers: bool = False) -> objec
         file: its name, for messages.
         long_numbers: read JSON holding a number past a double's range (a 5,000-digit integer)
             with that number a `LongNumber`, so one unreadable value need not refuse the rest.
+        whole: the text is a whole file given to import (not an entry's content): when no
+            reader reads it, the refusal says so of JSON Lines and names the formats import reads.
     Raises:
         ImportRefusedError: none of the three reads it as an object or a list, or it nests deeper
             than 100 levels or holds more than a million values.
@@ -239,7 +243,7 @@ def parse_document(text: str, file: str, *, long_numbers: bool = False) -> objec
         long = None
         if long_numbers and error.msg.startswith("number is"):
             long = _json_long_numbers(text)
-        found = long if long is not None else _yaml_or_json5(text, file, reason)
+        found = long if long is not None else _yaml_or_json5(text, file, reason, whole)
     if not isinstance(found, dict | list):
         raise ImportRefusedError(
             file, "holds no JSON, YAML or JSON5 object or list, so it holds no tracker"
@@ -266,9 +270,12 @@ def _json_past_limits(error: orjson.JSONDecodeError) -> str | None:
     return None
 
 
-def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> object:
+def _yaml_or_json5(
+    text: str, file: str, json_reason: str | None = None, whole: bool = False
+) -> object:
     """`text` as YAML, else JSON5; refused naming the YAML error, or `json_reason` when the
-    text is JSON the JSON reader stopped on (a depth or number limit)."""
+    text is JSON the JSON reader stopped on (a depth or number limit). A `whole` file's refusal
+    says it holds JSON Lines when it does, else adds the formats import reads."""
     import yaml
 
     from trackerkit.formats.json5_document import NOT_JSON5
@@ -295,7 +302,32 @@ def _yaml_or_json5(text: str, file: str, json_reason: str | None = None) -> obje
     if json_reason is not None:
         raise ImportRefusedError(file, json_reason)
     why = f" (YAML: {reason})" if reason else ""
-    raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+    if not whole:
+        raise ImportRefusedError(file, f"is not JSON, YAML or JSON5{why}")
+    from trackerkit.formats.detect import known_formats  # detect reads through this module
+
+    if _is_json_lines(text):
+        raise ImportRefusedError(
+            file,
+            "holds JSON Lines (one JSON value per line: a trace day?), not one tracker "
+            f"document; import reads {known_formats()}",
+        )
+    raise ImportRefusedError(
+        file, f"is not JSON, YAML or JSON5{why}; import reads {known_formats()}"
+    )
+
+
+def _is_json_lines(text: str) -> bool:
+    """Whether `text` is two or more JSON values, one per line (blank lines aside)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        for line in lines:
+            orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def _json5(text: str, file: str, json_reason: str | None) -> object:
