@@ -325,3 +325,26 @@ class TestUnparsedFile:
             "expected '<document start>', but found '{' at line 2, column 1); MagVarUpdate "
             "itself loads no variable of a book while one of its [InitVar] entries cannot be read"
         )
+
+
+class TestTooLarge:
+    """A file past the import limit says the limit is import's."""
+
+    def test_larger_than_the_limit(
+        self, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    ) -> None:
+        """A 60 MB file: the limit is named as the most import reads."""
+        path = tmp_path / "hugefile.json"
+        with path.open("wb") as out:
+            out.truncate(60 * 10**6)
+        assert _run(capsys, "import", str(path), "--into", str(tmp_path / "d")) == (
+            1,
+            "",
+            f"trackerkit: {path}: is larger than 32 MiB, the most import reads\n",
+        )
+
+    def test_text_larger_than_the_limit(self) -> None:
+        """Text in hand past the limit says the same."""
+        with pytest.raises(ImportRefusedError) as caught:
+            import_file("big.json", text=" " * (32 * 2**20 + 1))
+        assert caught.value.reason == "is larger than 32 MiB, the most import reads"

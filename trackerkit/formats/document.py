@@ -49,6 +49,7 @@ _MAX_DEPTH = 100
 _MAX_NODES = 1_000_000
 _TOO_DEEP = f"nests deeper than {_MAX_DEPTH} levels"
 _TOO_MANY = f"holds more than {_MAX_NODES:,} values"
+_TOO_LARGE = f"is larger than {MAX_BYTES // 2**20} MiB, the most import reads"
 #: YAML up to this size (a real preset is far smaller) is read by PyYAML's pure-Python reader,
 #: as it always was, with the same values and error words. A larger text is read by libyaml,
 #: tens of times faster: the same values wherever both read it, but it also reads some YAML 1.2
@@ -149,7 +150,7 @@ def _read_bytes(path: Path) -> bytes:
             reason = "is not a regular file" if path.exists() else "is not there"
             raise ImportRefusedError(str(path), reason)
         if path.stat().st_size > MAX_BYTES:
-            raise ImportRefusedError(str(path), f"is larger than {MAX_BYTES // 2**20} MiB")
+            raise ImportRefusedError(str(path), _TOO_LARGE)
         return path.read_bytes()
     except OSError as error:
         raise ImportRefusedError(str(path), f"cannot be read: {error.strerror or error}") from None
@@ -234,7 +235,7 @@ def parse_document(
     """
     text = text.removeprefix("\ufeff")
     if len(text) > MAX_BYTES:
-        raise ImportRefusedError(file, f"is larger than {MAX_BYTES // 2**20} MiB")
+        raise ImportRefusedError(file, _TOO_LARGE)
     found: object = None
     try:
         found = orjson.loads(text)
