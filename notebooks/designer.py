@@ -772,6 +772,8 @@ def _(
     verdict,
 ):
     _outcome = get_outcome()
+    if _outcome is not None and _outcome.ok and design.edit_lines(get_draft()):
+        _outcome = None  # "Saved …" would sit beside Save over edits it did not save
     _kind = "neutral" if _outcome is None else "success" if _outcome.ok else "danger"
     _said = (
         mo.md("") if _outcome is None else mo.callout(mo.md(safe_md(_outcome.message)), kind=_kind)

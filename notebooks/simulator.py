@@ -331,8 +331,10 @@ def _(
         if _mine
         else []
     )
+    # The slider and the protocol share a row, the status has its own: three in one row squeezed
+    # the slider's label onto three lines and the protocol's options onto two each.
     _row = (
-        mo.hstack([played, protocol_pick, _status], justify="start", gap=2)
+        mo.vstack([mo.hstack([played, protocol_pick], justify="start", gap=2, wrap=True), _status])
         if session is not None
         else mo.vstack([played, protocol_pick, _status])
     )

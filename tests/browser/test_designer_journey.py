@@ -140,8 +140,8 @@ def test_fields_follow_the_selection_types_starts_and_tops(
     field_box(page, "Type").select_option("choice")
     expect(field_box(page, "Choices (comma-separated)")).to_be_visible()
     expect(page.get_by_label("From", exact=True)).to_have_count(0)
-    expect(_verdict(page)).to_contain_text('field "hp": choices needs at least one choice')
-    page.get_by_text("This field: choices needs at least one choice").wait_for()
+    expect(_verdict(page)).to_contain_text('field "hp": Choices needs at least one choice')
+    page.get_by_text("This field: Choices needs at least one choice").wait_for()
     _type_into(page, "Choices (comma-separated)", "fine, hurt")
     expect(_verdict(page)).to_contain_text("The draft decodes and may be saved.")
     expect(page.get_by_text("This field:")).to_have_count(0)
@@ -243,10 +243,10 @@ def test_new_tracker_saved_under_its_id_stale_saves_and_refused_files(
         ["1. mp (number)", "2. mp_max (number)", "3. state (number)"]
     )
     field_box(page, "Type").select_option("choice")
-    expect(_verdict(page)).to_contain_text('field "state": choices needs at least one choice')
+    expect(_verdict(page)).to_contain_text('field "state": Choices needs at least one choice')
     page.get_by_role("button", name="Save", exact=True).click()
     expect(_outcome(page)).to_contain_text(
-        'Not saved: the draft is held back: field "state": choices needs at least one choice'
+        'Not saved: the draft is held back: field "state": Choices needs at least one choice'
     )
     assert not (trackers / "mana.json").exists()
     _type_into(page, "Choices (comma-separated)", "calm, surging")
@@ -587,6 +587,8 @@ def test_save_warns_what_it_breaks_open_warns_of_drops_and_save_as_retries(
     description.fill("Mine.")
     description.press("Enter")
     page.get_by_text(re.compile(r'What it tracks: .* → "Mine\."')).first.wait_for()
+    # Trial ui9: "Saved …" stayed beside Save over the edits made after it, as if saved too.
+    expect(_outcome(page)).to_have_count(0)
     page.get_by_role("button", name="Save", exact=True).click()
     expect(_outcome(page)).to_contain_text(
         "was opened at revision 1 but the library now holds revision 2"

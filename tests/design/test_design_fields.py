@@ -51,6 +51,15 @@ class TestFieldLabels:
         """An empty name is shown as (no name)."""
         assert list(field_labels([DraftField("#1", "", "text")])) == ["1. (no name) (text)"]
 
+    def test_a_long_name_is_cut_so_the_list_keeps_its_width(self) -> None:
+        """Trial ui9: a 170-character name ran across the field editor beside the list; the
+        verdict's line ran past its box."""
+        name = "a_really_long_field_name_" * 7
+        labels = list(field_labels([DraftField("#1", name, "number")]))
+        assert labels == [f"1. {name[:29]}... (number)"]
+        verdict = Draft.blank("t", "T").rename_field("#1", name).verdict().lines()
+        assert verdict[0].startswith(f'field "{name[:37]}...": ')
+
 
 class TestSelection:
     def test_a_deleted_selection_falls_back_to_the_first_field(self) -> None:

@@ -12,6 +12,7 @@ from dataclasses import fields as _attributes
 
 from trackerkit.design.draft import Draft, DraftField
 from trackerkit.errors import BadRequestError, NotFoundError
+from trackerkit.fields import shown_text
 from trackerkit.values import Value
 
 __all__ = [
@@ -28,13 +29,20 @@ __all__ = [
 ]
 
 
+_LABEL_NAME = 32
+"""The most characters of a field's name a label shows (a name may have 64: it would overflow)."""
+
+
 def field_labels(fields: Iterable[DraftField]) -> dict[str, str]:
     """One entry per field, `label -> key`, in list order: `1. hp (number)`.
 
     Two fields with the same name are two entries (the position tells them apart), and a field
-    without a name still has one.
+    without a name still has one. A long name is cut (`shown_text`), so the list keeps its width.
     """
-    return {f"{i}. {f.name or '(no name)'} ({f.type})": f.key for i, f in enumerate(fields, 1)}
+    return {
+        f"{i}. {shown_text(f.name, _LABEL_NAME) if f.name else '(no name)'} ({f.type})": f.key
+        for i, f in enumerate(fields, 1)
+    }
 
 
 def selected_key(draft: Draft, key: str | None) -> str:

@@ -17,7 +17,14 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 from trackerkit.errors import Location, Problem, render_location
-from trackerkit.fields import BooleanField, ChoiceField, FieldType, NumberField, TextField
+from trackerkit.fields import (
+    BooleanField,
+    ChoiceField,
+    FieldType,
+    NumberField,
+    TextField,
+    shown_text,
+)
 from trackerkit.tracker import Tracker
 from trackerkit.values import AnyField, Value, refusal
 
@@ -324,9 +331,10 @@ def _worded(problem: Problem, fields: Sequence[DraftField], index: int) -> str:
 
 
 def _label(fields: Sequence[DraftField], index: int) -> str:
-    name = fields[index].name
-    if not name:
+    """`field "hp"` (a long name cut, so the verdict keeps its width), or its number."""
+    if not fields[index].name:
         return f"field number {index + 1}"
-    if sum(f.name == name for f in fields) > 1:
+    name = shown_text(fields[index].name, 40)
+    if sum(f.name == fields[index].name for f in fields) > 1:
         return f'field "{name}" (number {index + 1})'
     return f'field "{name}"'

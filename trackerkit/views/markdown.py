@@ -59,11 +59,16 @@ def safe_fence(text: object) -> str:
     nothing inside it. A line that opens like a list item (`- Rope`, `1. x`) has its marker
     written as a character reference, because marimo's markdown puts a blank line before every
     such line, even inside a fenced block (so the `### Trackers` block read double-spaced).
+    A long line wraps at the block's edge (it was cut off there: a tool description is one
+    line per tracker); the text and its line breaks are unchanged.
 
     >>> safe_fence("Bag:\\n- Rope <b>")
-    '<pre><code>Bag:\\n&#45; Rope &lt;b&gt;</code></pre>'
+    '<pre style="white-space:pre-wrap;overflow-wrap:anywhere"><code>Bag:\\n&#45; Rope &lt;b&gt;</code></pre>'
     """
-    return "<pre><code>" + _LIST_MARK.sub(_as_reference, escape(str(text))) + "</code></pre>"
+    return f"{_PRE}<code>" + _LIST_MARK.sub(_as_reference, escape(str(text))) + "</code></pre>"
+
+
+_PRE = '<pre style="white-space:pre-wrap;overflow-wrap:anywhere">'
 
 
 # What marimo's list preprocessor takes for a list item's start (`breakless_lists`).
