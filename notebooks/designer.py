@@ -468,6 +468,7 @@ def _(edit_field, get_draft, get_form_round, get_key, say, set_draft):
         mo.ui.text(
             value=design.start_text(_f),
             label="Starts at",
+            placeholder=design.start_placeholder(_f),
             on_change=lambda v, k=_f.key: edit_field(
                 k, "set the start", default=lambda f: design.parse_start(f, v)
             ),

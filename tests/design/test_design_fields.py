@@ -17,6 +17,7 @@ from trackerkit.design import (
     parse_start,
     redraws,
     selected_key,
+    start_placeholder,
     start_text,
     top_candidates,
     top_labels,
@@ -236,3 +237,24 @@ class TestRedraws:
         key = draft.key("hp")
         after = draft.set_field(key, **{setting: value}).field(key)
         assert not redraws(draft.field(key), after, [setting])
+
+
+class TestStartPlaceholder:
+    """Trial ui9: an empty "Starts at" box read as no value while the rail showed `hp=0`."""
+
+    @pytest.mark.parametrize(
+        ("field", "said"),
+        [
+            (DraftField("#1", "hp", "number"), "empty: starts at 0"),
+            (DraftField("#1", "hp", "number", min=5, max=9), "empty: starts at 5"),
+            (DraftField("#1", "hp", "number", max=-3), "empty: starts at -3"),
+            (DraftField("#1", "ok", "boolean"), "empty: starts false"),
+            (
+                DraftField("#1", "mood", "choice", choices=("calm", "tense")),
+                "empty: starts at calm",
+            ),
+            (DraftField("#1", "note", "text"), "empty: starts empty"),
+        ],
+    )
+    def test_the_box_says_what_empty_means(self, field: DraftField, said: str) -> None:
+        assert start_placeholder(field) == said

@@ -23,6 +23,7 @@ __all__ = [
     "parse_start",
     "redraws",
     "selected_key",
+    "start_placeholder",
     "start_text",
     "top_candidates",
     "top_labels",
@@ -162,6 +163,25 @@ def parse_start(field: DraftField, text: str) -> Value | None:
             return word == "true"
         raise BadRequestError(f'"{text[:40]}" is not true or false')
     return text or None
+
+
+def start_placeholder(field: DraftField) -> str:
+    """What an empty "Starts at" box means, as its placeholder: the type's own start (TR-8), so
+    an empty box never reads as "no value" while the rail shows one (`hp=0`)."""
+    if field.type == "number":
+        start: int | float = 0
+        if field.min is not None:
+            start = max(start, field.min)
+        if field.max is not None:
+            start = min(start, field.max)
+        return f"empty: starts at {start}"
+    if field.type == "boolean":
+        return "empty: starts false"
+    if field.type == "choice":
+        return (
+            f"empty: starts at {field.choices[0]}" if field.choices else "empty: the first choice"
+        )
+    return "empty: starts empty"
 
 
 def start_text(field: DraftField) -> str:
