@@ -153,7 +153,11 @@ def _(
     get_refresh()
     unlisted = None
     try:
-        _pieces = {f"{t.name} ({t.id})": t.id for t in library.trackers()}
+        # By name, as a person looks for one (by file, `loot-2.json` came before `loot.json`).
+        _pieces = {
+            f"{t.name} ({t.id})": t.id
+            for t in sorted(library.trackers(), key=lambda t: (t.name.casefold(), t.id))
+        }
     except Exception as _error:
         _pieces = {}
         unlisted = mo.callout(design.readable(_error, "list the library"), kind="danger")

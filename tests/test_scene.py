@@ -148,6 +148,12 @@ class TestReadScene:
         assert isinstance(caught.value, TrackerkitError)
         assert (caught.value.problems, caught.value.path) == (list(read.problems), read.path)
 
+    def test_an_empty_id_is_refused(self, tmp_path: Path) -> None:
+        """Found in a trial: `"id": ""` was taken, and eval's results named the scenario ""."""
+        read = read_scene(_scene_file(tmp_path, id=""))
+        assert [str(p) for p in read.problems] == ["id: must not be empty"]
+        assert read.scene is None
+
     def test_bad_steps_keep_the_settings(self, tmp_path: Path) -> None:
         """A scene whose settings read is kept without its steps, which are listed as problems."""
         path = _scene_file(tmp_path, prompting={"trackers": ["health"]}, turns=[{"action": "cut"}])

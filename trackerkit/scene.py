@@ -91,7 +91,7 @@ class Scene(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    id: str
+    id: str = Field(min_length=1)
     title: str
     card: str = ""
     user: str = "User"
