@@ -7,9 +7,9 @@ item finds its row whatever the spelling without scanning the list.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-__all__ = ["name_key"]
+__all__ = ["name_key", "repeated"]
 
 
 def name_key(name: str) -> str:
@@ -24,6 +24,16 @@ def name_key(name: str) -> str:
     if name.isascii():
         return name.casefold()
     return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
+def repeated(names: Iterable[str]) -> list[str]:
+    """The names given more than once, sorted, each once: what a refusal of twins names.
+
+    >>> repeated(["a", "b", "a", "c", "b"])
+    ['a', 'b']
+    """
+    given = list(names)
+    return sorted({n for n in given if given.count(n) > 1})
 
 
 class _RowIndex:

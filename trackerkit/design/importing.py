@@ -43,7 +43,7 @@ from trackerkit.formats.detect import (
     read_document,
     sniff,
 )
-from trackerkit.formats.document import encoding_problem
+from trackerkit.formats.document import decoded_text
 from trackerkit.formats.imported import Imported
 from trackerkit.formats.importers import IMPORTERS, same_title_scenes, save_imported_scene
 from trackerkit.formats.png import is_png
@@ -83,10 +83,7 @@ def read_upload(name: str, contents: bytes, format: str | None = None) -> Import
         if is_png(contents):
             data = png_card(contents, file)
         else:
-            unreadable = encoding_problem(contents)
-            if unreadable is not None:
-                raise TrackerkitError(f"{file}: {unreadable}")
-            data = parse_document(contents.decode("utf-8-sig"), file, whole=True)
+            data = parse_document(decoded_text(contents, file), file, whole=True)
     except Exception as error:  # every failure is shown on the page, none escapes
         return ImportView(file, None, format or None, None, _unread(error))
     return _read(file, data, format or None)

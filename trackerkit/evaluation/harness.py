@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from trackerkit._names import repeated
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.evaluation.metrics import field_frame, turn_frame, unscored
 from trackerkit.evaluation.results import EvaluationResults
@@ -263,8 +264,7 @@ def evaluate(
         raise BadRequestError(
             "no variant to evaluate: give at least one (variants=None plays the scripted model)"
         )
-    names = [v.name for v in chosen]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = repeated(v.name for v in chosen)
     if twice:
         raise BadRequestError(
             f"two variants are named {twice[0]!r}; names must differ (each names a column of "

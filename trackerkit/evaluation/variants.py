@@ -18,6 +18,7 @@ import orjson
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from trackerkit._names import repeated
 from trackerkit.errors import BadRequestError, NotFoundError, TrackerDecodeError
 from trackerkit.evaluation.client import EndpointModel
 from trackerkit.evaluation.tool_style import AnyOfTools, StrictTools, ToolStyle
@@ -190,8 +191,7 @@ def read_variants(path: str | Path) -> list[Variant]:
         ) from None
     # Each already valid: made a `Variant` without validating it again.
     variants = [Variant.model_construct(v.model_fields_set, **dict(v)) for v in listed]
-    names = [v.name for v in variants]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = repeated(v.name for v in variants)
     if twice:
         raise BadRequestError(f"{path}: two variants are named {twice[0]!r}; names must differ")
     if not variants:

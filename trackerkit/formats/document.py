@@ -36,6 +36,7 @@ from trackerkit.formats.yaml_document import _UNBUILT, _build_yaml, _yaml_core_l
 __all__ = [
     "MAX_BYTES",
     "LongNumber",
+    "decoded_text",
     "encoding_problem",
     "parse_card_text",
     "parse_document",
@@ -72,11 +73,22 @@ def read_document(source: str | os.PathLike[str], text: str | None = None) -> tu
         raw = _read_bytes(Path(file))
         if is_png(raw):
             return file, png_card(raw, file)
-        unreadable = encoding_problem(raw)
-        if unreadable is not None:
-            raise ImportRefusedError(file, unreadable)
-        text = raw.decode("utf-8-sig")
+        text = decoded_text(raw, file)
     return file, parse_document(text, file, whole=True)
+
+
+def decoded_text(raw: bytes, file: str) -> str:
+    """A file's bytes as text (UTF-8, a byte order mark dropped), decoded once.
+
+    Raises:
+        ImportRefusedError: they are UTF-16 or not UTF-8, said as `encoding_problem` says it.
+    """
+    if utf16_words(raw) is None:  # UTF-16 without its mark can decode as UTF-8 (NULs and all)
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            pass
+    raise ImportRefusedError(file, encoding_problem(raw) or "is not UTF-8 text")
 
 
 def encoding_problem(raw: bytes) -> str | None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import orjson
 
+from trackerkit._names import repeated
 from trackerkit._pieces import read_piece_file, write_atomically
 from trackerkit.errors import ImportRefusedError, NotFoundError, TrackerkitError
 from trackerkit.formats.card import CARD_KEY, card_from_png, card_into_png, export_card
@@ -135,11 +136,10 @@ def load_export_source(
     if not trackers:
         why = f" ({'; '.join(notes)})" if notes else ""
         raise TrackerkitError(f"nothing to export: no tracker was read{why}")
-    names = [t.name for t in trackers]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
+    twins = repeated(t.name for t in trackers)
+    if twins:
         raise TrackerkitError(
-            f"two trackers share the name {', '.join(repeated)}; a tool names trackers by name, "
+            f"two trackers share the name {', '.join(twins)}; a tool names trackers by name, "
             "so export them apart or rename one"
         )
     return ExportSource(trackers, notes, tuple(scenes))

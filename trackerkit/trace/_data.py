@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa  # type: ignore[import-untyped]  # no stubs, no py.typed
 
+from trackerkit._names import repeated
 from trackerkit.errors import BadRequestError
 from trackerkit.trace._columns import ColumnSpec, ColumnType, column_of, fits
 from trackerkit.trace._lazy import LazyData, as_text, decode
@@ -267,8 +268,7 @@ def column_specs(columns: Sequence[str | ColumnSpec]) -> list[ColumnSpec]:
                 f"{MAX_PATH_DEPTH} are read (the writer cuts data deeper than four levels, TC-7)."
             )
         specs.append((item, spec, "|".join(alternatives)))
-    names = [s.name for _i, s, _p in specs]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = repeated(s.name for _i, s, _p in specs)
     if twice:
         raise BadRequestError(
             f"columns= names {', '.join(map(repr, twice))} twice; give each column its own name."

@@ -32,6 +32,7 @@ from typing import Any
 
 import pandas as pd
 
+from trackerkit._names import repeated
 from trackerkit.errors import BadRequestError, NotFoundError
 from trackerkit.trace._cli_arguments import _column, _day
 from trackerkit.trace._cli_folder import _refuse_loop, trace_folder
@@ -191,8 +192,7 @@ def _refuse_twice_named(columns: list[str | ColumnSpec]) -> None:
     Raises:
         BadRequestError: the names given twice, and how to name a column.
     """
-    names = [c.name if isinstance(c, ColumnSpec) else c for c in columns]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = repeated(c.name if isinstance(c, ColumnSpec) else c for c in columns)
     if twice:
         raise BadRequestError(
             f"--column names {', '.join(map(repr, twice))} twice; give each column its own "
